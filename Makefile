@@ -1,0 +1,40 @@
+# Two commands a newcomer needs:  `make app`  and  `make test`.
+# Both create .venv and install what they need on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: app test bench install install-dev browser clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+## Start the app on the built-in "sweet pastry" sample.
+app: install
+	$(PY) -m streamlit run app.py
+
+## Run the whole test suite: unit, differential, conformance, AppTest and real-browser tests.
+test: install-dev browser
+	$(PY) -m pytest
+
+## Debian's Chromium for the browser tests (never a downloaded browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+bench: install-dev
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache bench/data bench/out

@@ -1,0 +1,44 @@
+"""IR Metrics Explorer's engine: trec_eval-exact retrieval measures with named conventions.
+
+>>> qrels = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
+>>> run = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}
+>>> values = evaluate(qrels, run, ["P.4", "recall.4", "recip_rank", "map", "ndcg_cut.4"])["sweet pastry"]
+>>> {name: round(value, 3) for name, value in values.items()}
+{'P_4': 0.5, 'recall_4': 0.667, 'recip_rank': 1.0, 'map': 0.556, 'ndcg_cut_4': 0.704}
+"""
+
+from .conventions import CONVENTION_INFO, TREC_EVAL, Conventions
+from .evaluate import (
+    RelevanceEvaluator,
+    aggregate,
+    evaluate,
+    evaluate_batch,
+    evaluate_rankings,
+    is_count,
+    make_conventions,
+)
+from .measures import MEASURES, TREC_DEFAULT_MEASURES, MeasureInfo
+from .model import InputError, RankingBatch, order_documents
+from .names import Measure, parse_measure, parse_measures
+
+__all__ = [
+    "CONVENTION_INFO",
+    "Conventions",
+    "InputError",
+    "MEASURES",
+    "Measure",
+    "MeasureInfo",
+    "RankingBatch",
+    "RelevanceEvaluator",
+    "TREC_DEFAULT_MEASURES",
+    "TREC_EVAL",
+    "aggregate",
+    "evaluate",
+    "evaluate_batch",
+    "evaluate_rankings",
+    "is_count",
+    "make_conventions",
+    "order_documents",
+    "parse_measure",
+    "parse_measures",
+]

@@ -1,0 +1,202 @@
+"""The data model: qrels, runs, ordered rankings, and the padded batch every kernel reads.
+
+qrels are ``{qid: {doc: grade}}`` with integer grades. As in trec_eval, a grade >= 0 is a judgment and a
+negative grade marks a document that is in the pool but unjudged. A run is ``{qid: {doc: score}}``. A single
+query may also be an explicit ranking: a sequence of doc ids in rank order (what the app's editor holds).
+
+A :class:`RankingBatch` holds many rankings at once, already ordered and cut: the grade at every rank, whether
+that document is judged, each ranking's length, and every judged grade of its query (for R and the ideal DCG).
+Ties are resolved before a batch exists, so kernels never see scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .conventions import TieOrder
+
+Qrels = Mapping[str, Mapping[str, int]]
+Run = Mapping[str, Mapping[str, float]]
+
+#: Pads the judged-grade matrix; any negative value works because judged grades are >= 0.
+NO_JUDGMENT = -1
+
+
+class InputError(ValueError):
+    """Bad input data: names what is wrong and where."""
+
+
+def order_documents(scores: Mapping[str, float], tie_order: TieOrder = "trec_eval", *, qid: str = "") -> list[str]:
+    """Doc ids by score descending; equal scores are ordered by ``tie_order``.
+
+    ``trec_eval`` breaks ties by doc id descending in byte order (Python compares ``str`` by code point, which is
+    UTF-8 byte order), ``docid_ascending`` the other way, and ``as_given`` keeps the mapping's insertion order.
+    """
+    items = list(scores.items())
+    for doc, score in items:
+        if not isinstance(score, (int, float)) or isinstance(score, bool) or math.isnan(score):
+            where = f"query {qid!r}, " if qid else ""
+            raise InputError(f"{where}document {doc!r}: score must be a number, got {score!r}")
+    if tie_order == "trec_eval":
+        items.sort(key=lambda item: item[0], reverse=True)
+    elif tie_order == "docid_ascending":
+        items.sort(key=lambda item: item[0])
+    elif tie_order != "as_given":
+        raise ValueError(f"Argument `tie_order` has to be 'trec_eval', 'as_given' or 'docid_ascending', got {tie_order!r}")
+    # Python's sort is stable, also with reverse=True, so the tie order set above survives.
+    items.sort(key=lambda item: item[1], reverse=True)
+    return [doc for doc, _ in items]
+
+
+def check_unique(ranking: Sequence[str], *, qid: str = "") -> None:
+    """Raise InputError naming the first document that appears twice in one ranking."""
+    if len(set(ranking)) == len(ranking):
+        return
+    seen: set[str] = set()
+    for rank, doc in enumerate(ranking, start=1):
+        if doc in seen:
+            where = f"query {qid!r}: " if qid else ""
+            raise InputError(f"{where}document {doc!r} appears twice in the ranking (again at rank {rank})")
+        seen.add(doc)
+
+
+def check_grades(judgments: Mapping[str, int], *, qid: str = "") -> None:
+    """Raise InputError for a grade that is not an integer (NaN, text, 1.5)."""
+    for doc, grade in judgments.items():
+        ok = isinstance(grade, (int, np.integer)) and not isinstance(grade, bool)
+        if not ok and isinstance(grade, float) and grade.is_integer():
+            ok = True
+        if not ok:
+            where = f"query {qid!r}, " if qid else ""
+            raise InputError(f"{where}document {doc!r}: grade must be an integer, got {grade!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RankingBatch:
+    """Many ordered rankings as padded matrices; row i is one ranking.
+
+    grades:  (n, width) float64, the judged grade at each rank (0 where unjudged or past the end).
+    judged:  (n, width) bool, the document at that rank has a grade >= 0.
+    lengths: (n,) int64, the number of retrieved documents in each ranking.
+    judged_grades: (n, m) float64, every grade >= 0 of the query's judgments, sorted descending and padded
+        with NO_JUDGMENT; R, the number of judged non-relevant and the ideal DCG all derive from it.
+    """
+
+    grades: np.ndarray
+    judged: np.ndarray
+    lengths: np.ndarray
+    judged_grades: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.lengths.shape[0])
+
+    @property
+    def width(self) -> int:
+        return int(self.grades.shape[1])
+
+    def rows(self, index: np.ndarray | Sequence[int]) -> RankingBatch:
+        """The batch made of the given rows (repeats allowed)."""
+        index = np.asarray(index, dtype=np.int64)
+        return RankingBatch(self.grades[index], self.judged[index], self.lengths[index], self.judged_grades[index])
+
+    def reordered(self, row: int, positions: np.ndarray) -> RankingBatch:
+        """Rankings made from row ``row``: output rank j of ranking i holds the document at ``positions[i, j]``.
+
+        A position of -1 leaves that rank empty; each ranking's length is its number of non-negative positions,
+        and those must come first. This is how swaps, moves and removals become one batch.
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.ndim != 2:
+            raise ValueError("Argument `positions` has to be a 2-d array of source ranks")
+        present = positions >= 0
+        safe = np.where(present, positions, 0)
+        grades = np.where(present, self.grades[row][safe], 0.0)
+        judged = present & self.judged[row][safe]
+        lengths = present.sum(axis=1)
+        judged_grades = np.broadcast_to(self.judged_grades[row], (positions.shape[0], self.judged_grades.shape[1]))
+        return RankingBatch(grades, judged, lengths.astype(np.int64), judged_grades)
+
+    @classmethod
+    def from_rankings(
+        cls,
+        rankings: Sequence[Sequence[str]],
+        judgments: Sequence[Mapping[str, int]],
+        *,
+        depth: int | None = None,
+        judged_only: bool = False,
+    ) -> RankingBatch:
+        """Build a batch from ordered doc-id lists and each query's judgments.
+
+        ``depth`` keeps the top documents only (trec_eval -M), applied before ``judged_only`` drops unjudged ones
+        (trec_eval -J), as trec_eval does.
+        """
+        if len(rankings) != len(judgments):
+            raise ValueError(f"got {len(rankings)} rankings but {len(judgments)} judgment sets")
+        rows_grades: list[list[float]] = []
+        rows_judged: list[list[bool]] = []
+        for ranking, qrel in zip(rankings, judgments):
+            if depth is not None:
+                ranking = ranking[:depth]
+            row_grades: list[float] = []
+            row_judged: list[bool] = []
+            for doc in ranking:
+                grade = qrel.get(doc)
+                is_judged = grade is not None and grade >= 0
+                if judged_only and not is_judged:
+                    continue
+                row_grades.append(float(grade) if is_judged else 0.0)
+                row_judged.append(is_judged)
+            rows_grades.append(row_grades)
+            rows_judged.append(row_judged)
+        lengths = np.fromiter((len(r) for r in rows_grades), dtype=np.int64, count=len(rows_grades))
+        width = max(1, int(lengths.max(initial=0)))
+        grades = np.zeros((len(rows_grades), width))
+        judged = np.zeros((len(rows_grades), width), dtype=bool)
+        for i, (row_grades, row_judged) in enumerate(zip(rows_grades, rows_judged)):
+            grades[i, : len(row_grades)] = row_grades
+            judged[i, : len(row_judged)] = row_judged
+        return cls(grades, judged, lengths, judged_grade_matrix(judgments))
+
+
+def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:
+    """(n, m) matrix of each query's grades >= 0, sorted descending, padded with NO_JUDGMENT."""
+    lists = [sorted((g for g in qrel.values() if g >= 0), reverse=True) for qrel in judgments]
+    width = max(1, max((len(grades) for grades in lists), default=0))
+    matrix = np.full((len(lists), width), float(NO_JUDGMENT))
+    for i, grades in enumerate(lists):
+        matrix[i, : len(grades)] = grades
+    return matrix
+
+
+def rankings_for_run(
+    qrels: Qrels, run: Run, tie_order: TieOrder = "trec_eval", *, include_missing: bool = False
+) -> tuple[list[str], list[list[str]]]:
+    """The evaluated query ids (in run order, trec_eval's rule) and each one's ordered ranking.
+
+    Queries without judgments are not evaluated, as in trec_eval. With ``include_missing`` (trec_eval -c), judged
+    queries absent from the run follow as empty rankings.
+    """
+    qids: list[str] = []
+    rankings: list[list[str]] = []
+    for qid, scores in run.items():
+        if qid not in qrels:
+            continue
+        ranking = order_documents(scores, tie_order, qid=qid)
+        qids.append(qid)
+        rankings.append(ranking)
+    if include_missing:
+        for qid in qrels:
+            if qid not in run:
+                qids.append(qid)
+                rankings.append([])
+    return qids, rankings
+
+
+def iter_sorted_qids(qids: Iterable[str]) -> list[str]:
+    """Query ids in trec_eval's output order (byte order of the id string)."""
+    return sorted(qids)

@@ -1,0 +1,194 @@
+"""Measure names in trec_eval's notation (``P.5,10``, ``ndcg_cut.10``, ``ndcg.1=3,2=9``) and in ir_measures'
+notation (``P@5``, ``nDCG@10``, ``P(rel=2)@5``, ``RR@10``), parsed into :class:`Measure` objects.
+
+A :class:`Measure` is one number per query: a registered measure plus its cut-off and parameters. Its ``key``
+is the name results are reported under: trec_eval's output name (``P_5``, as pytrec_eval reports it) when the
+measure was written in trec_eval's notation, and the canonical ir_measures string (``nDCG@10``) otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from .measures import MEASURES, MeasureInfo
+
+Notation = Literal["trec_eval", "ir_measures"]
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One measure instance. ``relevance_level`` and ``gain``/``judged_only`` override the conventions for it alone."""
+
+    name: str  # key of MEASURES
+    cutoff: int | None = None
+    relevance_level: int | None = None
+    gain_map: tuple[tuple[int, float], ...] | None = None  # trec_eval ndcg.1=3,2=9 parameters
+    gain: str | None = None  # ir_measures nDCG(dcg='exp-log2')
+    judged_only: bool | None = None  # ir_measures judged_only=True
+    notation: Notation = "trec_eval"
+    gain_param_text: str | None = None  # the gain parameters as written, for the trec_eval output name
+
+    @property
+    def info(self) -> MeasureInfo:
+        return MEASURES[self.name]
+
+    @property
+    def trec_name(self) -> str:
+        """trec_eval's output name: ``P_5``, ``ndcg_cut_10``, ``ndcg_1=3,2=9``, ``map``."""
+        if self.gain_param_text:
+            return f"{self.name}_{self.gain_param_text}"
+        return self.name if self.cutoff is None else f"{self.name}_{self.cutoff}"
+
+    @property
+    def ir_name(self) -> str:
+        """ir_measures' notation: ``nDCG@10``, ``P(rel=2)@5``, ``AP``."""
+        params = []
+        if self.relevance_level is not None:
+            params.append(f"rel={self.relevance_level}")
+        if self.gain == "exponential":
+            params.append("dcg='exp-log2'")
+        if self.judged_only:
+            params.append("judged_only=True")
+        text = self.info.ir_name + (f"({','.join(params)})" if params else "")
+        return text if self.cutoff is None else f"{text}@{self.cutoff}"
+
+    @property
+    def key(self) -> str:
+        return self.trec_name if self.notation == "trec_eval" else self.ir_name
+
+    def __str__(self) -> str:
+        return self.key
+
+
+# ir_measures names -> (trec_eval measure without cut-off, with cut-off)
+_IR_NAMES: dict[str, tuple[str | None, str | None]] = {
+    "P": (None, "P"),
+    "R": (None, "recall"),
+    "Success": (None, "success"),
+    "RR": ("recip_rank", "recip_rank_cut"),
+    "AP": ("map", "map_cut"),
+    "MAP": ("map", "map_cut"),
+    "nDCG": ("ndcg", "ndcg_cut"),
+    "NDCG": ("ndcg", "ndcg_cut"),
+    "MRR": ("recip_rank", "recip_rank_cut"),
+    "Rprec": ("Rprec", None),
+    "Bpref": ("bpref", None),
+    "NumRet": ("num_ret", None),
+    "NumRel": ("num_rel", None),
+    "NumRelRet": ("num_rel_ret", None),
+    "NumQ": ("num_q", None),
+}
+
+_IR_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
+_MAX_CUTOFF = 10_000_000
+
+
+def parse_measures(specs: str | Iterable[str]) -> list[Measure]:
+    """Parse measure strings in either notation; several cut-offs in one trec_eval spec give several measures.
+
+    >>> [m.key for m in parse_measures(["P.5,10", "nDCG@10"])]
+    ['P_5', 'P_10', 'nDCG@10']
+    """
+    if isinstance(specs, str):
+        specs = [specs]
+    measures: list[Measure] = []
+    for spec in specs:
+        for measure in parse_measure(spec):
+            if measure not in measures:
+                measures.append(measure)
+    return measures
+
+
+def parse_measure(spec: str) -> list[Measure]:
+    """Parse one measure string; raises ValueError naming the string and what would be accepted."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"measure name has to be a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    if "@" in spec or "(" in spec or spec in _IR_NAMES and spec not in MEASURES:
+        return [_parse_ir(spec)]
+    return _parse_trec(spec)
+
+
+def _parse_trec(spec: str) -> list[Measure]:
+    name, _, params = spec.partition(".")
+    info = MEASURES.get(name)
+    if info is None:
+        raise ValueError(f"unknown measure {spec!r}; known: {', '.join(known_measure_names())}")
+    if name == "ndcg" and params:
+        return [_ndcg_with_gains(spec, params)]
+    if info.cutoff == "none":
+        if params:
+            raise ValueError(f"measure {name!r} takes no parameters, got {spec!r}")
+        return [Measure(name)]
+    cutoffs = _parse_cutoffs(spec, params) if params else list(info.default_cutoffs)
+    return [Measure(name, cutoff) for cutoff in sorted(set(cutoffs))]
+
+
+def _parse_cutoffs(spec: str, params: str) -> list[int]:
+    cutoffs = []
+    for text in params.split(","):
+        text = text.strip()
+        try:
+            # trec_eval reads cut-offs with atol: "23.4" means 23.
+            value = int(float(text)) if re.fullmatch(r"\d+(\.\d*)?", text) else None
+        except ValueError:
+            value = None
+        if value is None or not 1 <= value <= _MAX_CUTOFF:
+            raise ValueError(f"measure {spec!r}: cut-off {text!r} has to be a positive integer")
+        cutoffs.append(value)
+    return cutoffs
+
+
+def _ndcg_with_gains(spec: str, params: str) -> Measure:
+    gains: dict[int, float] = {}
+    for pair in params.split(","):
+        level, sep, gain = pair.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            gains[int(level)] = float(gain)
+        except ValueError:
+            raise ValueError(
+                f"measure {spec!r}: gain parameter {pair!r} has to look like level=gain, e.g. ndcg.1=3,2=9"
+            ) from None
+    return Measure("ndcg", gain_map=tuple(sorted(gains.items())), gain_param_text=params)
+
+
+def _parse_ir(spec: str) -> Measure:
+    match = _IR_PATTERN.match(spec.replace(" ", ""))
+    if not match or match["name"] not in _IR_NAMES:
+        raise ValueError(
+            f"unknown measure {spec!r}; ir_measures names: {', '.join(sorted(set(_IR_NAMES)))} "
+            "(e.g. P@5, nDCG@10, P(rel=2)@5, RR@10)"
+        )
+    without_cutoff, with_cutoff = _IR_NAMES[match["name"]]
+    cutoff = int(match["cutoff"]) if match["cutoff"] else None
+    name = with_cutoff if cutoff is not None else without_cutoff
+    if name is None:
+        needs = "a cut-off, e.g. " + match["name"] + "@10" if cutoff is None else "no cut-off"
+        raise ValueError(f"measure {spec!r} takes {needs}")
+    if cutoff is not None and not 1 <= cutoff <= _MAX_CUTOFF:
+        raise ValueError(f"measure {spec!r}: cut-off has to be a positive integer")
+    relevance_level = gain = judged_only = None
+    for param in filter(None, (match["params"] or "").split(",")):
+        key, _, value = param.partition("=")
+        value = value.strip("'\"")
+        if key == "rel" and re.fullmatch(r"\d+", value):
+            relevance_level = int(value)
+        elif key == "dcg" and value in ("log2", "exp-log2") and name in ("ndcg", "ndcg_cut"):
+            gain = "exponential" if value == "exp-log2" else "linear"
+        elif key == "judged_only" and value in ("True", "False"):
+            judged_only = value == "True"
+        else:
+            raise ValueError(
+                f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, "
+                "and dcg='log2' or 'exp-log2' for nDCG)"
+            )
+    return Measure(name, cutoff, relevance_level, gain=gain, judged_only=judged_only, notation="ir_measures")
+
+
+def known_measure_names() -> list[str]:
+    return list(MEASURES)
