@@ -1,0 +1,397 @@
+"""The trec_eval-compatible command line: ``python -m metrics [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN``.
+
+Output is trec_eval's: one line per value, ``measure<TAB>qid<TAB>value``, the measure name left-justified in 22
+characters, floats with 4 decimals and counts as integers. With ``-q`` every evaluated query's lines come first
+(queries in byte order of their ids, measures in trec_eval's order), then the ``all`` lines: the mean over the
+evaluated queries, or the sum for the counts ``num_*``. Conventions other than trec_eval's are chosen with long
+options generated from :data:`metrics.conventions.CONVENTION_INFO`, and ``--help`` is generated from the measure
+registry and that table, so the documentation cannot drift from the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
+from .evaluate import evaluate_batch, is_count
+from .measures import MEASURES, TREC_DEFAULT_MEASURES
+from .names import Measure, parse_measure
+
+PROG = "python -m metrics"
+
+#: Every measure of trec_eval 10.0 in the order it computes and prints them (its measures.c table).
+TREC_EVAL_MEASURE_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
+    "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success",
+    "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj",
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg",
+    "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid",
+)
+
+#: trec_eval measures this engine computes, in trec_eval's order; registry measures trec_eval lacks follow.
+SUPPORTED_ORDER = tuple(name for name in TREC_EVAL_MEASURE_ORDER if name in MEASURES or name == "runid") + tuple(
+    name for name in MEASURES if name not in TREC_EVAL_MEASURE_ORDER
+)
+
+#: trec_eval's measure nicknames, restricted to the measures computed here.
+NICKNAMES = {
+    "official": ("runid",) + TREC_DEFAULT_MEASURES,
+    "all_trec": tuple(name for name in SUPPORTED_ORDER if name == "runid" or MEASURES[name].trec_eval),
+}
+
+#: trec_eval nicknames for measures outside this engine (preference and judgment-group measures).
+_UNSUPPORTED_NICKNAMES = ("set", "all_prefs", "prefs", "qrels_jg")
+
+FIELD_WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
+
+
+class UsageError(Exception):
+    """A bad command line: reported as one line on stderr with exit status 2."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The measures to print, in output order, and whether the ``runid`` line is wanted."""
+
+    measures: tuple[Measure, ...]
+    runid: bool
+
+
+# ---- measure selection -------------------------------------------------------------------------
+
+
+def select_measures(specs: Sequence[str]) -> Selection:
+    """The measures named by ``-m`` arguments, in trec_eval's output order.
+
+    As in trec_eval, a measure named without parameters (or through a nickname such as ``all_trec``) gets its
+    default cut-offs unless another ``-m`` gives it parameters, cut-offs are printed in increasing order, and
+    ``ndcg.1=3,2=9`` replaces plain ``ndcg``. Unlike trec_eval, which silently keeps only the first parameter
+    list of a measure, ``-m P.5 -m P.10`` prints both cut-offs. Measures in ir_measures notation (``nDCG@10``)
+    are printed under that name, after the trec_eval-notation measures of the same family.
+    """
+    specs = list(specs) or ["official"]
+    marked: list[str] = []  # trec_eval measures named without parameters
+    explicit: dict[str, list[Measure]] = {}  # trec_eval measures with parameters
+    ir_notation: list[Measure] = []
+    runid = False
+    for spec in specs:
+        spec = spec.strip()
+        if spec in NICKNAMES:
+            for name in NICKNAMES[spec]:
+                runid |= name == "runid"
+                if name != "runid" and name not in marked:
+                    marked.append(name)
+            continue
+        if spec == "runid":
+            runid = True
+            continue
+        _reject_unsupported(spec)
+        try:
+            parsed = parse_measure(spec)
+        except ValueError as error:
+            raise UsageError(f"-m {spec}: {error}") from None
+        for measure in parsed:
+            if measure.notation == "ir_measures":
+                if measure not in ir_notation:
+                    ir_notation.append(measure)
+            elif "." in spec:
+                bucket = explicit.setdefault(measure.name, [])
+                if measure not in bucket:
+                    bucket.append(measure)
+            elif measure.name not in marked:
+                marked.append(measure.name)
+
+    chosen: list[Measure] = []
+    for name in SUPPORTED_ORDER:
+        if name in explicit:
+            with_params = explicit[name]
+            if any(m.cutoff is not None for m in with_params):
+                with_params = sorted(with_params, key=lambda m: m.cutoff or 0)
+            chosen.extend(with_params)
+        elif name in marked:
+            chosen.extend(parse_measure(name))
+        chosen.extend(m for m in ir_notation if m.name == name)
+    return Selection(tuple(chosen), runid)
+
+
+def _reject_unsupported(spec: str) -> None:
+    name = spec.partition(".")[0]
+    if spec in _UNSUPPORTED_NICKNAMES or (name in TREC_EVAL_MEASURE_ORDER and name not in MEASURES):
+        supported = ", ".join(n for n in SUPPORTED_ORDER if n == "runid" or MEASURES[n].trec_eval)
+        raise UsageError(
+            f"-m {spec}: trec_eval measure {name!r} is not computed by this engine; supported: {supported} "
+            "(see --help)"
+        )
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would print the usage and exit; we want one line
+        raise UsageError(message)
+
+
+def option_name(convention: str) -> str:
+    """The long option of a convention: ``ap_denominator`` -> ``--ap-denominator``."""
+    return "--" + convention.replace("_", "-")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--CONVENTION VALUE]... QRELS RUN",
+        description=(
+            "Evaluate a TREC run against qrels, printing what trec_eval prints: one line per value, "
+            "measure<TAB>query<TAB>value, then the 'all' lines (means; num_* are summed). trec_eval's "
+            "conventions are the defaults; long options choose the conventions of other tools."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=help_epilog(),
+        allow_abbrev=False,
+    )
+    parser.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno grade (grade < 0 = unjudged)")
+    parser.add_argument("run", metavar="RUN", help="ranking: qid Q0 docno rank score tag")
+    trec = parser.add_argument_group("trec_eval options")
+    trec.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
+                      help="print every query's values before the 'all' lines")
+    trec.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE",
+                      help="measure to print, repeatable: trec_eval notation (P.5,10  ndcg_cut.10  "
+                           "ndcg.1=3,2=9), ir_measures notation (nDCG@10  P(rel=2)@5), or a nickname "
+                           "(official, the default; all_trec)")
+    trec.add_argument("-c", "--complete_rel_info_wanted", dest="complete", action="store_true",
+                      help="judged queries missing from the run score 0 and count in the means "
+                           f"(same as {option_name('missing_queries')} zero)")
+    trec.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                      help=f"drop unjudged documents before scoring (same as {option_name('unjudged')} removed)")
+    trec.add_argument("-l", "--level_for_rel", "--relevance-level", dest="relevance_level", metavar="N",
+                      help="a judgment is relevant when its grade >= N (default 1)")
+    trec.add_argument("-M", "--Max_retrieved_per_topic", "--depth", dest="depth", metavar="N",
+                      help="evaluate only the top N documents of each ranking")
+    trec.add_argument("-n", "--nosummary", dest="summary", action="store_false",
+                      help="do not print the 'all' lines")
+    conventions = parser.add_argument_group(
+        "conventions (defaults are trec_eval's; the value 'trec_eval' also selects the default)"
+    )
+    for info in CONVENTION_INFO:
+        default = getattr(TREC_EVAL, info.name)
+        choices = "|".join(choice.value for choice in info.choices)
+        conventions.add_argument(option_name(info.name), dest=info.name, metavar="{" + choices + "}",
+                                 help=f"{info.label} (default {default})")
+        if "_" in info.name:  # trec_eval spells its long options with underscores
+            conventions.add_argument("--" + info.name, dest=info.name, help=argparse.SUPPRESS)
+    return parser
+
+
+def help_epilog() -> str:
+    """The measure and convention reference shown by ``--help``, generated from the registries."""
+    wrap = textwrap.TextWrapper(width=100, initial_indent="    ", subsequent_indent="    ")
+    lines = ["measures (trec_eval name / ir_measures name):"]
+    for name in SUPPORTED_ORDER:
+        if name == "runid":
+            lines.append("  runid  the run's tag (the last column of RUN); printed on the 'all' lines only")
+            continue
+        info = MEASURES[name]
+        lines.append(f"  {info.name} / {info.ir_name}  {info.pretty_name}" + ("" if info.trec_eval else
+                                                                             "  (not in trec_eval)"))
+        lines.extend(wrap.wrap(info.short_desc + " Rewards: " + info.rewards))
+        lines.extend(wrap.wrap("Formula: " + info.formula))
+        details = []
+        if info.cutoff != "none":
+            details.append("default cut-offs " + ",".join(map(str, info.default_cutoffs)))
+        details.append("summed over queries" if info.aggregate == "sum" else "averaged over queries")
+        changed_by = [option_name(c) if c != "relevance_level" else "-l" for c in info.conventions]
+        if changed_by:
+            details.append("changed by " + ", ".join(changed_by))
+        lines.extend(wrap.wrap("; ".join(details)))
+    lines.append("")
+    lines.append("measure nicknames: " + "; ".join(f"{nick} = {' '.join(names)}" for nick, names in NICKNAMES.items()))
+    lines.append("")
+    lines.append("conventions:")
+    for info in CONVENTION_INFO:
+        lines.append(f"  {option_name(info.name)}  {info.label} (affects: {', '.join(info.affects)})")
+        default = getattr(TREC_EVAL, info.name)
+        for choice in info.choices:
+            mark = " [default]" if choice.value == default else ""
+            lines.extend(textwrap.wrap(
+                f"{choice.value}{mark}: {choice.meaning}. Used by: {', '.join(choice.used_by)}",
+                width=100, initial_indent="    ", subsequent_indent="      "))
+    lines.append("")
+    lines.append("Errors (unreadable file, bad line, unknown measure, bad option) print one line and exit with status 2.")
+    return "\n".join(lines)
+
+
+def conventions_from(args: argparse.Namespace) -> Conventions:
+    """The Conventions selected by the parsed options; raises UsageError for a bad or conflicting value."""
+    changes: dict[str, object] = {}
+    for info in CONVENTION_INFO:
+        text = getattr(args, info.name)
+        if text is not None:
+            changes[info.name] = _choice(info, text)
+    for flag, name, value in (("-c", "missing_queries", "zero"), ("-J", "unjudged", "removed")):
+        if getattr(args, "complete" if flag == "-c" else "judged_only"):
+            if changes.get(name, value) != value:
+                raise UsageError(f"{flag} conflicts with {option_name(name)} {changes[name]}")
+            changes[name] = value
+    if args.relevance_level is not None:
+        changes["relevance_level"] = _integer("-l", args.relevance_level, minimum=0)
+    if args.depth is not None:
+        changes["depth"] = _integer("-M", args.depth, minimum=1)
+    try:
+        return Conventions(**changes)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _choice(info: ConventionInfo, text: str) -> str:
+    values = [choice.value for choice in info.choices]
+    normalized = text.strip().replace("-", "_")
+    if normalized == "trec_eval" and "trec_eval" not in values:
+        return getattr(TREC_EVAL, info.name)
+    for value in values:
+        if normalized == value or normalized.lower() == value.lower():
+            return value
+    raise UsageError(f"{option_name(info.name)} {text}: expected one of {', '.join(values)} (or trec_eval)")
+
+
+def _integer(flag: str, text: str, *, minimum: int) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = None
+    if value is None or value < minimum:
+        raise UsageError(f"{flag} {text}: expected an integer >= {minimum}")
+    return value
+
+
+# ---- evaluation and output ---------------------------------------------------------------------
+
+
+def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions):
+    """Read both files and evaluate: ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order.
+
+    Uses the columnar readers and one padded batch per unjudged-document rule, so a run of millions of lines
+    never becomes Python dicts.
+    """
+    from .bulk import batch_for_run
+    from .trec_io import read_qrels, read_run
+
+    qrels = read_qrels(qrels_path)
+    run = read_run(run_path)
+    values: dict[str, np.ndarray] = {}
+    qids: list[str] | None = None
+    by_rule: dict[bool, list[Measure]] = {}
+    for measure in measures:
+        judged_only = measure.judged_only if measure.judged_only is not None else conventions.unjudged == "removed"
+        by_rule.setdefault(judged_only, []).append(measure)
+    if not by_rule:  # only runid and num_q-free selections still need the query list
+        by_rule[conventions.unjudged == "removed"] = []
+    for judged_only, group in by_rule.items():
+        rule = conventions.replace(unjudged="removed" if judged_only else "nonrelevant")
+        batch_qids, batch = batch_for_run(qrels, run, rule)
+        batch_qids = [str(q) for q in batch_qids]
+        order = sorted(range(len(batch_qids)), key=lambda i: batch_qids[i])
+        sorted_qids = [batch_qids[i] for i in order]
+        if qids is None:
+            qids = sorted_qids
+        elif qids != sorted_qids:
+            raise RuntimeError("batches built for the same run evaluated different queries")
+        if group:
+            index = np.asarray(order, dtype=np.int64)
+            for key, column in evaluate_batch(batch, group, rule).items():
+                values[key] = np.asarray(column, dtype=np.float64)[index]
+    return qids or [], values, run_tag(run)
+
+
+def run_tag(run: object) -> str:
+    """The run's tag as trec_eval's runid prints it."""
+    for attribute in ("tag", "run_tag", "runid", "run_id"):
+        tag = getattr(run, attribute, None)
+        if tag is not None:
+            return str(tag)
+    return ""
+
+
+def format_line(key: str, qid: str, value: float) -> str:
+    """One trec_eval output line: ``%-22s\\t%s\\t%6.4f``, or ``%ld`` for counts."""
+    if is_count(key):
+        return f"{key:<{FIELD_WIDTH}}\t{qid}\t{int(value)}"
+    return f"{key:<{FIELD_WIDTH}}\t{qid}\t{value:6.4f}"
+
+
+def report_lines(
+    qids: Sequence[str], values: dict[str, np.ndarray], selection: Selection, tag: str, *,
+    per_query: bool, summary: bool,
+) -> list[str]:
+    """trec_eval's output: per-query lines (``-q``), then the runid and ``all`` lines."""
+    keys = [m.key for m in selection.measures]
+    lines: list[str] = []
+    if per_query:
+        printed = [key for key in keys if not key.startswith(("num_q", "NumQ"))]
+        formatted = {key: _formatted_column(key, values[key]) for key in printed}
+        for i, qid in enumerate(qids):
+            lines.extend(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}" for key in printed)
+    if summary:
+        if selection.runid:
+            lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{tag}")
+        for key in keys:
+            column = values[key]
+            # Summed one query after another, as trec_eval accumulates, so the mean is bit-identical.
+            total = float(np.cumsum(column)[-1]) if column.size else 0.0
+            value = total if is_count(key) else (total / column.size if column.size else 0.0)
+            lines.append(format_line(key, "all", value))
+    return lines
+
+
+def _formatted_column(key: str, column: np.ndarray) -> list[str]:
+    if is_count(key):
+        return [str(v) for v in column.astype(np.int64).tolist()]
+    return [f"{v:6.4f}" for v in column.tolist()]
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line; returns the exit status (0, or 2 after printing one error line)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    try:
+        parser = build_parser()
+        if argv is None:
+            argv = sys.argv[1:]
+        if any(arg in ("-h", "--help") for arg in argv):
+            out.write(parser.format_help())
+            return 0
+        args = parser.parse_args(argv)
+        conventions = conventions_from(args)
+        selection = select_measures(args.measures)
+        qids, values, tag = evaluate_files(args.qrels, args.run, selection.measures, conventions)
+        if not qids:
+            raise UsageError(f"no query of {args.run} has judgments in {args.qrels}: nothing to evaluate")
+        lines = report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary)
+        if lines:
+            out.write("\n".join(lines) + "\n")
+        out.flush()
+        return 0
+    except UsageError as error:
+        err.write(f"{PROG}: {error}\n")
+    except FileNotFoundError as error:
+        err.write(f"{PROG}: cannot read {error.filename}: no such file\n")
+    except OSError as error:
+        err.write(f"{PROG}: cannot read {error.filename or ''}: {error.strerror or error}\n")
+    except ValueError as error:  # InputError from the readers names the file and line
+        err.write(f"{PROG}: {error}\n")
+    return 2
+
+
+__all__ = ["NICKNAMES", "SUPPORTED_ORDER", "Selection", "TREC_EVAL_MEASURE_ORDER", "UsageError", "build_parser",
+           "evaluate_files", "format_line", "main", "report_lines", "select_measures"]
