@@ -184,14 +184,14 @@ def rankings_for_run(
     qids: list[str] = []
     rankings: list[list[str]] = []
     for qid, scores in run.items():
-        if qid not in qrels:
+        if not qrels.get(qid):  # no judgment line, as trec_eval (and pytrec_eval) see it
             continue
         ranking = order_documents(scores, tie_order, qid=qid)
         qids.append(qid)
         rankings.append(ranking)
     if include_missing:
-        for qid in qrels:
-            if qid not in run:
+        for qid, judgments in qrels.items():
+            if judgments and qid not in run:
                 qids.append(qid)
                 rankings.append([])
     return qids, rankings

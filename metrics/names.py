@@ -84,6 +84,7 @@ _IR_NAMES: dict[str, tuple[str | None, str | None]] = {
 
 _IR_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
 _MAX_CUTOFF = 10_000_000
+_UNDERSCORE_CUTOFFS = re.compile(r"^(?P<name>\w+?)_(?P<params>\d[\d.,]*)$")
 
 
 def parse_measures(specs: str | Iterable[str]) -> list[Measure]:
@@ -114,6 +115,10 @@ def parse_measure(spec: str) -> list[Measure]:
 
 def _parse_trec(spec: str) -> list[Measure]:
     name, _, params = spec.partition(".")
+    underscored = _UNDERSCORE_CUTOFFS.match(spec)
+    if name not in MEASURES and underscored and underscored["name"] in MEASURES:
+        # pytrec_eval also accepts its own output names as input: P_5, ndcg_cut_10, P_5,10.
+        name, params = underscored["name"], underscored["params"]
     info = MEASURES.get(name)
     if info is None:
         raise ValueError(f"unknown measure {spec!r}; known: {', '.join(known_measure_names())}")
