@@ -141,14 +141,14 @@ class RelevanceEvaluator:
 def _as_measures(measures: str | Iterable[str | Measure]) -> list[Measure]:
     if isinstance(measures, (str, Measure)):
         measures = [measures]
-    parsed: list[Measure] = []
+    # A dict keeps the first occurrence of each measure in order; a list scan made hundreds of cut-offs quadratic.
+    parsed: dict[Measure, None] = {}
     for item in measures:
         for measure in [item] if isinstance(item, Measure) else parse_measures(item):
-            if measure not in parsed:
-                parsed.append(measure)
+            parsed.setdefault(measure)
     if not parsed:
         raise ValueError("Argument `measures` has to name at least one measure")
-    return parsed
+    return list(parsed)
 
 
 def _judged_only(measure: Measure, conv: Conventions) -> bool:

@@ -92,14 +92,21 @@ class Context:
 
     @cached_property
     def cum_ideal_dcg(self) -> np.ndarray:
+        shared = False
         if self.conventions.ideal_from == "retrieved":
             source = self.gains
         else:
             judged = self.batch.judged_grades
+            # A what-if batch (RankingBatch.reordered) shares one query's judgments across all rows as a
+            # stride-0 view: sort them once instead of once per row.
+            shared = judged.shape[0] > 1 and judged.strides[0] == 0
+            if shared:
+                judged = judged[:1]
             source = np.where(judged >= 0, self.gain_of(np.maximum(judged, 0)), 0.0)
         ideal = -np.sort(-np.where(source > 0, source, 0.0), axis=1)
         discounts = np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
-        return np.cumsum(ideal / discounts, axis=1)
+        cumulative = np.cumsum(ideal / discounts, axis=1)
+        return np.broadcast_to(cumulative, (self.batch.size, cumulative.shape[1])) if shared else cumulative
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
