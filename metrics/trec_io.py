@@ -1,0 +1,443 @@
+"""Readers for TREC qrels and run files, into columnar tables.
+
+Formats (as trec_eval reads them, ``get_qrels.c`` and ``get_trec_results.c``):
+
+* qrels: ``qid iter docno rel`` -- exactly 4 fields; ``iter`` is ignored; ``rel`` is an integer, and a negative
+  ``rel`` marks a document that is in the pool but unjudged. trec_eval rejects a 5th field, and so do we.
+* run: ``qid Q0 docno rank score tag`` -- at least 6 fields; ``Q0`` and ``rank`` are ignored (ranks come from
+  sorting by score), fields after ``tag`` are ignored. trec_eval keeps the tag of the *last* line as the run id,
+  and so does :attr:`RunTable.runid`.
+
+What we accept, and where we are stricter than trec_eval (which turns bad numbers into 0 silently):
+
+* Fields are separated by any run of ASCII whitespace (space, tab, CR, VT, FF); leading and trailing whitespace
+  is ignored, so CRLF files work. Lines whose first non-blank character is ``#`` and blank lines are skipped.
+* A score must be a finite decimal number (``nan``/``inf``/``abc`` are errors); a grade must be an integer
+  literal (``1.5``, ``1.0`` and ``high`` are errors).
+* The same (qid, docno) twice in one file is an error that names both lines.
+* Encoding: a UTF-8 byte-order mark at the start of the file is dropped; bytes that are not valid UTF-8 are an
+  error naming the line. Other Unicode is kept verbatim: non-ASCII spaces (NBSP) and zero-width characters are
+  *not* separators and stay part of the id, because trec_eval compares ids as bytes; ``d1`` and ``d1\\u200b``
+  are different documents.
+* gzip files are read transparently (detected by their magic bytes, whatever the name).
+* ``max_bytes`` caps the (decompressed) size, so an app can refuse a huge upload with a clear message.
+
+Every error is a :class:`TrecFormatError` naming the file, the line and the fix, e.g.
+``run.txt line 12: expected 6 columns (qid Q0 docno rank score tag), found 4``.
+
+Speed: a well-formed file (one kind of separator, no comments) is parsed by pyarrow's multi-threaded CSV reader;
+any other file is first normalised to single spaces with numpy; whenever the fast path rejects the input, a
+line-by-line reader re-reads it to report the exact line (or, for legal input the fast path does not handle,
+to parse it). No Python object is created per line on the fast path.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from .model import InputError
+
+Source = Union[str, bytes, bytearray, memoryview, os.PathLike, BinaryIO]
+
+QRELS_COLUMNS = "qid iter docno rel"
+RUN_COLUMNS = "qid Q0 docno rank score tag"
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+# C isspace() in the C locale, minus the newline: what trec_eval splits fields on.
+_OTHER_WHITESPACE = (b"\t", b"\r", b"\x0b", b"\x0c")
+_TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
+_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(rb"[+-]?\d+")
+_NORMALISE_CHUNK = 1 << 24
+
+
+class TrecFormatError(InputError):
+    """A qrels or run file that cannot be read; the message names the file, the line and the fix."""
+
+
+# ---- tables ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class QrelsTable:
+    """Judgments, one row per qrels line in file order.
+
+    qid, docno: pyarrow string arrays; grade: int64 numpy array (negative = in the pool but unjudged).
+    """
+
+    qid: pa.Array
+    docno: pa.Array
+    grade: np.ndarray
+    name: str = "qrels"
+
+    def __len__(self) -> int:
+        return int(self.grade.shape[0])
+
+    @property
+    def qids(self) -> list[str]:
+        """The query ids, each once, in order of first appearance."""
+        return pc.unique(self.qid).to_pylist()
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """pytrec_eval-shaped ``{qid: {docno: grade}}``."""
+        result: dict[str, dict[str, int]] = {}
+        for qid, docno, grade in zip(self.qid.to_pylist(), self.docno.to_pylist(), self.grade.tolist()):
+            result.setdefault(qid, {})[docno] = grade
+        return result
+
+    def query(self, qid: str) -> dict[str, int]:
+        """``{docno: grade}`` of one query (empty if the query has no judgments)."""
+        mask = pc.equal(self.qid, qid)
+        docs = pc.filter(self.docno, mask).to_pylist()
+        grades = self.grade[mask.to_numpy(zero_copy_only=False)].tolist()
+        return dict(zip(docs, grades))
+
+
+@dataclass(frozen=True, slots=True)
+class RunTable:
+    """A run, one row per line in file order.
+
+    qid, docno: pyarrow string arrays; score: float64 numpy array; runid: the tag of the last line (trec_eval).
+    """
+
+    qid: pa.Array
+    docno: pa.Array
+    score: np.ndarray
+    runid: str
+    name: str = "run"
+
+    def __len__(self) -> int:
+        return int(self.score.shape[0])
+
+    @property
+    def qids(self) -> list[str]:
+        """The query ids, each once, in order of first appearance."""
+        return pc.unique(self.qid).to_pylist()
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """pytrec_eval-shaped ``{qid: {docno: score}}`` (documents in file order)."""
+        result: dict[str, dict[str, float]] = {}
+        for qid, docno, score in zip(self.qid.to_pylist(), self.docno.to_pylist(), self.score.tolist()):
+            result.setdefault(qid, {})[docno] = score
+        return result
+
+    def query(self, qid: str) -> dict[str, float]:
+        """``{docno: score}`` of one query in file order (empty if the run has no such query)."""
+        mask = pc.equal(self.qid, qid)
+        docs = pc.filter(self.docno, mask).to_pylist()
+        scores = self.score[mask.to_numpy(zero_copy_only=False)].tolist()
+        return dict(zip(docs, scores))
+
+
+# ---- public readers --------------------------------------------------------------------------------
+
+
+def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> QrelsTable:
+    """Read a qrels file (``qid iter docno rel``) from a path, bytes, text, or binary file object."""
+    label, buffer = _load(source, name, max_bytes, "qrels")
+    columns = _fast_parse(buffer, label, kind="qrels")
+    if columns is None:
+        columns = _slow_parse(buffer, label, kind="qrels")
+    qid, docno, grade, _ = columns
+    _check_unique_pairs(qid, docno, buffer, label, "qrels")
+    return QrelsTable(qid, docno, grade, label)
+
+
+def read_run(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> RunTable:
+    """Read a run file (``qid Q0 docno rank score tag``) from a path, bytes, text, or binary file object."""
+    label, buffer = _load(source, name, max_bytes, "run")
+    columns = _fast_parse(buffer, label, kind="run")
+    if columns is None:
+        columns = _slow_parse(buffer, label, kind="run")
+    qid, docno, score, runid = columns
+    _check_unique_pairs(qid, docno, buffer, label, "run")
+    return RunTable(qid, docno, score, runid, label)
+
+
+# ---- loading ---------------------------------------------------------------------------------------
+
+
+def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) -> tuple[str, bytes]:
+    """The file's label for messages and its bytes: decompressed, BOM dropped, size checked."""
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1):
+        raise ValueError(f"Argument `max_bytes` has to be a positive integer or None, but got {max_bytes!r}")
+    label = name
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+        label = label or kind
+    elif isinstance(source, str) and _looks_like_content(source):
+        raw = source.encode("utf-8", errors="surrogateescape")
+        label = label or kind
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        label = label or path.name
+        if not path.is_file():
+            raise TrecFormatError(f"{label}: no such file ({path}); give the path of a {kind} file")
+        size = path.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            raise TrecFormatError(_too_big(label, size, max_bytes))
+        raw = path.read_bytes()
+    elif hasattr(source, "read"):
+        label = label or Path(str(getattr(source, "name", "") or kind)).name
+        raw = source.read() if max_bytes is None else source.read(max_bytes + 1)
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", errors="surrogateescape")
+    else:
+        raise TypeError(f"Argument `source` has to be a path, bytes, str or binary file, but got {type(source).__name__}")
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise TrecFormatError(_too_big(label, len(raw), max_bytes))
+    if raw[:2] == _GZIP_MAGIC:
+        raw = _gunzip(raw, label, max_bytes)
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    return label, raw
+
+
+def _looks_like_content(text: str) -> bool:
+    # A str is file content when it holds a line break or a whole TREC line; otherwise it names a file.
+    return "\n" in text or "\r" in text or len(text.split()) >= 4
+
+
+def _gunzip(raw: bytes, label: str, max_bytes: int | None) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+            data = stream.read() if max_bytes is None else stream.read(max_bytes + 1)
+    except (OSError, EOFError) as error:
+        raise TrecFormatError(f"{label}: looks like gzip but cannot be decompressed ({error}); "
+                              f"re-create it with gzip or give the plain text file") from None
+    if max_bytes is not None and len(data) > max_bytes:
+        raise TrecFormatError(_too_big(label, len(data), max_bytes, decompressed=True))
+    return data
+
+
+def _too_big(label: str, size: int, max_bytes: int, decompressed: bool = False) -> str:
+    what = "decompresses to more than" if decompressed else f"is {size / 1e6:.1f} MB, more than"
+    return (f"{label}: the file {what} the {max_bytes / 1e6:.1f} MB limit; "
+            f"evaluate it with the command line (python -m metrics) or upload a smaller file")
+
+
+# ---- fast path -------------------------------------------------------------------------------------
+
+
+def _fast_parse(buffer: bytes, label: str, kind: str):
+    """Columns parsed by pyarrow, or None when the input needs the line-by-line reader (which then either
+    parses it or reports the exact problem)."""
+    separator = _single_separator(buffer)
+    if separator is None:
+        if b"#" in buffer and (buffer.startswith(b"#") or _has_comment_line(buffer)):
+            return None
+        buffer = _normalise_whitespace(buffer)
+        separator = b" "
+    elif buffer.startswith(b"#") or b"\n#" in buffer:
+        return None
+    first = _first_line(buffer)
+    if first is None:
+        return None
+    n_fields = len(first.split())
+    if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
+        return None
+    names = [f"f{i}" for i in range(n_fields)]
+    if kind == "qrels":
+        types = {"f0": pa.string(), "f2": pa.string(), "f3": pa.int64()}
+        include = ["f0", "f2", "f3"]
+    else:
+        types = {"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()}
+        include = ["f0", "f2", "f4"]
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(buffer),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=separator.decode(), quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
+                                                 strings_can_be_null=False, check_utf8=True),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
+    if table.num_rows == 0:
+        return None
+    qid = table.column("f0").combine_chunks()
+    docno = table.column("f2").combine_chunks()
+    if kind == "qrels":
+        values = table.column("f3").to_numpy()
+        tag = ""
+    else:
+        values = table.column("f4").to_numpy()
+        if not np.isfinite(values).all():
+            return None
+        try:
+            tag = _last_line(buffer).split()[5].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    del table
+    return qid, docno, values, tag
+
+
+def _single_separator(buffer: bytes) -> bytes | None:
+    """The one separator byte of a file that pyarrow can split as is, or None."""
+    has_tab = b"\t" in buffer
+    separator = b"\t" if has_tab else b" "
+    if has_tab and b" " in buffer:
+        return None
+    if any(char in buffer for char in _OTHER_WHITESPACE[1:]):
+        return None
+    doubled = separator * 2
+    if (doubled in buffer or b"\n" + separator in buffer or separator + b"\n" in buffer
+            or buffer.startswith(separator) or buffer.endswith(separator)):
+        return None
+    return separator
+
+
+def _has_comment_line(buffer: bytes) -> bool:
+    # A '#' that starts a line, possibly after whitespace.
+    return re.search(rb"(?m)^[ \t\r\x0b\x0c]*#", buffer) is not None
+
+
+def _normalise_whitespace(buffer: bytes) -> bytes:
+    """Every run of whitespace inside a line becomes one space; whitespace at line starts and ends goes."""
+    spaced = buffer.translate(_TO_SPACE)
+    data = np.frombuffer(spaced, dtype=np.uint8)
+    kept = []
+    previous = ord("\n")
+    for start in range(0, data.shape[0], _NORMALISE_CHUNK):
+        chunk = data[start:start + _NORMALISE_CHUNK]
+        before = np.empty_like(chunk)
+        before[0] = previous
+        before[1:] = chunk[:-1]
+        previous = int(chunk[-1])
+        is_space = chunk == 32
+        kept.append(chunk[~(is_space & ((before == 32) | (before == 10)))])
+    collapsed = np.concatenate(kept) if kept else data[:0]
+    del kept, spaced
+    out = []
+    for start in range(0, collapsed.shape[0], _NORMALISE_CHUNK):
+        chunk = collapsed[start:start + _NORMALISE_CHUNK]
+        after = np.empty_like(chunk)
+        after[:-1] = chunk[1:]
+        after[-1] = collapsed[start + _NORMALISE_CHUNK] if start + _NORMALISE_CHUNK < collapsed.shape[0] else 10
+        out.append(chunk[~((chunk == 32) & (after == 10))])
+    return np.concatenate(out).tobytes() if out else b""
+
+
+def _first_line(buffer: bytes) -> bytes | None:
+    start = 0
+    while start < len(buffer):
+        end = buffer.find(b"\n", start)
+        end = len(buffer) if end < 0 else end
+        line = buffer[start:end]
+        if line.strip():
+            return line
+        start = end + 1
+    return None
+
+
+def _last_line(buffer: bytes) -> bytes:
+    end = len(buffer)
+    while end > 0:
+        start = buffer.rfind(b"\n", 0, end) + 1
+        line = buffer[start:end]
+        if line.strip():
+            return line
+        end = start - 1
+    return b""
+
+
+# ---- line-by-line reader: the reference semantics and the error messages -------------------------------
+
+
+def _data_lines(buffer: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of every data line; comments and blank lines skipped."""
+    for number, line in enumerate(buffer.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        yield number, fields
+
+
+def _slow_parse(buffer: bytes, label: str, kind: str):
+    qids: list[str] = []
+    docnos: list[str] = []
+    values: list[float] = []
+    tag = ""
+    for number, fields in _data_lines(buffer, label):
+        where = f"{label} line {number}"
+        if kind == "qrels":
+            if len(fields) != 4:
+                raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_COLUMNS}), found {len(fields)}"
+                                      + ("; trec_eval does not allow extra columns in qrels" if len(fields) > 4 else ""))
+            qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
+            if not _INTEGER.fullmatch(fields[3]):
+                raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is not an integer; "
+                                      f"write grades as whole numbers such as 0, 1, 2 (negative = unjudged)")
+            values.append(int(fields[3]))
+        else:
+            if len(fields) < 6:
+                raise TrecFormatError(f"{where}: expected 6 columns ({RUN_COLUMNS}), found {len(fields)}")
+            qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
+            raw = fields[4]
+            if not _NUMBER.fullmatch(raw):
+                problem = ("is not finite" if raw.lower().lstrip(b"+-") in (b"nan", b"inf", b"infinity")
+                           else "is not a number")
+                raise TrecFormatError(f"{where}: score {_show(raw)} {problem}; the 5th column must be a finite "
+                                      f"decimal number such as 12.5 or -3e-2")
+            score = float(raw)
+            if not np.isfinite(score):
+                raise TrecFormatError(f"{where}: score {_show(raw)} overflows a double; use a smaller number")
+            values.append(score)
+            tag = _text(fields[5], where, "tag")
+        qids.append(qid)
+        docnos.append(docno)
+    if not qids:
+        what = "is empty" if not buffer.strip() else "has only comments and blank lines"
+        columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
+        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
+    array = np.array(values, dtype=np.int64 if kind == "qrels" else np.float64)
+    return pa.array(qids, type=pa.string()), pa.array(docnos, type=pa.string()), array, tag
+
+
+def _text(field: bytes, where: str, column: str) -> str:
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TrecFormatError(
+            f"{where}: the {column} {_show(field)} is not valid UTF-8 (byte {error.start + 1}); "
+            f"save the file as UTF-8") from None
+
+
+def _show(field: bytes) -> str:
+    return repr(field.decode("utf-8", errors="backslashreplace"))
+
+
+def _check_unique_pairs(qid: pa.Array, docno: pa.Array, buffer: bytes, label: str, kind: str) -> None:
+    """Raise naming both lines when one (qid, docno) appears twice."""
+    qid_codes = pc.dictionary_encode(qid).indices.to_numpy().astype(np.int64)
+    doc_codes = pc.dictionary_encode(docno).indices.to_numpy().astype(np.int64)
+    keys = pa.array(qid_codes << 32 | doc_codes)
+    if pc.count_distinct(keys).as_py() == len(keys):
+        return
+    seen: dict[tuple[str, str], int] = {}
+    for number, fields in _data_lines(buffer, label):
+        pair = (fields[0].decode("utf-8"), fields[2].decode("utf-8"))
+        if pair in seen:
+            what = "judgment" if kind == "qrels" else "document"
+            raise TrecFormatError(
+                f"{label} line {number}: {what} {pair[1]!r} of query {pair[0]!r} already appears on line "
+                f"{seen[pair]}; keep one line per (qid, docno)")
+        seen[pair] = number
+    raise AssertionError("a repeated (qid, docno) was not found again line by line")  # pragma: no cover
+
+
+__all__ = ["QrelsTable", "RunTable", "TrecFormatError", "read_qrels", "read_run"]
