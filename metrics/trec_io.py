@@ -208,7 +208,7 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
 
 def _looks_like_content(text: str) -> bool:
     # A str is file content when it holds a line break or a whole TREC line; otherwise it names a file.
-    return "\n" in text or "\r" in text or len(text.split()) >= 4
+    return not text or "\n" in text or "\r" in text or len(text.split()) >= 4
 
 
 def _gunzip(raw: bytes, label: str, max_bytes: int | None) -> bytes:

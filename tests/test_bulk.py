@@ -1,0 +1,109 @@
+"""The bulk path (files -> columnar tables -> batch) builds exactly the batch the dict path builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metrics import Conventions, RankingBatch, evaluate
+from metrics.bulk import batch_for_run, evaluate_files
+from metrics.model import rankings_for_run
+from metrics.trec_io import read_qrels, read_run
+
+
+def random_trec_files(seed: int) -> tuple[str, str]:
+    """qrels and run text with ties, negative grades, unjudged and missing queries, unsorted lines."""
+    rng = np.random.default_rng(seed)
+    qids = [f"q{i}" for i in rng.permutation(12)]
+    docs = ["d" + "".join(rng.choice(list("ab9Z_"), size=rng.integers(1, 4))) for _ in range(60)]
+    docs = sorted(set(docs))
+    qrels_lines, run_lines = [], []
+    for qid in qids[:9]:  # q-ids 9..11 are judged nowhere
+        for doc in rng.choice(docs, size=rng.integers(0, 12), replace=False):
+            qrels_lines.append(f"{qid} 0 {doc} {rng.integers(-1, 4)}")
+    for qid in qids[3:]:  # the first three judged queries are missing from the run
+        for rank, doc in enumerate(rng.choice(docs, size=rng.integers(1, 25), replace=False), 1):
+            run_lines.append(f"{qid} Q0 {doc} {rank} {rng.integers(0, 5) / 2} tag")
+    rng.shuffle(run_lines)
+    return "\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n"
+
+
+def dict_path_batch(qrels_text: str, run_text: str, conv: Conventions) -> tuple[list[str], RankingBatch]:
+    qrels = read_qrels(qrels_text).to_dict()
+    run = read_run(run_text).to_dict()
+    qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero")
+    batch = RankingBatch.from_rankings(rankings, [qrels[q] for q in qids], depth=conv.depth,
+                                       judged_only=conv.unjudged == "removed")
+    return qids, batch
+
+
+def assert_same_batch(left: RankingBatch, right: RankingBatch) -> None:
+    np.testing.assert_array_equal(left.lengths, right.lengths)
+    np.testing.assert_array_equal(left.grades, right.grades)
+    np.testing.assert_array_equal(left.judged, right.judged)
+    np.testing.assert_array_equal(left.judged_grades, right.judged_grades)
+
+
+CONVENTIONS = [
+    Conventions(),
+    Conventions(tie_order="as_given"),
+    Conventions(tie_order="docid_ascending"),
+    Conventions(depth=5),
+    Conventions(unjudged="removed"),
+    Conventions(depth=7, unjudged="removed", missing_queries="zero"),
+    Conventions(missing_queries="zero", tie_order="as_given"),
+]
+
+
+@pytest.mark.parametrize("conv", CONVENTIONS, ids=lambda c: c.describe())
+@pytest.mark.parametrize("seed", range(8))
+def test_bulk_batch_equals_dict_path_batch_on_random_runs(seed: int, conv: Conventions) -> None:
+    qrels_text, run_text = random_trec_files(seed)
+    expected_qids, expected = dict_path_batch(qrels_text, run_text, conv)
+    qids, batch = batch_for_run(read_qrels(qrels_text), read_run(run_text), conv)
+    assert qids == expected_qids
+    assert_same_batch(batch, expected)
+
+
+def test_ties_are_broken_by_doc_id_descending_in_byte_order_only_among_equal_scores() -> None:
+    run = read_run("q Q0 B 1 1.0 t\nq Q0 a 2 1.0 t\nq Q0 Z 3 2.0 t\nq Q0 c 4 0.5 t\n")
+    qrels = read_qrels("q 0 a 1\nq 0 B 2\nq 0 Z 3\nq 0 c 0\n")
+    _, batch = batch_for_run(qrels, run)
+    # Z (2.0) first; then a before B, because 'a' (0x61) > 'B' (0x42); then c (0.5).
+    assert batch.grades[0].tolist() == [3.0, 1.0, 2.0, 0.0]
+
+
+def test_queries_without_judgments_are_left_out_and_missing_ones_count_only_with_zero() -> None:
+    run = read_run("q2 Q0 a 1 1 t\nq9 Q0 a 1 1 t\n")
+    qrels = read_qrels("q1 0 a 1\nq2 0 a 1\n")
+    assert batch_for_run(qrels, run)[0] == ["q2"]
+    qids, batch = batch_for_run(qrels, run, Conventions(missing_queries="zero"))
+    assert qids == ["q2", "q1"]
+    assert batch.lengths.tolist() == [1, 0]
+
+
+def test_a_negative_grade_is_in_the_pool_but_unjudged_so_minus_J_removes_it() -> None:
+    run = read_run("q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 c 3 1 t\n")
+    qrels = read_qrels("q 0 a -1\nq 0 c 1\n")
+    _, batch = batch_for_run(qrels, run, Conventions(unjudged="removed"))
+    assert batch.lengths.tolist() == [1]
+    assert batch.judged_grades[0].tolist() == [1.0]
+
+
+def test_depth_applies_before_removing_unjudged_documents() -> None:
+    run = read_run("q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 c 3 1 t\n")
+    qrels = read_qrels("q 0 a 0\nq 0 c 1\n")
+    _, batch = batch_for_run(qrels, run, Conventions(depth=2, unjudged="removed"))
+    assert batch.lengths.tolist() == [1]  # c was cut by -M 2 before -J dropped b
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_evaluate_files_gives_the_dict_path_means(seed: int) -> None:
+    qrels_text, run_text = random_trec_files(seed)
+    measures = ["num_q", "num_ret", "num_rel_ret", "map", "P.5", "ndcg_cut.10", "bpref", "recip_rank", "Rprec"]
+    qids, values, means = evaluate_files(qrels_text, run_text, measures)
+    per_query = evaluate(read_qrels(qrels_text).to_dict(), read_run(run_text).to_dict(), measures)
+    assert qids == list(per_query)
+    for key in values:
+        assert values[key].tolist() == [per_query[q][key] for q in qids]
+    assert means["num_q"] == len(qids)
