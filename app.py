@@ -1,7 +1,12 @@
-"""IR Metrics Explorer: `streamlit run app.py`."""
+"""IR Metrics Explorer. Run with `streamlit run app.py` (or `make app`)."""
 
 import streamlit as st
 
+from ui import explore, guard
+
 st.set_page_config(page_title="IR Metrics Explorer", page_icon="📊", layout="wide")
-st.title("IR Metrics Explorer")
-st.write("The explorer is being built. The engine is in `metrics/`: `python -m metrics --help`.")
+
+pages = [
+    st.Page(guard.guarded(explore.page), title="Explore a query", icon="🔎", url_path="explore", default=True),
+]
+st.navigation(pages).run()

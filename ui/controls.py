@@ -1,0 +1,103 @@
+"""Shared controls: the sample picker, k, the relevance threshold and the conventions panel.
+
+Each control shows a value owned by the QueryState and writes changes back through a callback, so the state
+stays the one source of truth (and the URL follows it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from metrics import CONVENTION_INFO, Conventions
+from metrics.model import order_documents
+
+from . import state
+from .query_state import MAX_K, QueryState
+
+#: Conventions that mean something for a single query (missing_queries and depth concern whole runs).
+QUERY_CONVENTIONS = ("gain", "ideal_from", "ap_denominator", "tie_order", "unjudged", "precision_short_list")
+
+
+def bound(widget: Callable[..., Any], key: str, value: Any, on_change: Callable[[Any], None], **kwargs: Any) -> Any:
+    """Draw ``widget`` showing ``value``; when the user changes it, ``on_change(new_value)`` runs first."""
+    if st.session_state.get(key) != value:
+        st.session_state[key] = value
+    return widget(key=key, on_change=lambda: on_change(st.session_state[key]), **kwargs)
+
+
+def sample_picker() -> None:
+    samples = state.samples()
+    options = [None, *samples]
+
+    def load(slug: str | None) -> None:
+        if slug is None:
+            return
+        state.commit(state.state_from_sample(samples[slug]))
+        st.session_state[state.BASELINE] = None
+        st.session_state[state.SAMPLE] = slug
+        state.say("info", f"Loaded the sample “{samples[slug].title}”.")
+
+    bound(
+        st.selectbox, "sample_picker", st.session_state.get(state.SAMPLE), load,
+        label="Sample", options=options,
+        format_func=lambda slug: "— your own list —" if slug is None else samples[slug].title,
+        help="Built-in examples; each teaches one difference between metrics.",
+    )
+    slug = st.session_state.get(state.SAMPLE)
+    if slug:
+        st.caption(samples[slug].description)
+
+
+def _change(**changes: Any) -> None:
+    state.commit(state.current().replace(**changes), refresh_editor=False)
+
+
+def k_and_level(query: QueryState) -> None:
+    left, right, _ = st.columns([1, 1, 2])
+    with left:
+        bound(st.number_input, "k_input", query.k, lambda k: _change(k=int(k)),
+              label="k (cut-off)", min_value=1, max_value=MAX_K, step=1,
+              help="Measures look at the top k. Try k beyond the list length: the missing ranks count as non-relevant.")
+    with right:
+        bound(st.number_input, "level_input", query.conventions.relevance_level,
+              lambda level: _change(conventions=state.current().conventions.replace(relevance_level=int(level))),
+              label="Relevance threshold", min_value=0, max_value=1000, step=1,
+              help="A document is relevant when its grade is at least this (trec_eval -l). nDCG uses the grades themselves.")
+
+
+def conventions_panel(query: QueryState) -> None:
+    """One selectbox per convention, generated from the documented CONVENTION_INFO."""
+    with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False):
+        st.caption("Defaults are trec_eval's. Each choice names the tools that use it.")
+        for info in CONVENTION_INFO:
+            if info.name not in QUERY_CONVENTIONS:
+                continue
+            choices = {choice.value: choice for choice in info.choices}
+            bound(
+                st.selectbox, f"convention_{info.name}", getattr(query.conventions, info.name),
+                lambda value, name=info.name: _change(conventions=state.current().conventions.replace(**{name: value})),
+                label=info.label, options=list(choices),
+                format_func=lambda value, choices=choices: f"{value} — {choices[value].meaning}",
+                help="Used by: " + "; ".join(f"{c.value}: {', '.join(c.used_by)}" for c in info.choices),
+            )
+        st.button("Reset to trec_eval's conventions", key="reset_conventions", disabled=not query.conventions.differences(),
+                  on_click=lambda: _change(conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))
+
+
+def sort_by_score_button(query: QueryState) -> None:
+    """Re-rank by score with the chosen tie order: the order a tool that sees only scores would use."""
+    scored = [item for item in query.items if item.score is not None]
+
+    def sort() -> None:
+        current = state.current()
+        by_doc = {item.doc: item for item in current.items}
+        order = order_documents({item.doc: item.score for item in current.items}, current.conventions.tie_order)
+        state.commit(current.replace(items=tuple(by_doc[doc] for doc in order)))
+
+    st.button(
+        "Sort by score", key="sort_by_score", on_click=sort, disabled=len(scored) != len(query.items) or not scored,
+        help=f"Order by score, ties by the '{query.conventions.tie_order}' convention. Needs a score on every document.",
+    )

@@ -1,0 +1,106 @@
+"""Data in (upload or paste qrels and a run, pick a query) and data out (TREC, JSON, CSV, a pytrec_eval snippet)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import streamlit as st
+
+from metrics import InputError
+from metrics.export import pytrec_eval_snippet, qrels_to_trec, run_to_trec, to_json
+from metrics.model import order_documents
+from metrics.reference import scores_for_pytrec_eval
+
+from . import state
+from .loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
+from .query_state import MAX_ITEMS, Item, QueryState
+
+LOADED = "loaded_data"
+
+
+@st.cache_data(show_spinner="Reading…", max_entries=8)
+def _parse(kind: str, data: bytes, label: str) -> dict:
+    return load_qrels(data, label) if kind == "qrels" else load_run(data, label)
+
+
+def _read(kind: str, upload, pasted: str) -> dict | None:
+    if upload is not None:
+        data, label = upload.getvalue(), upload.name
+    elif pasted.strip():
+        data, label = pasted.encode("utf-8"), f"pasted {kind}"
+    else:
+        return None
+    return _parse(kind, data, label)
+
+
+def data_in() -> None:
+    with st.expander(":material/upload_file: Load your own data: TREC qrels and run files, or JSON"):
+        st.caption(
+            "TREC qrels (`qid 0 doc grade`) and runs (`qid Q0 doc rank score tag`), plain or .gz, or JSON in "
+            f"pytrec_eval's shape `{{qid: {{doc: value}}}}`. Up to {MAX_UPLOAD_BYTES // 2**20} MB each."
+        )
+        left, right = st.columns(2)
+        with left:
+            qrels_file = st.file_uploader("qrels", key="upload_qrels", type=None)
+            qrels_text = st.text_area("…or paste qrels", key="paste_qrels", height=100,
+                                      placeholder="q1 0 donut 1\nq1 0 muffin 1")
+        with right:
+            run_file = st.file_uploader("run", key="upload_run", type=None)
+            run_text = st.text_area("…or paste a run", key="paste_run", height=100,
+                                    placeholder="q1 Q0 donut 1 0.95 mine\nq1 Q0 bagel 2 0.9 mine")
+        try:
+            qrels = _read("qrels", qrels_file, qrels_text)
+            run = _read("run", run_file, run_text)
+        except InputError as error:
+            st.error(str(error))
+            return
+        if qrels is None and run is None:
+            return
+        qrels, run = qrels or {}, run or {}
+        qids = sorted(set(qrels) | set(run))
+        if not qids:
+            st.warning("No queries found.")
+            return
+        st.caption(f"{len(qrels)} judged queries, {len(run)} queries in the run.")
+        qid = st.selectbox("Query", qids, key="pick_query",
+                           format_func=lambda q: f"{q} ({len(run.get(q, {}))} retrieved, {len(qrels.get(q, {}))} judged)")
+        if st.button("Open this query in the editor", key="open_query", type="primary"):
+            _open(qid, qrels.get(qid, {}), run.get(qid, {}))
+
+
+def _open(qid: str, judgments: dict[str, int], scores: dict[str, float]) -> None:
+    current = state.current()
+    order = order_documents(scores, current.conventions.tie_order)
+    note = ""
+    if len(order) > MAX_ITEMS:
+        note = f" Only the top {MAX_ITEMS} of {len(order)} documents are shown."
+        order = order[:MAX_ITEMS]
+    items = tuple(Item(doc, scores[doc]) for doc in order)
+    k = current.k if order else 10
+    state.commit(QueryState(items, dict(judgments), k, current.conventions, query=str(qid)[:200]))
+    st.session_state[state.SAMPLE] = None
+    st.session_state[state.BASELINE] = None
+    state.say("info", f"Opened query {qid!r}: {len(order)} retrieved, {len(judgments)} judged.{note}")
+    st.rerun()
+
+
+def data_out(query: QueryState, values: pd.DataFrame, measures: list[str]) -> None:
+    with st.expander(":material/download: Download this query: TREC files, JSON, metrics CSV, Python snippet"):
+        qid = query.query
+        docs = query.ranking
+        scores = [item.score for item in query.items if not item.removed]
+        run_scores, _ = scores_for_pytrec_eval(docs, scores)
+        qrels = {qid: dict(query.judgments)}
+        run = {qid: run_scores}
+        name = "".join(ch if ch.isalnum() else "-" for ch in qid)[:40] or "query"
+        digest = hashlib.sha1(repr((qrels, run)).encode()).hexdigest()[:6]
+        cols = st.columns(5)
+        cols[0].download_button("qrels (TREC)", qrels_to_trec(qrels), f"{name}.qrels", key="dl_qrels")
+        cols[1].download_button("run (TREC)", run_to_trec({qid: list(run_scores.items())}), f"{name}.run", key="dl_run")
+        cols[2].download_button("JSON", to_json(qrels, run), f"{name}.json", "application/json", key="dl_json")
+        cols[3].download_button("metrics (CSV)", values.to_csv(index=False), f"{name}-metrics.csv", "text/csv", key="dl_csv")
+        snippet = pytrec_eval_snippet(qrels, run, measures, relevance_level=query.conventions.relevance_level,
+                                      judged_docs_only=query.conventions.unjudged == "removed")
+        cols[4].download_button("Python (pytrec_eval)", snippet, f"{name}-{digest}.py", "text/x-python", key="dl_python")
+        st.code(snippet, language="python")

@@ -1,0 +1,77 @@
+"""Live metric cards, the pinned baseline, per-metric explanations and the agreement with trec_eval."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from metrics.explain import METRIC_GUIDE, Explanation
+from metrics.reference import Agreement
+
+from . import state
+
+
+def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None) -> None:
+    for column, item in zip(st.columns(len(explanations)), explanations):
+        delta = None
+        if baseline is not None and item.measure in baseline:
+            delta = f"{item.value - baseline[item.measure]:+.3f}"
+        column.metric(item.label, f"{item.value:.3f}", delta=delta, help=item.rewards)
+
+
+def baseline_controls(explanations: list[Explanation], ranking: list[str]) -> None:
+    baseline = st.session_state.get(state.BASELINE)
+
+    def pin() -> None:
+        st.session_state[state.BASELINE] = {
+            "values": {item.measure: item.value for item in explanations},
+            "labels": {item.measure: item.label for item in explanations},
+            "ranking": list(ranking),
+        }
+
+    def clear() -> None:
+        st.session_state[state.BASELINE] = None
+
+    left, right, _ = st.columns([1, 1, 4], vertical_alignment="center")
+    left.button("Pin as baseline", key="pin_baseline", on_click=pin, icon=":material/push_pin:", width="stretch",
+                help="Every metric then shows its change against this state.")
+    if baseline is not None:
+        right.button("Clear baseline", key="clear_baseline", on_click=clear, icon=":material/close:", width="stretch")
+
+
+def explanations_panel(explanations: list[Explanation]) -> None:
+    tabs = st.tabs([item.label for item in explanations])
+    for tab, item in zip(tabs, explanations):
+        with tab:
+            st.latex(item.formula)
+            st.code(item.worked, language=None, wrap_lines=True)
+            st.caption(f"Rewards: {item.rewards}")
+
+
+def metric_guide() -> None:
+    with st.expander("Which metric should I use?"):
+        st.table(pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"]).set_index("If you evaluate…"))
+
+
+def agreement_panel(agreement: Agreement, labels: dict[str, str]) -> None:
+    """Shows that pytrec_eval computes the same numbers, or why the list as shown gets other ones."""
+    if not agreement.engine_agrees:
+        st.error("The engine and pytrec_eval disagree on trec_eval's own order. This is a bug: please report it.")
+    elif agreement.same_numbers:
+        st.success("✓ trec_eval (pytrec_eval-terrier) computes the same numbers for this list.", icon=None)
+    else:
+        st.warning("trec_eval would score this list differently: it orders the documents by score.")
+    for cause in agreement.causes:
+        st.caption(cause)
+    if agreement.same_numbers and agreement.engine_agrees:
+        return
+    table = pd.DataFrame(
+        {
+            "this page (order shown)": [agreement.engine_shown[m] for m in agreement.measures],
+            "trec_eval (by score)": [agreement.pytrec_eval[m] for m in agreement.measures],
+            "engine on trec_eval's order": [agreement.engine_trec[m] for m in agreement.measures],
+        },
+        index=[labels.get(m, m) for m in agreement.measures],
+    )
+    st.dataframe(table.style.format("{:.3f}"), width="stretch")
+    st.caption("trec_eval's order: " + " › ".join(agreement.trec_order))

@@ -1,0 +1,365 @@
+"""The explorer's query state and its URL codec. Pure Python: no Streamlit here, so all of it is unit-tested.
+
+A :class:`QueryState` is what the page edits: the ranked items (doc id, optional score, removed flag), the
+judgments (doc -> grade, including judged documents that were never retrieved), the cut-off k, and the
+conventions. It round-trips through URL parameters:
+
+    ?ranking=donut:0.95,bagel,muffin&qrels=donut:1,muffin:1,scone:1&k=4&level=2&gain=exponential
+
+Doc ids may hold any character; ``%``, ``,`` and ``:`` inside them are percent-escaped by the codec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from metrics import Conventions, InputError
+
+MAX_PARAM_CHARS = 20_000
+MAX_ITEMS = 1_000
+MAX_DOC_CHARS = 200
+MAX_K = 10_000
+MAX_GRADE = 1_000
+
+#: URL parameter name of each convention the explorer exposes (missing_queries and depth make no sense for one query).
+CONVENTION_PARAMS = {
+    "relevance_level": "level",
+    "gain": "gain",
+    "ideal_from": "ideal",
+    "ap_denominator": "ap_denominator",
+    "tie_order": "ties",
+    "unjudged": "unjudged",
+    "precision_short_list": "p_short",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    doc: str
+    score: float | None = None
+    removed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class QueryState:
+    items: tuple[Item, ...]
+    judgments: Mapping[str, int]
+    k: int = 10
+    conventions: Conventions = field(default_factory=Conventions)
+    query: str = "query"
+
+    @property
+    def ranking(self) -> list[str]:
+        """Doc ids in rank order, removed items left out: what the engine evaluates."""
+        return [item.doc for item in self.items if not item.removed]
+
+    @property
+    def docs(self) -> list[str]:
+        return [item.doc for item in self.items]
+
+    def replace(self, **changes: object) -> QueryState:
+        return dataclasses.replace(self, **changes)
+
+
+def validate_doc(doc: object, *, where: str = "") -> str:
+    """A clean doc id or an InputError that says what is wrong with it."""
+    prefix = f"{where}: " if where else ""
+    if not isinstance(doc, str):
+        raise InputError(f"{prefix}document id has to be text, got {doc!r}")
+    text = doc.strip()
+    if not text:
+        raise InputError(f"{prefix}document id is empty")
+    if len(text) > MAX_DOC_CHARS:
+        raise InputError(f"{prefix}document id is longer than {MAX_DOC_CHARS} characters")
+    if any(ch.isspace() for ch in text):
+        raise InputError(f"{prefix}document id {text!r} contains white space, which TREC files cannot hold")
+    if any(not ch.isprintable() for ch in text):
+        raise InputError(f"{prefix}document id {text!r} contains an invisible or control character")
+    return text
+
+
+def parse_grade(value: object, *, where: str = "") -> int:
+    prefix = f"{where}: " if where else ""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{prefix}grade has to be a whole number such as 0, 1, 2 or -1, got {value!r}") from None
+    if not math.isfinite(number) or not number.is_integer():
+        raise InputError(f"{prefix}grade has to be a whole number such as 0, 1, 2 or -1, got {value!r}")
+    if abs(number) > MAX_GRADE:
+        raise InputError(f"{prefix}grade {int(number)} is out of range (-{MAX_GRADE} to {MAX_GRADE})")
+    return int(number)
+
+
+def parse_score(value: object, *, where: str = "") -> float | None:
+    prefix = f"{where}: " if where else ""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{prefix}score has to be a number, got {value!r}") from None
+    if math.isnan(number):
+        return None  # an emptied cell in the editor arrives as NaN
+    if not math.isfinite(number):
+        raise InputError(f"{prefix}score has to be a finite number, got {value!r}")
+    return number
+
+
+def parse_k(value: object) -> int:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"k has to be a whole number from 1 to {MAX_K}, got {value!r}") from None
+    if not math.isfinite(number) or not number.is_integer() or not 1 <= number <= MAX_K:
+        raise InputError(f"k has to be a whole number from 1 to {MAX_K}, got {value!r}")
+    return int(number)
+
+
+def check_state(items: tuple[Item, ...], judgments: Mapping[str, int]) -> None:
+    """Raise InputError for a duplicate document or too many items."""
+    if len(items) > MAX_ITEMS:
+        raise InputError(f"the list has {len(items)} documents; the explorer holds at most {MAX_ITEMS}")
+    seen: dict[str, int] = {}
+    for rank, item in enumerate(items, start=1):
+        if item.doc in seen:
+            raise InputError(f"document {item.doc!r} is at rank {seen[item.doc]} and again at rank {rank}")
+        seen[item.doc] = rank
+    if len(judgments) > 10 * MAX_ITEMS:
+        raise InputError(f"{len(judgments)} judgments is more than the explorer holds ({10 * MAX_ITEMS})")
+
+
+# ---- URL codec ---------------------------------------------------------------------------------------
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
+
+
+def _unescape(text: str) -> str:
+    return text.replace("%3A", ":").replace("%3a", ":").replace("%2C", ",").replace("%2c", ",").replace("%25", "%")
+
+
+def _format_score(score: float) -> str:
+    text = repr(float(score))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def encode_url(state: QueryState) -> dict[str, str]:
+    """URL parameters that reproduce the state; conventions appear only where they differ from trec_eval's."""
+    items = []
+    for item in state.items:
+        text = _escape(item.doc)
+        if item.score is not None:
+            text += ":" + _format_score(item.score)
+        items.append(text)
+    params = {
+        "ranking": ",".join(items),
+        "qrels": ",".join(f"{_escape(doc)}:{grade}" for doc, grade in state.judgments.items()),
+        "k": str(state.k),
+    }
+    if state.query != "query":
+        params["query"] = state.query
+    removed = [str(rank) for rank, item in enumerate(state.items, start=1) if item.removed]
+    if removed:
+        params["removed"] = ",".join(removed)
+    for name, value in state.conventions.differences().items():
+        if name in CONVENTION_PARAMS:
+            params[CONVENTION_PARAMS[name]] = str(value)
+    return params
+
+
+def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
+    """The state a URL describes, None when it describes none, or an InputError naming the bad parameter."""
+    if "ranking" not in params and "qrels" not in params:
+        return None
+    values: dict[str, str] = {}
+    for name, value in params.items():
+        text = value[-1] if isinstance(value, list) else value
+        if not isinstance(text, str):
+            raise InputError(f"URL parameter {name!r} is not text")
+        if len(text) > MAX_PARAM_CHARS:
+            raise InputError(f"URL parameter {name!r} is {len(text):,} characters long; the limit is {MAX_PARAM_CHARS:,}")
+        values[name] = text
+
+    items: list[Item] = []
+    for position, token in enumerate(filter(None, values.get("ranking", "").split(",")), start=1):
+        doc_text, sep, score_text = token.rpartition(":") if ":" in token else (token, "", "")
+        where = f"URL ranking item {position}"
+        doc = validate_doc(_unescape(doc_text), where=where)
+        score = parse_score(score_text, where=f"{where} ({doc})") if sep else None
+        items.append(Item(doc, score))
+    removed_ranks = set()
+    for token in filter(None, values.get("removed", "").split(",")):
+        if not token.isdigit() or not 1 <= int(token) <= len(items):
+            raise InputError(f"URL parameter 'removed': {token!r} is not a rank between 1 and {len(items)}")
+        removed_ranks.add(int(token))
+    items = [dataclasses.replace(item, removed=rank in removed_ranks) for rank, item in enumerate(items, start=1)]
+
+    judgments: dict[str, int] = {}
+    for position, token in enumerate(filter(None, values.get("qrels", "").split(",")), start=1):
+        where = f"URL qrels item {position}"
+        if ":" not in token:
+            raise InputError(f"{where}: {token!r} has no grade; write doc:grade, e.g. donut:1")
+        doc_text, _, grade_text = token.rpartition(":")
+        doc = validate_doc(_unescape(doc_text), where=where)
+        if doc in judgments:
+            raise InputError(f"{where}: document {doc!r} is judged twice")
+        judgments[doc] = parse_grade(grade_text, where=f"{where} ({doc})")
+
+    k = parse_k(values["k"]) if "k" in values else max(1, min(10, len(items) or 10))
+    changes: dict[str, object] = {}
+    for name, param in CONVENTION_PARAMS.items():
+        if param in values:
+            changes[name] = parse_grade(values[param], where="URL parameter 'level'") if name == "relevance_level" else values[param]
+    try:
+        conventions = Conventions(**changes)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise InputError(f"URL conventions: {error}") from None
+    check_state(tuple(items), judgments)
+    query = values.get("query", "query")[:200] or "query"
+    return QueryState(tuple(items), judgments, k, conventions, query)
+
+
+# ---- edits -------------------------------------------------------------------------------------------
+# Each edit returns a new, validated state or raises InputError; the caller keeps the old state on error.
+
+
+def move(state: QueryState, index: int, new_rank: int) -> QueryState:
+    """Move the item at 0-based ``index`` to 1-based ``new_rank`` (clamped to the list)."""
+    items = list(state.items)
+    if not 0 <= index < len(items):
+        raise InputError(f"there is no document at rank {index + 1}")
+    item = items.pop(index)
+    items.insert(min(max(new_rank, 1), len(items) + 1) - 1, item)
+    return state.replace(items=tuple(items))
+
+
+def toggle_removed(state: QueryState, index: int) -> QueryState:
+    items = list(state.items)
+    items[index] = dataclasses.replace(items[index], removed=not items[index].removed)
+    return state.replace(items=tuple(items))
+
+
+def apply_ranking_edits(
+    state: QueryState, edited_rows: Mapping[int, Mapping[str, object]], added_rows: list[Mapping[str, object]],
+    deleted_rows: list[int],
+) -> QueryState:
+    """Apply a data_editor change set (rows are positions in ``state.items``) to the ranked list.
+
+    Renaming a document carries its judgment along; a grade cell edits the judgment (empty = unjudged); a rank
+    cell moves the document; deleting a row takes the document out of the ranking but keeps its judgment, so it
+    becomes "judged, not retrieved".
+    """
+    items = list(state.items)
+    judgments = dict(state.judgments)
+    moves: list[tuple[str, int]] = []
+    for row, changes in sorted(edited_rows.items(), key=lambda pair: int(pair[0])):
+        row = int(row)
+        if not 0 <= row < len(items):
+            continue
+        item = items[row]
+        where = f"rank {row + 1}"
+        if "doc" in changes:
+            new_doc = validate_doc(changes["doc"], where=where)
+            if new_doc != item.doc:
+                if new_doc in judgments and item.doc in judgments:
+                    raise InputError(f"{where}: {new_doc!r} is already judged; delete that judgment first")
+                if item.doc in judgments:
+                    judgments[new_doc] = judgments.pop(item.doc)
+                item = dataclasses.replace(item, doc=new_doc)
+        if "score" in changes:
+            item = dataclasses.replace(item, score=parse_score(changes["score"], where=where))
+        if "removed" in changes:
+            item = dataclasses.replace(item, removed=bool(changes["removed"]))
+        if "grade" in changes:
+            _set_grade(judgments, item.doc, changes["grade"], where)
+        if "rank" in changes and changes["rank"] is not None:
+            moves.append((item.doc, _parse_rank(changes["rank"], where)))
+        items[row] = item
+    for row in sorted({int(r) for r in deleted_rows if 0 <= int(r) < len(items)}, reverse=True):
+        del items[row]
+    for offset, added in enumerate(added_rows):
+        where = f"new row {offset + 1}"
+        doc = added.get("doc")
+        doc = validate_doc(doc, where=where) if doc not in (None, "") else _fresh_doc({i.doc for i in items} | set(judgments))
+        items.append(Item(doc, parse_score(added.get("score"), where=where), bool(added.get("removed") or False)))
+        if "grade" in added:
+            _set_grade(judgments, doc, added["grade"], where)
+    for doc, rank in moves:
+        index = next(i for i, item in enumerate(items) if item.doc == doc)
+        item = items.pop(index)
+        items.insert(min(rank, len(items) + 1) - 1, item)
+    check_state(tuple(items), judgments)
+    return state.replace(items=tuple(items), judgments=judgments)
+
+
+def apply_judgment_edits(
+    state: QueryState, rows: list[str], edited_rows: Mapping[int, Mapping[str, object]],
+    added_rows: list[Mapping[str, object]], deleted_rows: list[int],
+) -> QueryState:
+    """Apply a change set to the table of judged documents that are not in the ranking (``rows`` = its doc ids)."""
+    judgments = dict(state.judgments)
+    for row, changes in edited_rows.items():
+        row = int(row)
+        if not 0 <= row < len(rows):
+            continue
+        doc = rows[row]
+        where = f"judgment row {row + 1}"
+        if "doc" in changes:
+            new_doc = validate_doc(changes["doc"], where=where)
+            if new_doc != doc:
+                if new_doc in judgments:
+                    raise InputError(f"{where}: {new_doc!r} is already judged")
+                judgments[new_doc] = judgments.pop(doc)
+                doc = new_doc
+        if "grade" in changes:
+            if changes["grade"] is None:
+                raise InputError(f"{where}: a judgment needs a grade; delete the row to drop the judgment")
+            judgments[doc] = parse_grade(changes["grade"], where=where)
+    for row in deleted_rows:
+        if 0 <= int(row) < len(rows):
+            judgments.pop(rows[int(row)], None)
+    for offset, added in enumerate(added_rows):
+        where = f"new judgment {offset + 1}"
+        if added.get("doc") in (None, ""):
+            raise InputError(f"{where}: type the document id first, then its grade")
+        doc = validate_doc(added.get("doc"), where=where)
+        if doc in judgments:
+            raise InputError(f"{where}: {doc!r} is already judged")
+        grade = added.get("grade")
+        judgments[doc] = parse_grade(grade if grade is not None else 1, where=where)
+    check_state(state.items, judgments)
+    return state.replace(judgments=judgments)
+
+
+def unretrieved_judgments(state: QueryState) -> list[tuple[str, int]]:
+    retrieved = set(state.docs)
+    return [(doc, grade) for doc, grade in state.judgments.items() if doc not in retrieved]
+
+
+def _set_grade(judgments: dict[str, int], doc: str, value: object, where: str) -> None:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip()):
+        judgments.pop(doc, None)
+    else:
+        judgments[doc] = parse_grade(value, where=where)
+
+
+def _parse_rank(value: object, where: str) -> int:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: rank has to be a whole number, got {value!r}") from None
+    if not math.isfinite(number) or not number.is_integer() or number < 1:
+        raise InputError(f"{where}: rank has to be a whole number from 1, got {value!r}")
+    return int(number)
+
+
+def _fresh_doc(taken: set[str]) -> str:
+    number = 1
+    while f"new-doc-{number}" in taken:
+        number += 1
+    return f"new-doc-{number}"

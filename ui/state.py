@@ -1,0 +1,98 @@
+"""Session-state keys, defaults, and the link between the session, the URL and the explorer's QueryState.
+
+Every page reads the current query through :func:`current` and changes it through :func:`commit`, which
+validates first: on bad input the message is kept for the page to show and the last good state stays.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metrics import InputError
+from metrics.samples import Sample, load_samples
+
+from .query_state import MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url
+
+QUERY = "query_state"
+EDITOR_VERSION = "editor_version"
+MESSAGE = "message"
+BASELINE = "baseline"
+SAMPLE = "sample_slug"
+DEFAULT_SAMPLE = "sweet-pastry"
+
+
+@st.cache_data(show_spinner=False)
+def samples() -> dict[str, Sample]:
+    return {sample.slug: sample for sample in load_samples()}
+
+
+def state_from_sample(sample: Sample) -> QueryState:
+    items = tuple(Item(doc, score) for doc, score in sample.ranking)
+    return QueryState(items, dict(sample.judgments), sample.k, query=sample.query)
+
+
+def init() -> None:
+    """First run of a session: the URL's state if it holds a valid one, otherwise the default sample."""
+    if QUERY in st.session_state:
+        return
+    st.session_state.setdefault(EDITOR_VERSION, 0)
+    st.session_state.setdefault(BASELINE, None)
+    st.session_state.setdefault(MESSAGE, None)
+    state = None
+    try:
+        state = decode_url(st.query_params.to_dict())
+    except InputError as error:
+        st.session_state[MESSAGE] = ("error", f"The link could not be opened: {error}. Showing the default sample.")
+    if state is None:
+        st.session_state[SAMPLE] = DEFAULT_SAMPLE
+        state = state_from_sample(samples()[DEFAULT_SAMPLE])
+    else:
+        st.session_state[SAMPLE] = None
+    st.session_state[QUERY] = state
+
+
+def current() -> QueryState:
+    init()
+    return st.session_state[QUERY]
+
+
+def commit(state: QueryState, *, refresh_editor: bool = True) -> None:
+    """Make ``state`` current. Edits are validated before they get here (query_state raises InputError)."""
+    st.session_state[QUERY] = state
+    if refresh_editor:
+        # A new editor key drops the editor's pending deltas, so an edit is never applied twice.
+        st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
+
+
+def try_commit(change, *args, **kwargs) -> bool:
+    """Apply ``change(current(), *args, **kwargs)``; on InputError keep the old state and remember the message."""
+    try:
+        new_state = change(current(), *args, **kwargs)
+    except InputError as error:
+        st.session_state[MESSAGE] = ("error", str(error))
+        st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
+        return False
+    st.session_state[MESSAGE] = None
+    commit(new_state)
+    return True
+
+
+def say(kind: str, text: str) -> None:
+    st.session_state[MESSAGE] = (kind, text)
+
+
+def pop_message() -> tuple[str, str] | None:
+    return st.session_state.pop(MESSAGE, None)
+
+
+def editor_key(name: str) -> str:
+    return f"{name}_{st.session_state.get(EDITOR_VERSION, 0)}"
+
+
+def sync_url(state: QueryState) -> None:
+    """Keep the address bar equal to the state, so a copied link reproduces the view."""
+    params = encode_url(state)
+    if any(len(value) > MAX_PARAM_CHARS for value in params.values()):
+        params = {}  # too long to share by link: better no link than one that cannot be opened
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
