@@ -206,7 +206,8 @@ class _View:
             shown = _abbreviate([f"{doc} (rank {rank})" for rank, doc in self.removed], ", ")
             lines.append(f"Unjudged documents are removed and the ranks close up (trec_eval -J): {shown}.")
         graded = name == "ndcg_cut" and conv.gain != "binary"
-        if self.level != 1 and not graded:
+        # nDCG's own lines below say how the level acts on its gains.
+        if self.level != 1 and name != "ndcg_cut":
             lines.append(f"Relevant means grade ≥ {self.level} (relevance level {self.level}, trec_eval -l {self.level}).")
         if name == "ndcg_cut":
             if self.level != 1 and graded:
