@@ -24,7 +24,7 @@ def ranking_frame(query: QueryState) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "rank": pd.array(range(1, len(query.items) + 1), dtype="Int64"),
-            "doc": [item.doc for item in query.items],
+            "doc": pd.array([item.doc for item in query.items], dtype="string"),
             "score": pd.array([item.score for item in query.items], dtype="Float64"),
             "grade": pd.array([query.judgments.get(item.doc) for item in query.items], dtype="Int64"),
             "removed": [item.removed for item in query.items],
@@ -72,7 +72,7 @@ def judgments_editor(query: QueryState) -> None:
     rows = unretrieved_judgments(query)
     key = state.editor_key("judgments_editor")
     frame = pd.DataFrame(
-        {"doc": [doc for doc, _ in rows], "grade": pd.array([grade for _, grade in rows], dtype="Int64")}
+        {"doc": pd.array([doc for doc, _ in rows], dtype="string"), "grade": pd.array([grade for _, grade in rows], dtype="Int64")}
     )
     st.data_editor(
         frame,

@@ -13,10 +13,11 @@ from . import state
 
 def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None) -> None:
     for column, item in zip(st.columns(len(explanations)), explanations):
-        delta = None
+        delta, colour = None, "normal"
         if baseline is not None and item.measure in baseline:
-            delta = f"{item.value - baseline[item.measure]:+.3f}"
-        column.metric(item.label, f"{item.value:.3f}", delta=delta, help=item.rewards)
+            change = round(item.value - baseline[item.measure], 3)
+            delta, colour = (f"{change:+.3f}", "normal") if change else ("±0.000", "off")
+        column.metric(item.label, f"{item.value:.3f}", delta=delta, delta_color=colour, help=item.rewards)
 
 
 def baseline_controls(explanations: list[Explanation], ranking: list[str]) -> None:
