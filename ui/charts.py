@@ -1,0 +1,404 @@
+"""Pure plotly figure builders for the what-if charts: data from :mod:`metrics.whatif` in, ``go.Figure`` out.
+
+Nothing here calls Streamlit, so every figure can be tested by reading its traces. Each metric keeps one colour
+in every chart (``METRIC_COLOURS``, Okabe-Ito, readable on a light background and for colour-blind readers), and
+every swap heatmap shares one zero-centred diverging scale: blue raises a metric, red lowers it.
+
+Direct manipulation: each swap cell and each removal bar carries the change it stands for as ``customdata``
+(``("swap", i, j)``, ``("remove", i)``, 0-based positions). Render with
+``st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=...)`` and pass the returned event to
+:func:`decode_selection`. Plotly heatmaps report no selections, so each heatmap is overlaid with one invisible
+marker per cell that carries the hover text and the change.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from metrics.whatif import (
+    SAME,
+    BaselineComparison,
+    Change,
+    Curves,
+    MetricSet,
+    MovePreview,
+    RemovalDeltas,
+    SwapDeltas,
+    ValueRange,
+    format_delta,
+    join_words,
+)
+
+#: One colour per metric family in every chart (Okabe-Ito palette).
+METRIC_COLOURS: dict[str, str] = {
+    "P": "#0072B2",
+    "Recall": "#E69F00",
+    "RR": "#009E73",
+    "AP": "#CC79A7",
+    "nDCG": "#D55E00",
+    "Success": "#56B4E9",
+}
+BASELINE_COLOUR = "#A0A4AB"
+CURRENT_K_COLOUR = "#444444"
+#: Red for a drop, white for no change, blue for a gain.
+DIVERGING_SCALE = "RdBu"
+
+#: What to look for in each panel of the k chart.
+CURVE_HINTS: dict[str, str] = {
+    "P": "falls when a non-relevant rank enters",
+    "Recall": "only rises",
+    "RR": "flat after the first hit",
+    "Success": "0 until the first hit, then 1",
+}
+
+_FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13, color="#1f2328")
+
+
+def metric_colour(family: str) -> str:
+    """The colour of a metric family (``"AP"``) in every chart."""
+    return METRIC_COLOURS.get(family, "#333333")
+
+
+def _layout(fig: go.Figure, title: str, subtitle: str | None = None, *, height: int | None = None) -> go.Figure:
+    fig.update_layout(
+        template="plotly_white",
+        font=_FONT,
+        title=dict(text=title, subtitle=dict(text=subtitle or ""), x=0.0, xanchor="left"),
+        margin=dict(l=50, r=20, t=90 if subtitle else 70, b=50),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1.0),
+        hoverlabel=dict(bgcolor="white", font_size=13),
+    )
+    if height is not None:
+        fig.update_layout(height=height)
+    return fig
+
+
+def _grid(count: int, columns: int) -> tuple[int, int]:
+    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+        raise ValueError(f"Argument `columns` has to be a positive integer, but got {columns!r}")
+    columns = min(columns, count)
+    return math.ceil(count / columns), columns
+
+
+def _cell(index: int, columns: int) -> tuple[int, int]:
+    return index // columns + 1, index % columns + 1
+
+
+def _axis_suffix(index: int) -> str:
+    return "" if index == 0 else str(index + 1)
+
+
+# ---- 1. changing k -----------------------------------------------------------------------------------------------
+
+
+def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
+    """Small multiples, one per metric, of its value at every k; a dashed line and a ring mark the current k.
+
+    Traces: for metric m, ``data[2m]`` is the curve (``y`` = values at ``x`` = k) and ``data[2m + 1]`` the
+    current-k marker.
+    """
+    specs = curves.metrics.specs
+    rows, columns = _grid(len(specs), columns)
+    titles = [f"{spec.curve_label}: {CURVE_HINTS[spec.family]}" if spec.family in CURVE_HINTS else spec.curve_label
+              for spec in specs]
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, shared_xaxes="all", shared_yaxes="all",
+                        horizontal_spacing=0.05, vertical_spacing=0.16)
+    ks = np.asarray(curves.ks)
+    k = curves.current_k
+    at_k = int(np.searchsorted(ks, k))
+    for m, spec in enumerate(specs):
+        row, col = _cell(m, columns)
+        values = curves.values[m]
+        colour = metric_colour(spec.family)
+        fig.add_trace(go.Scatter(
+            x=ks, y=values, mode="lines+markers", name=spec.curve_label, legendgroup=spec.family,
+            line=dict(color=colour, width=2.5, shape="linear"), marker=dict(color=colour, size=5),
+            hovertemplate=f"{spec.curve_label.replace('@k', '@%{{x}}')} = %{{y:.3f}}<extra></extra>",
+            showlegend=False,
+        ), row=row, col=col)
+        fig.add_trace(go.Scatter(
+            x=[k], y=[values[at_k]], mode="markers", name=f"{spec.curve_label} at k={k}", legendgroup=spec.family,
+            marker=dict(color="white", size=13, line=dict(color=colour, width=3)),
+            hovertemplate=f"current k={k}: {spec.curve_label.replace('@k', f'@{k}')} = %{{y:.3f}}<extra></extra>",
+            showlegend=False,
+        ), row=row, col=col)
+    fig.add_vline(x=k, line=dict(color=CURRENT_K_COLOUR, dash="dash", width=1.5), row="all", col="all")
+    fig.update_yaxes(range=[-0.04, 1.08], tickformat=".1f")
+    fig.update_xaxes(range=[0.5, float(ks[-1]) + 0.5] if ks.size else None)
+    for col in range(1, columns + 1):
+        fig.update_xaxes(title_text="cut-off k", row=rows, col=col)
+    return _layout(
+        fig,
+        f"Every metric at every cut-off k (dashed line: current k = {k})",
+        "P@k can fall as non-relevant documents enter, recall@k only rises, RR is flat after the first hit",
+        height=260 * rows + 120,
+    )
+
+
+# ---- 2. reordering -----------------------------------------------------------------------------------------------
+
+
+def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
+    """One heatmap per metric, side by side: cell (row i, column j), i < j, is the change in that metric if ranks
+    i and j swap. All heatmaps share one zero-centred diverging colour scale (``layout.coloraxis``).
+
+    Traces: for metric m, ``data[2m]`` is the heatmap (``z[i-1][j-1]`` for ranks i < j, NaN elsewhere) and
+    ``data[2m + 1]`` the invisible cell markers that carry the hover text and ``customdata`` ``("swap", i, j)``.
+    """
+    specs = swaps.metrics.specs
+    ranking = swaps.ranking
+    n = len(ranking)
+    rows, columns = _grid(len(specs), columns)
+    titles = [f"{spec.label} (now {value:.3f})" for spec, value in zip(specs, swaps.current)]
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, horizontal_spacing=0.06,
+                        vertical_spacing=0.14)
+    upper_i, upper_j = np.triu_indices(n, 1)
+    finite = swaps.deltas[np.isfinite(swaps.deltas)]
+    scale = float(np.abs(finite).max()) if finite.size else 0.0
+    scale = scale if scale > SAME else 1.0
+    ranks = np.arange(1, n + 1)
+    marker_size = int(np.clip(260 // max(n, 1), 4, 28))
+    customdata = [("swap", int(i), int(j)) for i, j in zip(upper_i, upper_j)]
+    for m, spec in enumerate(specs):
+        row, col = _cell(m, columns)
+        z = np.full((n, n), np.nan)
+        z[upper_i, upper_j] = swaps.deltas[m, upper_i, upper_j]
+        fig.add_trace(go.Heatmap(
+            z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label, hoverinfo="skip",
+            xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0,
+        ), row=row, col=col)
+        before = swaps.current[m]
+        text = [
+            f"Swap rank {i + 1} ({ranking[i]}) and rank {j + 1} ({ranking[j]})<br>"
+            f"{spec.label}: {before:.3f} → {before + delta:.3f} ({format_delta(delta) if abs(delta) > SAME else 'no change'})"
+            for i, j, delta in zip(upper_i, upper_j, z[upper_i, upper_j])
+        ]
+        fig.add_trace(go.Scatter(
+            x=upper_j + 1, y=upper_i + 1, mode="markers", name=f"{spec.label} swaps", customdata=customdata,
+            text=text, hovertemplate="%{text}<extra></extra>", showlegend=False,
+            marker=dict(symbol="square-open", size=marker_size, color="#111111", opacity=0.0, line=dict(width=2)),
+            selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.0)),
+        ), row=row, col=col)
+        suffix = _axis_suffix(m)
+        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain", row=row, col=col)
+        fig.update_xaxes(constrain="domain", row=row, col=col)
+    # Every rank is labelled on short lists; long lists get about ten ticks.
+    ticks = dict(tickmode="linear", tick0=1, dtick=1) if n <= 15 else dict(tickmode="auto", nticks=10)
+    fig.update_xaxes(showgrid=False, zeroline=False, **ticks)
+    fig.update_yaxes(showgrid=False, zeroline=False, **ticks)
+    for r in range(1, rows + 1):
+        fig.update_yaxes(title_text="rank i", row=r, col=1)
+    for c in range(1, columns + 1):
+        fig.update_xaxes(title_text="swapped with rank j", row=rows, col=c)
+    k = swaps.metrics.k
+    if 0 < k < n:
+        # The edge of the top k: swaps that cross it change what the @k metrics can see.
+        edge = dict(color=CURRENT_K_COLOUR, dash="dot", width=1)
+        fig.add_vline(x=k + 0.5, line=edge, row="all", col="all")
+        fig.add_hline(y=k + 0.5, line=edge, row="all", col="all")
+    fig.update_layout(coloraxis=dict(
+        colorscale=DIVERGING_SCALE, cmin=-scale, cmax=scale, cmid=0.0,
+        colorbar=dict(title=dict(text="change"), tickformat="+.2f", thickness=14),
+    ))
+    return _layout(
+        fig,
+        "What swapping two ranks does to each metric",
+        f"Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing; "
+        f"dotted lines mark the top k = {k}. Click a cell to apply the swap.",
+        height=330 * rows + 110,
+    )
+
+
+def move_preview_figure(preview: MovePreview) -> go.Figure:
+    """Before and after bars for every metric when one item moves (or any other change is previewed).
+
+    Traces: ``data[0]`` before (grey), ``data[1]`` after (each metric's colour); ``y`` are the values.
+    """
+    specs = preview.metrics.specs
+    labels = [spec.label for spec in specs]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=labels, y=preview.before, name="Before", marker=dict(color=BASELINE_COLOUR),
+        text=[f"{v:.3f}" for v in preview.before], textposition="outside",
+        hovertemplate="%{x} before: %{y:.3f}<extra></extra>",
+    ))
+    fig.add_trace(go.Bar(
+        x=labels, y=preview.after, name="After", marker=dict(color=[metric_colour(s.family) for s in specs]),
+        text=[f"{v:.3f}" for v in preview.after], textposition="outside",
+        customdata=[preview.change.customdata] * len(labels),
+        hovertemplate="%{x} after: %{y:.3f}<extra></extra>",
+    ))
+    fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05)
+    fig.update_yaxes(range=[0, 1.15], title_text="value")
+    return _layout(fig, f"{preview.change.describe(preview.ranking_before)}: before and after", preview.sentence,
+                   height=380)
+
+
+# ---- 3. removing items -------------------------------------------------------------------------------------------
+
+
+def removal_bars_figure(removals: RemovalDeltas) -> go.Figure:
+    """Grouped bars, one group per item: how much each metric changes if that item is removed.
+
+    Traces: ``data[m]`` is metric m, with ``y[i]`` its change when item i goes and ``customdata[i]`` =
+    ``("remove", i)``.
+    """
+    specs = removals.metrics.specs
+    ranking = removals.ranking
+    items = [f"{rank}. {doc}" for rank, doc in enumerate(ranking, start=1)]
+    fig = go.Figure()
+    for m, spec in enumerate(specs):
+        deltas = removals.deltas[:, m]
+        before = removals.current[m]
+        text = [
+            f"Remove {doc} (rank {i + 1})<br>{spec.label}: {before:.3f} → {before + d:.3f} "
+            f"({format_delta(d) if abs(d) > SAME else 'no change'})"
+            for i, (doc, d) in enumerate(zip(ranking, deltas))
+        ]
+        fig.add_trace(go.Bar(
+            x=items, y=deltas, name=spec.label, marker=dict(color=metric_colour(spec.family)),
+            customdata=[("remove", i) for i in range(len(ranking))], hovertext=text,
+            hovertemplate="%{hovertext}<extra></extra>",
+        ))
+    fig.update_layout(barmode="group", bargap=0.2)
+    fig.update_xaxes(title_text="item removed (rank. doc)", type="category")
+    fig.update_yaxes(title_text="change", zeroline=True, zerolinecolor="#888", zerolinewidth=1.5,
+                     tickformat="+.2f")
+    return _layout(fig, "What removing one item does to each metric",
+                   "Above zero the list is better without that item. Click a bar to remove the item.", height=420)
+
+
+# ---- 4. range and random baseline --------------------------------------------------------------------------------
+
+
+def range_figure(ranges: ValueRange) -> go.Figure:
+    """Per metric: a bar from the worst to the best value any ordering of these documents can reach, a diamond at
+    the expected value of a random order, and a ring at the current value.
+
+    Traces: ``data[0]`` the range bars (``base`` = minimum, ``y`` = maximum - minimum), ``data[1]`` the random-order
+    means (``y``), ``data[2]`` the current values (``y``).
+    """
+    specs = ranges.metrics.specs
+    labels = [spec.label for spec in specs]
+    colours = [metric_colour(spec.family) for spec in specs]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=labels, base=ranges.minimum, y=ranges.maximum - ranges.minimum, name="Worst to best order",
+        marker=dict(color=colours, opacity=0.3, line=dict(color=colours, width=1.5)), width=0.5,
+        customdata=np.column_stack([ranges.minimum, ranges.maximum]),
+        hovertemplate="%{x}: worst order %{customdata[0]:.3f}, best order %{customdata[1]:.3f}<extra></extra>",
+    ))
+    sampled = ranges.method == "sampled"
+    fig.add_trace(go.Scatter(
+        x=labels, y=ranges.expected, mode="markers", name=f"Random order ({ranges.describe_method()})",
+        marker=dict(symbol="diamond", size=12, color="#333333"),
+        error_y=dict(type="data", array=2 * ranges.standard_error, visible=sampled, color="#333333"),
+        hovertemplate="%{x}: a random order scores %{y:.3f} on average<extra></extra>",
+    ))
+    fig.add_trace(go.Scatter(
+        x=labels, y=ranges.current, mode="markers", name="Current",
+        marker=dict(symbol="circle", size=15, color=colours, line=dict(color="#111111", width=2)),
+        hovertemplate="%{x}: current %{y:.3f}<extra></extra>",
+    ))
+    fig.update_yaxes(range=[-0.04, 1.08], title_text="value")
+    at_best = [label for label, now, top in zip(labels, ranges.current, ranges.maximum) if now >= top - SAME]
+    subtitle = (f"{join_words(at_best)} {'is' if len(at_best) == 1 else 'are'} already at the best this order "
+                f"can reach" if at_best else "Every metric could still rise by reordering")
+    return _layout(fig, "How good is this order? Worst, random and best orders of the same documents", subtitle,
+                   height=400)
+
+
+# ---- 5. baseline against current ---------------------------------------------------------------------------------
+
+
+def baseline_figure(comparison: BaselineComparison) -> go.Figure:
+    """Bars for the pinned baseline (grey) and the current ranking (each metric's colour), side by side.
+
+    Traces: ``data[0]`` baseline values, ``data[1]`` current values (``y``).
+    """
+    specs = comparison.metrics.specs
+    labels = [spec.label for spec in specs]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=labels, y=comparison.baseline, name="Baseline", marker=dict(color=BASELINE_COLOUR),
+        text=[f"{v:.3f}" for v in comparison.baseline], textposition="outside",
+        hovertemplate="%{x} baseline: %{y:.3f}<extra></extra>",
+    ))
+    fig.add_trace(go.Bar(
+        x=labels, y=comparison.current, name="Current", marker=dict(color=[metric_colour(s.family) for s in specs]),
+        text=[f"{v:.3f}" for v in comparison.current], textposition="outside",
+        customdata=comparison.deltas,
+        hovertemplate="%{x} current: %{y:.3f} (%{customdata:+.3f} against the baseline)<extra></extra>",
+    ))
+    fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05)
+    fig.update_yaxes(range=[0, 1.15], title_text="value")
+    changed = [f"{label} {format_delta(d)}" for label, d in zip(labels, comparison.deltas) if abs(d) > SAME]
+    subtitle = "Changed: " + join_words(changed) if changed else "No metric changed since the baseline was pinned"
+    return _layout(fig, "Current ranking against the pinned baseline", subtitle, height=380)
+
+
+def baseline_from_values(metrics: MetricSet, baseline: Mapping[str, float],
+                         current: Mapping[str, float]) -> BaselineComparison:
+    """A comparison from two ``{metric: value}`` mappings keyed by label (``"AP@4"``) or measure (``"map_cut.4"``
+    or its trec_eval output name ``"map_cut_4"``)."""
+
+    def pick(values: Mapping[str, float], which: str) -> np.ndarray:
+        picked = []
+        for spec in metrics.specs:
+            for key in (spec.label, spec.measure, spec.measure.replace(".", "_")):
+                if key in values:
+                    picked.append(float(values[key]))
+                    break
+            else:
+                raise KeyError(f"{which} values have no entry for {spec.label} (or {spec.measure}); "
+                               f"got {', '.join(map(str, values)) or 'none'}")
+        return np.array(picked)
+
+    return BaselineComparison(metrics, pick(baseline, "baseline"), pick(current, "current"))
+
+
+# ---- 6. direct manipulation --------------------------------------------------------------------------------------
+
+
+def decode_selection(event: Any) -> Change | None:
+    """The change a Streamlit plotly selection event asks for, or None.
+
+    Accepts what ``st.plotly_chart(..., on_select="rerun")`` returns (or the value stored under its key): a
+    mapping with ``selection.points``, or the ``selection`` mapping itself. The first selected point whose
+    ``customdata`` is ``("swap", i, j)``, ``("move", i, t)`` or ``("remove", i)`` wins; points without one (a
+    curve, a range bar) are ignored.
+    """
+    if event is None:
+        return None
+    selection = _get(event, "selection")
+    if selection is None:
+        selection = event
+    points = _get(selection, "points") or []
+    for point in points:
+        data = _get(point, "customdata")
+        if data is None:
+            continue
+        try:
+            return Change.from_customdata(data)
+        except ValueError:
+            continue
+    return None
+
+
+def _get(container: Any, key: str) -> Any:
+    if isinstance(container, Mapping):
+        return container.get(key)
+    return getattr(container, key, None)
+
+
+__all__ = [
+    "BASELINE_COLOUR", "CURVE_HINTS", "DIVERGING_SCALE", "METRIC_COLOURS", "baseline_figure", "baseline_from_values",
+    "decode_selection", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
+    "removal_bars_figure", "swap_heatmaps_figure",
+]
