@@ -11,7 +11,6 @@ registry and that table, so the documentation cannot drift from the engine.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -162,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno grade (grade < 0 = unjudged)")
-    parser.add_argument("run", metavar="RUN", help="ranking: qid Q0 docno rank score tag")
+    parser.add_argument("run", metavar="RUN", help="ranking: qid Q0 docno rank score tag ('-' reads standard input)")
     trec = parser.add_argument_group("trec_eval options")
     trec.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                       help="print every query's values before the 'all' lines")
@@ -288,7 +287,8 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     from .trec_io import read_qrels, read_run
 
     qrels = read_qrels(qrels_path)
-    run = read_run(run_path)
+    # As in trec_eval, a run file named '-' is read from standard input.
+    run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(run_path)
     values: dict[str, np.ndarray] = {}
     qids: list[str] | None = None
     by_rule: dict[bool, list[Measure]] = {}
@@ -311,16 +311,7 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
             index = np.asarray(order, dtype=np.int64)
             for key, column in evaluate_batch(batch, group, rule).items():
                 values[key] = np.asarray(column, dtype=np.float64)[index]
-    return qids or [], values, run_tag(run)
-
-
-def run_tag(run: object) -> str:
-    """The run's tag as trec_eval's runid prints it."""
-    for attribute in ("tag", "run_tag", "runid", "run_id"):
-        tag = getattr(run, attribute, None)
-        if tag is not None:
-            return str(tag)
-    return ""
+    return qids or [], values, run.runid
 
 
 def format_line(key: str, qid: str, value: float) -> str:
@@ -338,7 +329,7 @@ def report_lines(
     keys = [m.key for m in selection.measures]
     lines: list[str] = []
     if per_query:
-        printed = [key for key in keys if not key.startswith(("num_q", "NumQ"))]
+        printed = [m.key for m in selection.measures if m.name != "num_q"]  # trec_eval prints num_q once, summed
         formatted = {key: _formatted_column(key, values[key]) for key in printed}
         for i, qid in enumerate(qids):
             lines.extend(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}" for key in printed)
@@ -383,13 +374,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         out.flush()
         return 0
     except UsageError as error:
-        err.write(f"{PROG}: {error}\n")
+        message = str(error)
     except FileNotFoundError as error:
-        err.write(f"{PROG}: cannot read {error.filename}: no such file\n")
+        message = f"cannot read {error.filename}: no such file"
     except OSError as error:
-        err.write(f"{PROG}: cannot read {error.filename or ''}: {error.strerror or error}\n")
+        message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
     except ValueError as error:  # InputError from the readers names the file and line
-        err.write(f"{PROG}: {error}\n")
+        message = str(error)
+    err.write(f"{PROG}: {' '.join(message.split())}\n")
     return 2
 
 

@@ -301,6 +301,12 @@ def test_python_m_metrics_runs_and_exits_2_without_a_traceback(files, tmp_path):
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr and "nope" in bad.stderr
 
 
+def test_a_run_named_dash_is_read_from_standard_input_as_in_trec_eval(files):
+    piped = subprocess.run([sys.executable, "-m", "metrics", "-m", "map", files[0], "-"], input=RUN,
+                           capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert piped.returncode == 0 and piped.stdout == cli("-m", "map", *files)[1]
+
+
 # ---- --help is generated from the registries ----------------------------------------------------------------
 
 
