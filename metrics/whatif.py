@@ -530,7 +530,7 @@ class ValueRange:
 
 @lru_cache(maxsize=EXACT_ORDERINGS_UP_TO + 1)
 def _all_orderings(n: int) -> np.ndarray:
-    orderings = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(-1, n)
+    orderings = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(math.factorial(n), n)
     orderings.setflags(write=False)
     return orderings
 
