@@ -356,7 +356,7 @@ def baseline_from_values(metrics: MetricSet, baseline: Mapping[str, float],
                     picked.append(float(values[key]))
                     break
             else:
-                raise KeyError(f"{which} values have no entry for {spec.label} (or {spec.measure}); "
+                raise ValueError(f"{which} values have no entry for {spec.label} (or {spec.measure}); "
                                f"got {', '.join(map(str, values)) or 'none'}")
         return np.array(picked)
 
