@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from .conventions import Conventions
 from .model import NO_JUDGMENT, RankingBatch
 from .names import Measure
-from .trec_io import QrelsTable, RunTable, Source, read_qrels, read_run
+from .trec_io import QrelsTable, RunTable, Source, docno_keys, read_qrels, read_run, value_codes
 
 
 def batch_for_run(
@@ -34,39 +34,44 @@ def batch_for_run(
 ) -> tuple[list[str], RankingBatch]:
     """The evaluated query ids and their batch (one row per query), as the dict path builds them."""
     conv = conventions if conventions is not None else Conventions()
-    run_codes, run_qids = _codes(run.qid)
-    qrels_codes, qrels_qids = _codes(qrels.qid)
+    run_codes, run_qids = value_codes(run.qid)
+    qrels_codes, qrels_qids = value_codes(qrels.qid)
 
     # Batch row of each run query (-1 when the query has no judgments), in order of first appearance.
     judged_query = pc.is_in(run_qids, value_set=qrels_qids).to_numpy(zero_copy_only=False)
-    row_of_run_query = np.where(judged_query, np.cumsum(judged_query) - 1, -1)
-    selected_qids = pc.filter(run_qids, judged_query).to_pylist()
-    qids = list(selected_qids)
+    row_of_run_query = np.where(judged_query, np.cumsum(judged_query) - 1, -1).astype(np.int32)
+    qids = pc.filter(run_qids, judged_query).to_pylist()
     if conv.missing_queries == "zero":
         absent = ~pc.is_in(qrels_qids, value_set=run_qids).to_numpy(zero_copy_only=False)
         qids.extend(pc.filter(qrels_qids, absent).to_pylist())
     n_rows = len(qids)
-
-    # Batch row of each qrels query (-1 when it is not evaluated).
     where = pc.index_in(qrels_qids, value_set=pa.array(qids, type=pa.string()))
-    row_of_qrels_query = pc.fill_null(where, -1).to_numpy().astype(np.int64)
+    row_of_qrels_query = pc.fill_null(where, -1).to_numpy().astype(np.int32)
+    qrels_rows = row_of_qrels_query[qrels_codes]
+    judged_grades = _judged_grade_matrix(qrels_rows, qrels.grade, n_rows)
 
-    judged_grades = _judged_grade_matrix(row_of_qrels_query[qrels_codes], qrels.grade, n_rows)
-
-    # Run rows of evaluated queries, then each one's grade (NO_JUDGMENT when unjudged).
+    # Run lines of evaluated queries and each one's grade (NO_JUDGMENT when unjudged).
     rows = row_of_run_query[run_codes]
-    keep = np.flatnonzero(rows >= 0)
-    rows = rows[keep]
-    scores = run.score[keep]
-    docno = run.docno if keep.shape[0] == len(run) else run.docno.take(pa.array(keep))
-    grades = _grades(qrels, qrels_codes, row_of_qrels_query, rows, docno, n_rows)
-
-    order = _ranking_order(rows, scores, docno, conv.tie_order)
-    rows, grades = rows[order], grades[order]
+    del run_codes
+    scores, docno, keys = run.score, run.docno, run.docno_key
+    if keys is None:
+        keys, exact = docno_keys(docno)
+    else:
+        exact = run.docno_key_exact
+    evaluated = rows >= 0
+    if not evaluated.all():
+        rows, scores, keys = rows[evaluated], scores[evaluated], keys[evaluated]
+        docno = pc.filter(docno, pa.array(evaluated))
+    del evaluated
+    grades = _grades(qrels, qrels_rows, rows, docno)
+    rows, grades = _in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order, grades)
+    del scores, keys, docno
     position = _position_in_group(rows)
     if conv.depth is not None:
         inside = position < conv.depth
-        rows, grades, position = rows[inside], grades[inside], position[inside]
+        if not inside.all():
+            rows, grades, position = rows[inside], grades[inside], position[inside]
+        del inside
     judged = grades >= 0
     if conv.unjudged == "removed":
         rows, grades, judged = rows[judged], grades[judged], judged[judged]
@@ -74,20 +79,13 @@ def batch_for_run(
 
     lengths = np.bincount(rows, minlength=n_rows).astype(np.int64)
     width = max(1, int(lengths.max(initial=0)))
+    flat = rows.astype(np.int64) * width + position
+    del rows, position
     grade_matrix = np.zeros((n_rows, width))
+    grade_matrix.ravel()[flat] = np.maximum(grades, 0)
     judged_matrix = np.zeros((n_rows, width), dtype=bool)
-    flat = rows * width + position
-    grade_matrix.ravel()[flat] = np.where(judged, grades, 0).astype(np.float64)
     judged_matrix.ravel()[flat] = judged
     return qids, RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades)
-
-
-def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Integer code of each value (in order of first appearance) and the distinct values."""
-    encoded = pc.dictionary_encode(values)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
 
 
 def _judged_grade_matrix(rows: np.ndarray, grades: np.ndarray, n_rows: int) -> np.ndarray:
@@ -103,11 +101,9 @@ def _judged_grade_matrix(rows: np.ndarray, grades: np.ndarray, n_rows: int) -> n
     return matrix
 
 
-def _grades(qrels: QrelsTable, qrels_codes: np.ndarray, row_of_qrels_query: np.ndarray, rows: np.ndarray,
-            docno: pa.Array, n_rows: int) -> np.ndarray:
-    """The qrels grade of each run row's (query, document), NO_JUDGMENT where there is none."""
-    grades = np.full(rows.shape[0], NO_JUDGMENT, dtype=np.int64)
-    qrels_rows = row_of_qrels_query[qrels_codes]
+def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno: pa.Array) -> np.ndarray:
+    """The qrels grade of each run line's (query, document) as float64, NO_JUDGMENT where there is none."""
+    grades = np.full(rows.shape[0], float(NO_JUDGMENT))
     usable = qrels_rows >= 0
     if not usable.any() or rows.shape[0] == 0:
         return grades
@@ -115,13 +111,16 @@ def _grades(qrels: QrelsTable, qrels_codes: np.ndarray, row_of_qrels_query: np.n
     qrels_rows = qrels_rows[usable]
     qrels_grade = qrels.grade[usable]
     # Most run documents are judged for no query at all: find the few candidates by doc id alone first.
-    candidate = pc.is_in(docno, value_set=pc.unique(qrels_docno)).to_numpy(zero_copy_only=False)
-    candidates = np.flatnonzero(candidate)
+    candidate = pc.is_in(docno, value_set=pc.unique(qrels_docno))
+    candidates = np.flatnonzero(np.asarray(candidate))
     if candidates.shape[0] == 0:
         return grades
-    run_keys = _pair_keys(rows[candidates], docno.take(pa.array(candidates)))
-    qrels_keys = _pair_keys(qrels_rows, qrels_docno)
-    where = pc.index_in(run_keys, value_set=qrels_keys)
+    # Filtering keeps the chunks (take would first concatenate all of them).
+    candidate_docno = pc.filter(docno, candidate)
+    if isinstance(candidate_docno, pa.ChunkedArray):
+        candidate_docno = candidate_docno.combine_chunks()
+    run_keys = _pair_keys(rows[candidates], candidate_docno)
+    where = pc.index_in(run_keys, value_set=_pair_keys(qrels_rows, qrels_docno))
     found = pc.is_valid(where).to_numpy(zero_copy_only=False)
     positions = pc.fill_null(where, 0).to_numpy().astype(np.int64)
     grades[candidates[found]] = qrels_grade[positions[found]]
@@ -132,20 +131,25 @@ def _pair_keys(rows: np.ndarray, docno: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(pa.array(rows.astype(str)), docno, "\x00")
 
 
-def _ranking_order(rows: np.ndarray, scores: np.ndarray, docno: pa.Array, tie_order: str) -> np.ndarray:
-    """Permutation that sorts by batch row, then score descending, then the tie order."""
+def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndarray, exact: bool,
+                      tie_order: str, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` and ``grades`` sorted by batch row, then score descending, then the tie order."""
     n = rows.shape[0]
     if n == 0:
-        return np.arange(0)
+        return rows, grades
     same_row = rows[1:] == rows[:-1]
-    already = bool(np.all(rows[1:] >= rows[:-1]) and np.all(~same_row | (scores[1:] <= scores[:-1])))
-    order = np.arange(n) if already else np.lexsort((-scores, rows))
-    if tie_order == "as_given":
-        return order
-    sorted_rows, sorted_scores = rows[order], scores[order]
-    tied_with_next = (sorted_rows[1:] == sorted_rows[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
-    if not tied_with_next.any():
-        return order
+    # Run files are usually written grouped by query and by score already; then no full sort is needed.
+    if bool((rows[1:] >= rows[:-1]).all() and (~same_row | (scores[1:] <= scores[:-1])).all()):
+        order = None
+        tied_with_next = same_row
+        tied_with_next &= scores[1:] == scores[:-1]
+    else:
+        del same_row
+        order = np.lexsort((-scores, rows))
+        rows, grades, scores = rows[order], grades[order], scores[order]
+        tied_with_next = (rows[1:] == rows[:-1]) & (scores[1:] == scores[:-1])
+    if tie_order == "as_given" or not tied_with_next.any():
+        return rows, grades
     in_tie = np.zeros(n, dtype=bool)
     in_tie[:-1] |= tied_with_next
     in_tie[1:] |= tied_with_next
@@ -153,13 +157,28 @@ def _ranking_order(rows: np.ndarray, scores: np.ndarray, docno: pa.Array, tie_or
     # A tie group starts where a tied element is not tied with its predecessor.
     starts = np.ones(tied.shape[0], dtype=bool)
     starts[1:] = ~tied_with_next[tied[1:] - 1]
-    group = np.cumsum(starts)
-    direction = "descending" if tie_order == "trec_eval" else "ascending"
-    table = pa.table({"group": group, "docno": docno.take(pa.array(order[tied]))})
-    within = pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", direction)]).to_numpy()
-    order = order.copy()
-    order[tied] = order[tied][within]
-    return order
+    del tied_with_next
+    group = np.cumsum(starts, dtype=np.int64)
+    source = tied if order is None else order[tied]  # line numbers (in the run as read) of the tied documents
+    descending = tie_order == "trec_eval"
+    if exact:
+        # Packed big-endian keys compare as the strings do in byte order.
+        tie_keys = keys[source]
+        within = np.lexsort((~tie_keys if descending else tie_keys, group))
+    else:
+        line_order = np.argsort(source, kind="stable")
+        in_file_order = np.zeros(n, dtype=bool)
+        in_file_order[source] = True
+        tied_docno = pc.filter(docno, pa.array(in_file_order))  # the tied docnos, in line order
+        tied_docno = tied_docno.combine_chunks() if isinstance(tied_docno, pa.ChunkedArray) else tied_docno
+        position_in_filtered = np.empty(source.shape[0], dtype=np.int64)
+        position_in_filtered[line_order] = np.arange(source.shape[0])
+        table = pa.table({"group": group, "docno": tied_docno.take(pa.array(position_in_filtered))})
+        direction = "descending" if descending else "ascending"
+        within = pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", direction)]).to_numpy()
+    # Permuting inside tie groups leaves each element's row unchanged.
+    grades[tied] = grades[tied[within]]
+    return rows, grades
 
 
 def _position_in_group(rows: np.ndarray) -> np.ndarray:

@@ -62,6 +62,7 @@ _TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
 _NORMALISE_CHUNK = 1 << 24
+_KEY_CHUNK = 1 << 20
 
 
 class TrecFormatError(InputError):
@@ -82,6 +83,8 @@ class QrelsTable:
     docno: pa.Array
     grade: np.ndarray
     name: str = "qrels"
+    docno_key: np.ndarray | None = None  # from docno_keys(), computed while checking duplicates
+    docno_key_exact: bool = False
 
     def __len__(self) -> int:
         return int(self.grade.shape[0])
@@ -102,7 +105,7 @@ class QrelsTable:
         """``{docno: grade}`` of one query (empty if the query has no judgments)."""
         mask = pc.equal(self.qid, qid)
         docs = pc.filter(self.docno, mask).to_pylist()
-        grades = self.grade[mask.to_numpy(zero_copy_only=False)].tolist()
+        grades = self.grade[np.asarray(mask)].tolist()
         return dict(zip(docs, grades))
 
 
@@ -118,6 +121,8 @@ class RunTable:
     score: np.ndarray
     runid: str
     name: str = "run"
+    docno_key: np.ndarray | None = None  # from docno_keys(), computed while checking duplicates
+    docno_key_exact: bool = False
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
@@ -138,7 +143,7 @@ class RunTable:
         """``{docno: score}`` of one query in file order (empty if the run has no such query)."""
         mask = pc.equal(self.qid, qid)
         docs = pc.filter(self.docno, mask).to_pylist()
-        scores = self.score[mask.to_numpy(zero_copy_only=False)].tolist()
+        scores = self.score[np.asarray(mask)].tolist()
         return dict(zip(docs, scores))
 
 
@@ -147,24 +152,29 @@ class RunTable:
 
 def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> QrelsTable:
     """Read a qrels file (``qid iter docno rel``) from a path, bytes, text, or binary file object."""
-    label, buffer = _load(source, name, max_bytes, "qrels")
-    columns = _fast_parse(buffer, label, kind="qrels")
-    if columns is None:
-        columns = _slow_parse(buffer, label, kind="qrels")
-    qid, docno, grade, _ = columns
-    _check_unique_pairs(qid, docno, buffer, label, "qrels")
-    return QrelsTable(qid, docno, grade, label)
+    qid, docno, grade, _, keys, exact, label = _read(source, name, max_bytes, "qrels")
+    return QrelsTable(qid, docno, grade, label, keys, exact)
 
 
 def read_run(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> RunTable:
     """Read a run file (``qid Q0 docno rank score tag``) from a path, bytes, text, or binary file object."""
-    label, buffer = _load(source, name, max_bytes, "run")
-    columns = _fast_parse(buffer, label, kind="run")
+    qid, docno, score, runid, keys, exact, label = _read(source, name, max_bytes, "run")
+    return RunTable(qid, docno, score, runid, label, keys, exact)
+
+
+def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
+    label, buffer = _load(source, name, max_bytes, kind)
+    columns = _fast_parse(buffer, label, kind)
     if columns is None:
-        columns = _slow_parse(buffer, label, kind="run")
-    qid, docno, score, runid = columns
-    _check_unique_pairs(qid, docno, buffer, label, "run")
-    return RunTable(qid, docno, score, runid, label)
+        columns = _slow_parse(buffer, label, kind)
+    qid, docno, values, tag = columns
+    if not hasattr(source, "read"):
+        # The text is only needed again to name the lines of a duplicate; it can be loaded again from the source.
+        buffer = None
+    keys, exact, maybe_repeated = _check_unique_pairs(qid, docno)
+    if maybe_repeated:
+        _raise_duplicate(buffer if buffer is not None else _load(source, name, max_bytes, kind)[1], label, kind)
+    return qid, docno, values, tag, keys, exact, label
 
 
 # ---- loading ---------------------------------------------------------------------------------------
@@ -259,7 +269,9 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
     try:
         table = pacsv.read_csv(
             pa.py_buffer(buffer),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            # One thread and 1 MB blocks: on small machines threads cost more than they save, and they multiply
+            # the memory held by blocks in flight.
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=separator.decode(), quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
@@ -269,8 +281,8 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
         return None
     if table.num_rows == 0:
         return None
-    qid = table.column("f0").combine_chunks()
-    docno = table.column("f2").combine_chunks()
+    qid = table.column("f0")
+    docno = table.column("f2")
     if kind == "qrels":
         values = table.column("f3").to_numpy()
         tag = ""
@@ -287,18 +299,33 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
 
 
 def _single_separator(buffer: bytes) -> bytes | None:
-    """The one separator byte of a file that pyarrow can split as is, or None."""
+    """The one separator byte of a file that pyarrow can split as is (no empty field anywhere), or None."""
     has_tab = b"\t" in buffer
-    separator = b"\t" if has_tab else b" "
     if has_tab and b" " in buffer:
         return None
     if any(char in buffer for char in _OTHER_WHITESPACE[1:]):
         return None
-    doubled = separator * 2
-    if (doubled in buffer or b"\n" + separator in buffer or separator + b"\n" in buffer
-            or buffer.startswith(separator) or buffer.endswith(separator)):
-        return None
-    return separator
+    separator = b"\t" if has_tab else b" "
+    return separator if not _has_empty_field(buffer, separator[0]) else None
+
+
+def _has_empty_field(buffer: bytes, separator: int) -> bool:
+    """Whether a separator starts or ends a line or follows another one: pyarrow would read an empty field."""
+    data = np.frombuffer(buffer, dtype=np.uint8)
+    if data.shape[0] == 0:
+        return False
+    if data[0] == separator or data[-1] == separator:
+        return True
+    for start in range(0, data.shape[0], _NORMALISE_CHUNK):
+        # One byte of overlap so that pairs across chunk boundaries are seen.
+        chunk = data[start:start + _NORMALISE_CHUNK + 1]
+        is_separator = chunk == separator
+        is_newline = chunk == 10
+        if (is_separator[1:] & (is_separator[:-1] | is_newline[:-1])).any():
+            return True
+        if (is_newline[1:] & is_separator[:-1]).any():
+            return True
+    return False
 
 
 def _has_comment_line(buffer: bytes) -> bool:
@@ -421,23 +448,90 @@ def _show(field: bytes) -> str:
     return repr(field.decode("utf-8", errors="backslashreplace"))
 
 
-def _check_unique_pairs(qid: pa.Array, docno: pa.Array, buffer: bytes, label: str, kind: str) -> None:
-    """Raise naming both lines when one (qid, docno) appears twice."""
-    qid_codes = pc.dictionary_encode(qid).indices.to_numpy().astype(np.int64)
-    doc_codes = pc.dictionary_encode(docno).indices.to_numpy().astype(np.int64)
-    keys = pa.array(qid_codes << 32 | doc_codes)
-    if pc.count_distinct(keys).as_py() == len(keys):
-        return
-    seen: dict[tuple[str, str], int] = {}
+def value_codes(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """The int32 code of each value (codes follow first appearance) and the distinct values in that order."""
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.ChunkedArray):
+        if encoded.num_chunks == 0:
+            return np.zeros(0, dtype=np.int32), pa.array([], type=values.type)
+        # Every chunk shares one dictionary, so the chunks concatenate without remapping.
+        encoded = encoded.combine_chunks()
+    return encoded.indices.to_numpy(), encoded.dictionary
+
+
+def docno_keys(docno: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, bool]:
+    """A uint64 key per string and whether the keys are exact.
+
+    Exact keys (every string at most 8 bytes) are the bytes packed big-endian, so comparing keys is comparing
+    the strings in byte order. Longer strings get a 64-bit polynomial hash instead: equal strings have equal
+    keys, but unequal strings may collide and the order means nothing.
+    """
+    chunks = docno.chunks if isinstance(docno, pa.ChunkedArray) else [docno]
+    chunks = [chunk if chunk.type == pa.string() else chunk.cast(pa.string()) for chunk in chunks]
+    longest = max((int(pc.max(pc.binary_length(chunk)).as_py() or 0) for chunk in chunks if len(chunk)), default=0)
+    exact = longest <= 8
+    keys = np.empty(len(docno), dtype=np.uint64)
+    done = 0
+    for chunk in chunks:
+        for start in range(0, len(chunk), _KEY_CHUNK):
+            piece = chunk.slice(start, _KEY_CHUNK)
+            keys[done:done + len(piece)] = _string_keys(piece, longest, exact)
+            done += len(piece)
+    return keys, exact
+
+
+def _string_keys(strings: pa.Array, longest: int, exact: bool) -> np.ndarray:
+    n = len(strings)
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32)[strings.offset:strings.offset + n + 1]
+    data = strings.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    first, last = int(offsets[0]), int(offsets[-1])
+    starts = offsets[:-1] - first
+    lengths = offsets[1:] - offsets[:-1]
+    # Every string's bytes read 8 at a time through a sliding view over the zero-padded data.
+    padded = np.zeros(last - first + 8 * max(1, -(-longest // 8)) + 8, dtype=np.uint8)
+    padded[:last - first] = data[first:last]
+    windows = np.lib.stride_tricks.as_strided(padded, shape=(last - first + 8 * max(1, -(-longest // 8)), 8),
+                                              strides=(1, 1), writeable=False)
+    byte_index = np.arange(8, dtype=np.int32)
+    keys = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for word_start in range(0, max(longest, 1), 8):
+            block = windows[starts + word_start]
+            block *= byte_index < (lengths - word_start)[:, None]
+            word = block.view(">u8").ravel().astype(np.uint64)
+            if exact:
+                return word
+            keys = keys * np.uint64(0x100000001B3) + (word ^ np.uint64(0x9E3779B97F4A7C15))
+        keys ^= lengths.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+    return keys
+
+
+def _check_unique_pairs(qid, docno) -> tuple[np.ndarray, bool, bool]:
+    """The docno keys, whether they are exact, and whether some (qid, docno) may appear twice."""
+    keys, exact = docno_keys(docno)
+    # Mixing the query code in may merge distinct pairs (the line-by-line check then clears them), never split
+    # equal ones.
+    pair_keys = value_codes(qid)[0].astype(np.uint64)
+    with np.errstate(over="ignore"):
+        pair_keys *= np.uint64(0x165667B19E3779F9)
+        pair_keys += keys
+    pair_keys.sort()
+    return keys, exact, bool((pair_keys[1:] == pair_keys[:-1]).any())
+
+
+def _raise_duplicate(buffer: bytes, label: str, kind: str) -> None:
+    """Raise naming the two lines of a repeated (qid, docno); return if a key collision was all there was."""
+    seen: dict[tuple[bytes, bytes], int] = {}
     for number, fields in _data_lines(buffer, label):
-        pair = (fields[0].decode("utf-8"), fields[2].decode("utf-8"))
+        pair = (fields[0], fields[2])
         if pair in seen:
             what = "judgment" if kind == "qrels" else "document"
+            qid_text, doc_text = pair[0].decode("utf-8"), pair[1].decode("utf-8")
             raise TrecFormatError(
-                f"{label} line {number}: {what} {pair[1]!r} of query {pair[0]!r} already appears on line "
+                f"{label} line {number}: {what} {doc_text!r} of query {qid_text!r} already appears on line "
                 f"{seen[pair]}; keep one line per (qid, docno)")
         seen[pair] = number
-    raise AssertionError("a repeated (qid, docno) was not found again line by line")  # pragma: no cover
 
 
 __all__ = ["QrelsTable", "RunTable", "TrecFormatError", "read_qrels", "read_run"]
