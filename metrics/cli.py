@@ -126,12 +126,13 @@ def select_measures(specs: Sequence[str]) -> Selection:
 
 def _reject_unsupported(spec: str) -> None:
     name = spec.partition(".")[0]
-    if spec in _UNSUPPORTED_NICKNAMES or (name in TREC_EVAL_MEASURE_ORDER and name not in MEASURES):
-        supported = ", ".join(n for n in SUPPORTED_ORDER if n == "runid" or MEASURES[n].trec_eval)
-        raise UsageError(
-            f"-m {spec}: trec_eval measure {name!r} is not computed by this engine; supported: {supported} "
-            "(see --help)"
-        )
+    supported = ", ".join(n for n in SUPPORTED_ORDER if n == "runid" or MEASURES[n].trec_eval)
+    if spec in _UNSUPPORTED_NICKNAMES:
+        raise UsageError(f"-m {spec}: trec_eval nickname {spec!r} names measures this engine does not compute; "
+                         f"nicknames here: {', '.join(NICKNAMES)}; measures: {supported} (see --help)")
+    if name in TREC_EVAL_MEASURE_ORDER and name not in MEASURES:
+        raise UsageError(f"-m {spec}: trec_eval measure {name!r} is not computed by this engine; "
+                         f"supported: {supported} (see --help)")
 
 
 # ---- command line ------------------------------------------------------------------------------
