@@ -1,0 +1,167 @@
+"""Measure names: trec_eval's notation, ir_measures' notation, the keys results are reported under, and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import metrics
+from metrics import Measure, parse_measure, parse_measures
+
+# ---- trec_eval notation --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec,keys",
+    [
+        ("P.5,10", ["P_5", "P_10"]),
+        ("P.10,5,5", ["P_5", "P_10"]),  # sorted, duplicates dropped
+        ("ndcg_cut.10", ["ndcg_cut_10"]),
+        ("ndcg_cut.23.4", ["ndcg_cut_23"]),  # trec_eval reads cut-offs with atol
+        ("map", ["map"]),
+        ("recip_rank", ["recip_rank"]),
+        ("ndcg.1=3,2=9", ["ndcg_1=3,2=9"]),
+        ("success.1", ["success_1"]),
+        ("P_5", ["P_5"]),  # pytrec_eval also accepts its output names
+        ("ndcg_cut_5,10", ["ndcg_cut_5", "ndcg_cut_10"]),
+    ],
+)
+def test_trec_eval_notation_gives_pytrec_eval_keys(spec, keys):
+    assert [m.key for m in parse_measure(spec)] == keys
+
+
+@pytest.mark.parametrize("name", [n for n, info in metrics.MEASURES.items() if info.cutoff != "none"])
+def test_a_cutoff_measure_without_cutoffs_gets_its_default_cutoffs(name):
+    info = metrics.MEASURES[name]
+    assert [m.cutoff for m in parse_measure(name)] == sorted(info.default_cutoffs)
+
+
+def test_trec_eval_default_cutoffs_are_trec_evals():
+    assert [m.key for m in parse_measure("P")] == [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert [m.key for m in parse_measure("success")] == ["success_1", "success_5", "success_10"]
+
+
+def test_gain_map_is_parsed_into_levels_and_keeps_its_written_form():
+    (measure,) = parse_measure("ndcg.1=3,2=9")
+    assert measure.gain_map == ((1, 3.0), (2, 9.0))
+    assert measure.key == "ndcg_1=3,2=9"
+
+
+def test_parse_measures_keeps_first_seen_order_and_drops_repeats():
+    assert [m.key for m in parse_measures(["map", "P.5", "P.5,10", "map"])] == ["map", "P_5", "P_10"]
+    assert [m.key for m in parse_measures("P.5")] == ["P_5"]
+
+
+# ---- ir_measures notation ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec,name,cutoff,relevance_level",
+    [
+        ("P@5", "P", 5, None),
+        ("nDCG@10", "ndcg_cut", 10, None),
+        ("nDCG", "ndcg", None, None),
+        ("AP@100", "map_cut", 100, None),
+        ("AP", "map", None, None),
+        ("RR", "recip_rank", None, None),
+        ("RR@10", "recip_rank_cut", 10, None),
+        ("R@1000", "recall", 1000, None),
+        ("Success@1", "success", 1, None),
+        ("P(rel=2)@5", "P", 5, 2),
+        ("Rprec", "Rprec", None, None),
+        ("Bpref", "bpref", None, None),
+        ("NumRet", "num_ret", None, None),
+        ("NumRel", "num_rel", None, None),
+        ("NumRelRet", "num_rel_ret", None, None),
+        ("NumQ", "num_q", None, None),
+    ],
+)
+def test_ir_measures_notation_parses_and_round_trips(spec, name, cutoff, relevance_level):
+    (measure,) = parse_measure(spec)
+    assert (measure.name, measure.cutoff, measure.relevance_level) == (name, cutoff, relevance_level)
+    assert measure.ir_name == measure.key == str(measure) == spec
+    assert parse_measure(measure.ir_name) == [measure]
+
+
+@pytest.mark.parametrize(
+    "spec,canonical",
+    [("MAP@10", "AP@10"), ("NDCG@10", "nDCG@10"), ("MRR@10", "RR@10"), ("nDCG(dcg=exp-log2)@10", "nDCG(dcg='exp-log2')@10"),
+     ("P( rel=2 )@5", "P(rel=2)@5")],
+)
+def test_ir_measures_aliases_and_spellings_become_the_canonical_name(spec, canonical):
+    assert parse_measure(spec)[0].key == canonical
+
+
+def test_ir_measures_parameters_set_the_measures_conventions():
+    (exp,) = parse_measure("nDCG(dcg='exp-log2')@10")
+    assert (exp.name, exp.cutoff, exp.gain) == ("ndcg_cut", 10, "exponential")
+    assert exp.ir_name == "nDCG(dcg='exp-log2')@10"
+    (judged,) = parse_measure("nDCG(judged_only=True)@10")
+    assert judged.judged_only is True and judged.ir_name == "nDCG(judged_only=True)@10"
+    (both,) = parse_measure("P(rel=2,judged_only=True)@5")
+    assert parse_measure(both.ir_name) == [both]
+
+
+def test_every_registered_measure_round_trips_through_its_ir_name():
+    for name, info in metrics.MEASURES.items():
+        measure = Measure(name, cutoff=7 if info.cutoff != "none" else None, notation="ir_measures")
+        (parsed,) = parse_measure(measure.ir_name)
+        # Rprec is spelled the same in both notations, so it parses as trec_eval's; the key is the same either way.
+        assert (parsed.name, parsed.cutoff, parsed.key) == (name, measure.cutoff, measure.key), name
+
+
+def test_the_same_measure_in_both_notations_gives_the_same_values(pastry_qrels, pastry_run):
+    trec = metrics.evaluate(pastry_qrels, pastry_run, ["P.4", "ndcg_cut.4", "map", "recip_rank", "recall.4"])
+    ir = metrics.evaluate(pastry_qrels, pastry_run, ["P@4", "nDCG@4", "AP", "RR", "R@4"])
+    assert list(trec["sweet pastry"].values()) == list(ir["sweet pastry"].values())
+    assert list(ir["sweet pastry"]) == ["P@4", "nDCG@4", "AP", "RR", "R@4"]
+
+
+def test_a_measure_parameter_overrides_the_conventions_for_that_measure_only(jam_qrels, jam_run):
+    values = metrics.evaluate(jam_qrels, jam_run, ["P@4", "P(rel=2)@4", "nDCG@4", "nDCG(dcg='exp-log2')@4"])["jam"]
+    assert (values["P@4"], values["P(rel=2)@4"]) == (3 / 4, 1 / 4)
+    assert round(values["nDCG@4"], 5) == 0.46724 and round(values["nDCG(dcg='exp-log2')@4"], 4) == 0.4138
+
+
+# ---- errors -------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("precision", "unknown measure 'precision'; known: P, recall"),
+        ("Precision@5", "unknown measure 'Precision@5'; ir_measures names:"),
+        ("P@0", "measure 'P@0': cut-off has to be a positive integer"),
+        ("P.0", "measure 'P.0': cut-off '0' has to be a positive integer"),
+        ("P.-5", "measure 'P.-5': cut-off '-5' has to be a positive integer"),
+        ("P@-5", "unknown measure 'P@-5'"),
+        ("P.five", "measure 'P.five': cut-off 'five' has to be a positive integer"),
+        ("P", None),  # valid: trec_eval's default cut-offs
+        ("R", "measure 'R' takes a cut-off, e.g. R@10"),
+        ("Success", "measure 'Success' takes a cut-off, e.g. Success@10"),
+        ("Rprec@5", "measure 'Rprec@5' takes no cut-off"),
+        ("map.5", "measure 'map' takes no parameters, got 'map.5'"),
+        ("nDCG(dcg='exp')@10", "unsupported parameter \"dcg='exp'\""),
+        ("P(dcg='exp-log2')@5", "unsupported parameter"),
+        ("ndcg.1:3", "gain parameter '1:3' has to look like level=gain"),
+        ("", "measure name has to be a non-empty string"),
+    ],
+)
+def test_bad_names_raise_a_precise_error(spec, message):
+    if message is None:
+        assert parse_measure(spec)
+        return
+    with pytest.raises(ValueError) as error:
+        parse_measure(spec)
+    assert message in str(error.value)
+
+
+def test_ir_notation_p_without_cutoff_says_what_to_write():
+    with pytest.raises(ValueError, match=r"unknown measure 'P@'; ir_measures names: .* \(e.g. P@5"):
+        parse_measure("P@")
+    with pytest.raises(ValueError, match=r"takes a cut-off, e.g. P@10"):
+        parse_measure("P()")
+
+
+def test_evaluate_rejects_an_empty_measure_list():
+    with pytest.raises(ValueError, match="has to name at least one measure"):
+        metrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [])
