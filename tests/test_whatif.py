@@ -343,3 +343,15 @@ def test_best_and_worst_orders_reach_the_enumerated_extremes(conventions):
         worst = query.evaluate_orders(np.array([query.worst_order()], dtype=np.int64).reshape(1, -1))[0]
         assert best == pytest.approx(ranges.maximum, abs=1e-12)
         assert worst == pytest.approx(ranges.minimum, abs=1e-12)
+
+
+def test_rr_of_a_first_hit_far_below_k_is_scored_from_the_deeper_ranks():
+    ranking = [f"doc{i}" for i in range(20)]
+    judgments = {"doc14": 1, "doc17": 2}
+    query = Scenario(ranking, judgments, k=3)
+    swaps, removals = swap_deltas(query), removal_deltas(query)
+    assert swaps.current[RR] == pytest.approx(1 / 15)
+    assert swaps.of("RR")[14, 19] == pytest.approx(1 / 18 - 1 / 15)  # the next hit is doc17 at rank 18
+    assert swaps.of("RR")[0, 14] == pytest.approx(1 - 1 / 15)
+    assert removals.of("RR")[3] == pytest.approx(1 / 14 - 1 / 15)
+    assert value_range(query).maximum[RR] == 1.0
