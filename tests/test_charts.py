@@ -53,6 +53,7 @@ def test_k_curves_plot_precision_one_half_two_thirds_half_and_mark_k_4():
     assert list(precision.y) == pytest.approx([1, 0.5, 2 / 3, 0.5])
     assert list(trace(fig, "Recall@k").y) == pytest.approx([1 / 3, 1 / 3, 2 / 3, 2 / 3])
     assert list(trace(fig, "RR@k").y) == pytest.approx([1, 1, 1, 1])
+    assert precision.hovertemplate.startswith("P@%{x} = %{y:.3f}")
     marker = trace(fig, "P@k at k=4")
     assert (list(marker.x), list(marker.y)) == ([4], [0.5])
     k_lines = [shape for shape in fig.layout.shapes if shape.x0 == 4 and shape.x1 == 4]

@@ -119,7 +119,7 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=ks, y=values, mode="lines+markers", name=spec.curve_label, legendgroup=spec.family,
             line=dict(color=colour, width=2.5, shape="linear"), marker=dict(color=colour, size=5),
-            hovertemplate=f"{spec.curve_label.replace('@k', '@%{{x}}')} = %{{y:.3f}}<extra></extra>",
+            hovertemplate=spec.curve_label.replace("@k", "@%{x}") + " = %{y:.3f}<extra></extra>",
             showlegend=False,
         ), row=row, col=col)
         fig.add_trace(go.Scatter(
@@ -373,6 +373,9 @@ def decode_selection(event: Any) -> Change | None:
     mapping with ``selection.points``, or the ``selection`` mapping itself. The first selected point whose
     ``customdata`` is ``("swap", i, j)``, ``("move", i, t)`` or ``("remove", i)`` wins; points without one (a
     curve, a range bar) are ignored.
+
+    Streamlit keeps a selection across reruns, so a page should apply a decoded change once, e.g. by giving the
+    chart a key that changes after every applied edit (``f"swaps-{edit_count}"``).
     """
     if event is None:
         return None
