@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from .conventions import Conventions
 from .model import NO_JUDGMENT, RankingBatch
 from .names import Measure
-from .trec_io import QrelsTable, RunTable, Source, docno_keys, read_qrels, read_run, value_codes
+from .trec_io import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
 
 
 def batch_for_run(
@@ -38,15 +38,15 @@ def batch_for_run(
     qrels_codes, qrels_qids = value_codes(qrels.qid)
 
     # Batch row of each run query (-1 when the query has no judgments), in order of first appearance.
-    judged_query = pc.is_in(run_qids, value_set=qrels_qids).to_numpy(zero_copy_only=False)
+    judged_query = to_numpy(pc.is_in(run_qids, value_set=qrels_qids))
     row_of_run_query = np.where(judged_query, np.cumsum(judged_query) - 1, -1).astype(np.int32)
-    qids = pc.filter(run_qids, judged_query).to_pylist()
+    evaluated_qids = pc.filter(run_qids, from_numpy(judged_query))
     if conv.missing_queries == "zero":
-        absent = ~pc.is_in(qrels_qids, value_set=run_qids).to_numpy(zero_copy_only=False)
-        qids.extend(pc.filter(qrels_qids, absent).to_pylist())
+        absent = ~to_numpy(pc.is_in(qrels_qids, value_set=run_qids))
+        evaluated_qids = pa.concat_arrays([evaluated_qids, pc.filter(qrels_qids, from_numpy(absent))])
+    qids = evaluated_qids.to_pylist()
     n_rows = len(qids)
-    where = pc.index_in(qrels_qids, value_set=pa.array(qids, type=pa.string()))
-    row_of_qrels_query = pc.fill_null(where, -1).to_numpy().astype(np.int32)
+    row_of_qrels_query = _index_in(qrels_qids, evaluated_qids).astype(np.int32)
     qrels_rows = row_of_qrels_query[qrels_codes]
     judged_grades = _judged_grade_matrix(qrels_rows, qrels.grade, n_rows)
 
@@ -61,7 +61,7 @@ def batch_for_run(
     evaluated = rows >= 0
     if not evaluated.all():
         rows, scores, keys = rows[evaluated], scores[evaluated], keys[evaluated]
-        docno = pc.filter(docno, pa.array(evaluated))
+        docno = pc.filter(docno, from_numpy(evaluated))
     del evaluated
     grades = _grades(qrels, qrels_rows, rows, docno)
     rows, grades = _in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order, grades)
@@ -101,34 +101,58 @@ def _judged_grade_matrix(rows: np.ndarray, grades: np.ndarray, n_rows: int) -> n
     return matrix
 
 
-def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno: pa.Array) -> np.ndarray:
+def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno) -> np.ndarray:
     """The qrels grade of each run line's (query, document) as float64, NO_JUDGMENT where there is none."""
     grades = np.full(rows.shape[0], float(NO_JUDGMENT))
     usable = qrels_rows >= 0
     if not usable.any() or rows.shape[0] == 0:
         return grades
-    qrels_docno = qrels.docno.filter(pa.array(usable))
+    qrels_docno = _single(pc.filter(qrels.docno, from_numpy(usable)))
     qrels_rows = qrels_rows[usable]
     qrels_grade = qrels.grade[usable]
     # Most run documents are judged for no query at all: find the few candidates by doc id alone first.
     candidate = pc.is_in(docno, value_set=pc.unique(qrels_docno))
-    candidates = np.flatnonzero(np.asarray(candidate))
+    candidates = np.flatnonzero(to_numpy(candidate))
     if candidates.shape[0] == 0:
         return grades
-    # Filtering keeps the chunks (take would first concatenate all of them).
-    candidate_docno = pc.filter(docno, candidate)
-    if isinstance(candidate_docno, pa.ChunkedArray):
-        candidate_docno = candidate_docno.combine_chunks()
-    run_keys = _pair_keys(rows[candidates], candidate_docno)
-    where = pc.index_in(run_keys, value_set=_pair_keys(qrels_rows, qrels_docno))
-    found = pc.is_valid(where).to_numpy(zero_copy_only=False)
-    positions = pc.fill_null(where, 0).to_numpy().astype(np.int64)
-    grades[candidates[found]] = qrels_grade[positions[found]]
+    candidate_docno = _single(pc.filter(docno, candidate))  # filter keeps the chunks; take would join them
+    candidate_rows = rows[candidates]
+    # Join on a 64-bit hash of (batch row, docno), then confirm every match on the strings themselves.
+    run_pairs = _pair_hash(candidate_rows, candidate_docno)
+    qrels_pairs = _pair_hash(qrels_rows, qrels_docno)
+    by_pair = np.argsort(qrels_pairs)
+    sorted_pairs = qrels_pairs[by_pair]
+    slot = np.minimum(np.searchsorted(sorted_pairs, run_pairs), sorted_pairs.shape[0] - 1)
+    hit = sorted_pairs[slot] == run_pairs
+    match = by_pair[slot[hit]]
+    confirmed = (candidate_rows[hit] == qrels_rows[match]).all() and bool(
+        to_numpy(pc.equal(candidate_docno.take(from_numpy(np.flatnonzero(hit))), qrels_docno.take(from_numpy(match)))
+                 ).all()) and not (sorted_pairs[1:] == sorted_pairs[:-1]).any()
+    if confirmed:
+        grades[candidates[hit]] = qrels_grade[match]
+        return grades
+    # A hash collision (about 2^-64 per pair): join exactly, in Python.
+    lookup = {(int(row), doc): int(grade) for row, doc, grade in
+              zip(qrels_rows.tolist(), qrels_docno.to_pylist(), qrels_grade.tolist())}
+    for index, row, doc in zip(candidates.tolist(), candidate_rows.tolist(), candidate_docno.to_pylist()):
+        grades[index] = lookup.get((row, doc), NO_JUDGMENT)
     return grades
 
 
-def _pair_keys(rows: np.ndarray, docno: pa.Array) -> pa.Array:
-    return pc.binary_join_element_wise(pa.array(rows.astype(str)), docno, "\x00")
+def _pair_hash(rows: np.ndarray, docno: pa.Array) -> np.ndarray:
+    keys, _ = docno_keys(docno, hashed=True)
+    with np.errstate(over="ignore"):
+        return keys * np.uint64(0xC2B2AE3D27D4EB4F) + rows.astype(np.uint64) * np.uint64(0x165667B19E3779F9)
+
+
+def _index_in(values: pa.Array, value_set: pa.Array) -> np.ndarray:
+    """Position of each value in ``value_set``, -1 where absent."""
+    where = pc.index_in(values, value_set=value_set)
+    return np.where(to_numpy(pc.is_valid(where)), to_numpy(where), -1)
+
+
+def _single(values) -> pa.Array:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
 def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndarray, exact: bool,
@@ -169,13 +193,13 @@ def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndar
         line_order = np.argsort(source, kind="stable")
         in_file_order = np.zeros(n, dtype=bool)
         in_file_order[source] = True
-        tied_docno = pc.filter(docno, pa.array(in_file_order))  # the tied docnos, in line order
-        tied_docno = tied_docno.combine_chunks() if isinstance(tied_docno, pa.ChunkedArray) else tied_docno
+        tied_docno = _single(pc.filter(docno, from_numpy(in_file_order)))  # the tied docnos, in line order
         position_in_filtered = np.empty(source.shape[0], dtype=np.int64)
         position_in_filtered[line_order] = np.arange(source.shape[0])
-        table = pa.table({"group": group, "docno": tied_docno.take(pa.array(position_in_filtered))})
+        table = pa.Table.from_arrays([from_numpy(group), tied_docno.take(from_numpy(position_in_filtered))],
+                                     names=["group", "docno"])
         direction = "descending" if descending else "ascending"
-        within = pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", direction)]).to_numpy()
+        within = to_numpy(pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", direction)]))
     # Permuting inside tie groups leaves each element's row unchanged.
     grades[tied] = grades[tied[within]]
     return rows, grades

@@ -11,11 +11,15 @@ from metrics.model import rankings_for_run
 from metrics.trec_io import read_qrels, read_run
 
 
-def random_trec_files(seed: int) -> tuple[str, str]:
-    """qrels and run text with ties, negative grades, unjudged and missing queries, unsorted lines."""
+def random_trec_files(seed: int, long_ids: bool = False) -> tuple[str, str]:
+    """qrels and run text with ties, negative grades, unjudged and missing queries, unsorted lines.
+
+    Short doc ids (<= 8 bytes) take the packed-key path; ``long_ids`` (ClueWeb-like) the string path.
+    """
     rng = np.random.default_rng(seed)
     qids = [f"q{i}" for i in rng.permutation(12)]
-    docs = ["d" + "".join(rng.choice(list("ab9Z_"), size=rng.integers(1, 4))) for _ in range(60)]
+    prefix = "clueweb09-en0000-" if long_ids else "d"
+    docs = [prefix + "".join(rng.choice(list("ab9Z_"), size=rng.integers(1, 4))) for _ in range(60)]
     docs = sorted(set(docs))
     qrels_lines, run_lines = [], []
     for qid in qids[:9]:  # q-ids 9..11 are judged nowhere
@@ -56,11 +60,39 @@ CONVENTIONS = [
 
 
 @pytest.mark.parametrize("conv", CONVENTIONS, ids=lambda c: c.describe())
-@pytest.mark.parametrize("seed", range(8))
-def test_bulk_batch_equals_dict_path_batch_on_random_runs(seed: int, conv: Conventions) -> None:
-    qrels_text, run_text = random_trec_files(seed)
+@pytest.mark.parametrize("long_ids", [False, True], ids=["short_ids", "long_ids"])
+@pytest.mark.parametrize("seed", range(6))
+def test_bulk_batch_equals_dict_path_batch_on_random_runs(seed: int, long_ids: bool, conv: Conventions) -> None:
+    qrels_text, run_text = random_trec_files(seed, long_ids)
     expected_qids, expected = dict_path_batch(qrels_text, run_text, conv)
     qids, batch = batch_for_run(read_qrels(qrels_text), read_run(run_text), conv)
+    assert qids == expected_qids
+    assert_same_batch(batch, expected)
+
+
+def test_runs_grouped_and_sorted_by_score_take_the_no_sort_path_and_agree() -> None:
+    qrels_text, run_text = random_trec_files(3)
+    lines = sorted(run_text.splitlines(), key=lambda line: (line.split()[0], -float(line.split()[4])))
+    sorted_run = "\n".join(lines) + "\n"
+    for conv in CONVENTIONS:
+        expected_qids, expected = dict_path_batch(qrels_text, sorted_run, conv)
+        qids, batch = batch_for_run(read_qrels(qrels_text), read_run(sorted_run), conv)
+        assert qids == expected_qids
+        assert_same_batch(batch, expected)
+
+
+def test_hash_collisions_fall_back_to_exact_string_matching(monkeypatch: pytest.MonkeyPatch) -> None:
+    import metrics.bulk as bulk
+    import metrics.trec_io as trec_io
+
+    def colliding_keys(docno, *, hashed: bool = False):
+        return np.zeros(len(docno), dtype=np.uint64), False
+
+    qrels_text, run_text = random_trec_files(5)
+    expected_qids, expected = dict_path_batch(qrels_text, run_text, Conventions())
+    monkeypatch.setattr(bulk, "docno_keys", colliding_keys)
+    monkeypatch.setattr(trec_io, "docno_keys", colliding_keys)
+    qids, batch = batch_for_run(read_qrels(qrels_text), read_run(run_text))
     assert qids == expected_qids
     assert_same_batch(batch, expected)
 

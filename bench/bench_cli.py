@@ -1,0 +1,123 @@
+"""End to end, ours against pytrec_eval: parse qrels and run, evaluate, and average, each in a fresh process.
+
+For each data set the two tools run alternately (which one goes first alternates too), ``--repeats`` times
+each; we report the median wall time and the median peak RSS of each, and the ratios ours / pytrec_eval.
+Ours is the command line (``python -m metrics``); pytrec_eval is ``bench/pipelines.py pytrec_eval``: its own
+``parse_qrel``/``parse_run``, ``RelevanceEvaluator(...).evaluate`` and ``compute_aggregated_measure``.
+
+Before timing, the ``all`` values are checked: ``metrics.bulk.evaluate_files`` must equal pytrec_eval's means
+to 1e-9, and the command line's printed lines must equal pytrec_eval's means printed as trec_eval prints them.
+
+Usage: ``python bench/bench_cli.py [--repeats 3] [--sets msmarco_space,msmarco_tab,trecdl]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+from generate import generate  # noqa: E402
+from pipelines import MEASURES  # noqa: E402
+
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
+
+
+def data_sets() -> dict[str, tuple[Path, Path]]:
+    paths = generate()
+    return {
+        "msmarco_space": (paths["msmarco_qrels"], paths["msmarco_run_space"]),
+        "msmarco_tab": (paths["msmarco_qrels"], paths["msmarco_run_tab"]),
+        "trecdl": (paths["trecdl_qrels"], paths["trecdl_run"]),
+    }
+
+
+def cli_command(qrels: Path, run: Path) -> list[str]:
+    measures = [arg for name in MEASURES for arg in ("-m", name)]
+    return [sys.executable, "-m", "metrics", *measures, str(qrels), str(run)]
+
+
+def pytrec_eval_command(qrels: Path, run: Path) -> list[str]:
+    return [sys.executable, str(HERE / "pipelines.py"), "pytrec_eval", str(qrels), str(run)]
+
+
+def measure_process(command: list[str]) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, stdout) of one fresh process, from its own wait4 usage."""
+    out_path = ROOT / "bench" / "out"
+    out_path.mkdir(exist_ok=True)
+    stdout_file = out_path / "stdout.txt"
+    with open(stdout_file, "wb") as stdout, open(out_path / "stderr.txt", "wb") as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=stdout, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{(out_path / 'stderr.txt').read_text()}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout_file.read_text()
+
+
+def printed(key: str, value: float) -> str:
+    return str(int(value)) if key in COUNTS else f"{value:6.4f}"
+
+
+def check_agreement(name: str, qrels: Path, run: Path) -> None:
+    """Our full-precision means equal pytrec_eval's to 1e-9, and the CLI prints them as trec_eval would."""
+    reference = json.loads(measure_process(pytrec_eval_command(qrels, run))[3])
+    from metrics.bulk import evaluate_files
+
+    _, _, ours = evaluate_files(qrels, run, MEASURES)
+    assert set(ours) == set(reference), (set(ours) ^ set(reference))
+    worst = max(abs(ours[key] - reference[key]) for key in reference)
+    assert worst <= 1e-9, f"{name}: means differ from pytrec_eval by {worst}"
+    lines = measure_process(cli_command(qrels, run))[3].splitlines()
+    cli = {line.split("\t")[0].strip(): line.split("\t")[2] for line in lines if line.split("\t")[1] == "all"}
+    for key, value in reference.items():
+        assert cli[key] == printed(key, value), f"{name} {key}: CLI prints {cli[key]}, pytrec_eval {printed(key, value)}"
+    print(f"{name}: {len(reference)} means agree with pytrec_eval (max |diff| {worst:.1e}; printed forms equal)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sets", default="msmarco_space,msmarco_tab,trecdl")
+    args = parser.parse_args()
+    sets = data_sets()
+    rows = []
+    for name in args.sets.split(","):
+        qrels, run = sets[name]
+        check_agreement(name, qrels, run)
+        samples: dict[str, list[tuple[float, float, float]]] = {"ours": [], "pytrec_eval": []}
+        commands = {"ours": cli_command(qrels, run), "pytrec_eval": pytrec_eval_command(qrels, run)}
+        for repeat in range(args.repeats):
+            order = ["ours", "pytrec_eval"] if repeat % 2 == 0 else ["pytrec_eval", "ours"]
+            for tool in order:
+                samples[tool].append(measure_process(commands[tool])[:3])
+        medians = {tool: [statistics.median(column) for column in zip(*values)] for tool, values in samples.items()}
+        rows.append((name, medians["ours"], medians["pytrec_eval"]))
+        ours, peer = medians["ours"], medians["pytrec_eval"]
+        print(f"{name}: ours {ours[0]:.2f} s {ours[2]:.0f} MB | pytrec_eval {peer[0]:.2f} s {peer[2]:.0f} MB "
+              f"| wall x{ours[0] / peer[0]:.2f} cpu x{ours[1] / peer[1]:.2f} memory x{ours[2] / peer[2]:.2f}",
+              flush=True)
+    print()
+    print(f"| data set | ours wall | pytrec_eval wall | wall ratio | CPU ratio | ours peak RSS | "
+          f"pytrec_eval peak RSS | memory ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, ours, peer in rows:
+        print(f"| {name} | {ours[0]:.2f} s | {peer[0]:.2f} s | {ours[0] / peer[0]:.2f} | {ours[1] / peer[1]:.2f} | "
+              f"{ours[2]:.0f} MB | {peer[2]:.0f} MB | {ours[2] / peer[2]:.2f} |")
+    print(f"\n{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()
