@@ -150,10 +150,10 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
     ConventionInfo(
         "ap_denominator",
         "Denominator of AP@k",
-        ("map_cut",),
+        ("map_cut", "map"),
         (
-            Choice("R", "all relevant documents of the query", ("trec_eval map_cut", "pytrec_eval", "ir_measures AP@k")),
-            Choice("min_R_k", "min(R, k): the best AP@k is 1 even when R > k", ("sentence-transformers MAP@k", "ranx map@k")),
+            Choice("R", "all relevant documents of the query", ("trec_eval map_cut", "pytrec_eval", "ir_measures AP@k", "ranx map@k")),
+            Choice("min_R_k", "min(R, k): the best AP@k is 1 even when R > k", ("sentence-transformers MAP@k",)),
             Choice("retrieved_relevant", "relevant documents found in the top k", ("torchmetrics retrieval_average_precision(top_k)", "many hand-written AP@k")),
         ),
     ),
@@ -163,7 +163,7 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         ("all",),
         (
             Choice("trec_eval", "score descending, then doc id descending (byte order)", ("trec_eval", "pytrec_eval", "ir_measures")),
-            Choice("as_given", "score descending, ties keep the input order", ("ranx", "MS MARCO eval script (ranks as written)")),
+            Choice("as_given", "score descending, ties keep the input order", ("MS MARCO eval script (ranks as written)", "rank-ordered lists in hand-written evaluation code")),
             Choice("docid_ascending", "score descending, then doc id ascending", ("sorting by (-score, docid) in pandas",)),
         ),
     ),
@@ -190,8 +190,8 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Judged queries absent from the run",
         ("mean",),
         (
-            Choice("skip", "are left out of the mean", ("trec_eval", "pytrec_eval", "ir_measures", "ranx")),
-            Choice("zero", "score 0 and count in the mean", ("trec_eval -c", "MS MARCO eval script")),
+            Choice("skip", "are left out of the mean", ("trec_eval", "pytrec_eval")),
+            Choice("zero", "score 0 and count in the mean", ("trec_eval -c", "ir_measures", "ranx (make_comparable=True)", "MS MARCO eval script")),
         ),
     ),
 )

@@ -103,10 +103,55 @@ class Context:
             if shared:
                 judged = judged[:1]
             source = np.where(judged >= 0, self.gain_of(np.maximum(judged, 0)), 0.0)
-        ideal = -np.sort(-np.where(source > 0, source, 0.0), axis=1)
+        if self.gain_map is not None and self.conventions.ideal_from == "judgments":
+            # trec_eval's own order of the ideal gains (see trec_eval_ideal_gains), not a plain sort.
+            ideal = np.array([trec_eval_ideal_gains(self.gain_map, row, judged.shape[1]) for row in judged])
+        else:
+            ideal = -np.sort(-np.where(source > 0, source, 0.0), axis=1)
         discounts = np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
         cumulative = np.cumsum(ideal / discounts, axis=1)
         return np.broadcast_to(cumulative, (self.batch.size, cumulative.shape[1])) if shared else cumulative
+
+
+def trec_eval_ideal_gains(gain_map: Mapping[int, float], judged_grades: np.ndarray, width: int) -> np.ndarray:
+    """The ideal gains trec_eval's ``ndcg`` uses with gain parameters (``ndcg.1=3,2=9``), quirks included.
+
+    trec_eval lists the parameters in the order given, then every other grade 0..max with gain = grade, sorts that
+    list with glibc's merge sort and the comparator ``(int)(gain1 - gain2)``, and walks it from the top while the
+    gain is positive. The integer comparator treats gains less than 1 apart as equal, so such levels keep their
+    listed order and a smaller gain can come first; this reproduces that exactly. ``gain_map`` must keep the order
+    in which the parameters were written.
+    """
+    grades = judged_grades[judged_grades >= 0].astype(np.int64)
+    counts = np.bincount(grades) if grades.size else np.zeros(0, dtype=np.int64)
+    levels = [[level, float(gain), int(counts[level]) if 0 <= level < counts.size else 0]
+              for level, gain in gain_map.items()]
+    listed = {level for level, _, _ in levels}
+    levels += [[level, float(level), int(counts[level])] for level in range(counts.size) if level not in listed]
+    ideal: list[float] = []
+    ordered = _glibc_merge_sort(levels, lambda a, b: int(a[1] - b[1]))
+    if ordered and ordered[-1][1] > 0:
+        for _, gain, count in reversed(ordered):
+            if count == 0:
+                continue
+            if gain <= 0:
+                break
+            ideal.extend([gain] * count)
+    row = np.zeros(width)
+    row[: min(len(ideal), width)] = ideal[:width]
+    return row
+
+
+def _glibc_merge_sort(items: list, compare) -> list:
+    """glibc's qsort for small arrays (msort_with_tmp): split n/2, sort halves, merge taking the left on <= 0."""
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = _glibc_merge_sort(items[:half], compare), _glibc_merge_sort(items[half:], compare)
+    merged = []
+    while left and right:
+        merged.append(left.pop(0) if compare(left[0], right[0]) <= 0 else right.pop(0))
+    return merged + left + right
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ measure was written in trec_eval's notation, and the canonical ir_measures strin
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -154,12 +155,17 @@ def _ndcg_with_gains(spec: str, params: str) -> Measure:
         try:
             if not sep:
                 raise ValueError
-            gains[int(level)] = float(gain)
+            grade, value = int(level), float(gain)
         except ValueError:
             raise ValueError(
                 f"measure {spec!r}: gain parameter {pair!r} has to look like level=gain, e.g. ndcg.1=3,2=9"
             ) from None
-    return Measure("ndcg", gain_map=tuple(sorted(gains.items())), gain_param_text=params)
+        if grade < 0 or grade in gains or not math.isfinite(value):
+            problem = "a negative grade" if grade < 0 else "given twice" if grade in gains else "not a finite gain"
+            raise ValueError(f"measure {spec!r}: gain parameter {pair!r} is {problem}")
+        gains[grade] = value
+    # The order as written matters: trec_eval's ideal DCG depends on it when gains are less than 1 apart.
+    return Measure("ndcg", gain_map=tuple(gains.items()), gain_param_text=params)
 
 
 def _parse_ir(spec: str) -> Measure:
