@@ -8,7 +8,7 @@ import streamlit as st
 from metrics.explain import explain
 from metrics.reference import check_against_trec_eval
 
-from . import controls, data_io, editor, metrics_panel, state
+from . import controls, data_io, editor, metrics_panel, state, whatif_panel
 
 
 def show_message() -> None:
@@ -59,6 +59,8 @@ def page() -> None:
         st.subheader("How each number is computed")
         metrics_panel.explanations_panel(explanations)
         metrics_panel.metric_guide()
+
+    whatif_panel.whatif_section(query, baseline)
 
     data_io.data_in()
     values = pd.DataFrame(

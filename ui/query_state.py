@@ -238,6 +238,24 @@ def move(state: QueryState, index: int, new_rank: int) -> QueryState:
     return state.replace(items=tuple(items))
 
 
+def reorder_active(state: QueryState, new_order: list[str]) -> QueryState:
+    """Put the not-removed documents in ``new_order``; removed ones keep their slots in the table."""
+    active = [item for item in state.items if not item.removed]
+    by_doc = {item.doc: item for item in active}
+    if sorted(new_order) != sorted(by_doc):
+        raise InputError("the new order has to hold exactly the documents in the list")
+    queue = iter(by_doc[doc] for doc in new_order)
+    return state.replace(items=tuple(item if item.removed else next(queue) for item in state.items))
+
+
+def remove_active(state: QueryState, active_index: int) -> QueryState:
+    """Tick "removed" on the ``active_index``-th document that is not removed yet."""
+    positions = [i for i, item in enumerate(state.items) if not item.removed]
+    if not 0 <= active_index < len(positions):
+        raise InputError(f"there is no document at rank {active_index + 1}")
+    return toggle_removed(state, positions[active_index])
+
+
 def toggle_removed(state: QueryState, index: int) -> QueryState:
     items = list(state.items)
     items[index] = dataclasses.replace(items[index], removed=not items[index].removed)

@@ -17,6 +17,8 @@ QUERY = "query_state"
 EDITOR_VERSION = "editor_version"
 MESSAGE = "message"
 BASELINE = "baseline"
+UNDO = "undo_stack"
+UNDO_DEPTH = 50
 SAMPLE = "sample_slug"
 DEFAULT_SAMPLE = "sweet-pastry"
 
@@ -57,7 +59,12 @@ def current() -> QueryState:
 
 
 def commit(state: QueryState, *, refresh_editor: bool = True) -> None:
-    """Make ``state`` current. Edits are validated before they get here (query_state raises InputError)."""
+    """Make ``state`` current, keeping the previous one for Undo. Edits are validated before they get here."""
+    previous = st.session_state.get(QUERY)
+    if previous is not None and previous != state:
+        stack = st.session_state.setdefault(UNDO, [])
+        stack.append(previous)
+        del stack[:-UNDO_DEPTH]
     st.session_state[QUERY] = state
     if refresh_editor:
         # A new editor key drops the editor's pending deltas, so an edit is never applied twice.
@@ -75,6 +82,18 @@ def try_commit(change, *args, **kwargs) -> bool:
     st.session_state[MESSAGE] = None
     commit(new_state)
     return True
+
+
+def undo() -> None:
+    stack = st.session_state.get(UNDO) or []
+    if stack:
+        st.session_state[QUERY] = stack.pop()
+        st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
+        say("info", "Undid the last change.")
+
+
+def can_undo() -> bool:
+    return bool(st.session_state.get(UNDO))
 
 
 def say(kind: str, text: str) -> None:

@@ -1,0 +1,99 @@
+"""What-if charts under the metrics: changing k, swapping, moving and removing items, the range under reordering,
+and the pinned baseline. Clicking a swap cell or a removal bar applies that change; Undo takes it back."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metrics import InputError
+from metrics.whatif import (
+    Change,
+    Scenario,
+    callouts,
+    chart_data,
+    move_preview,
+)
+
+from . import charts, state
+from .query_state import QueryState, remove_active, reorder_active
+from .text import escape_markdown
+
+
+def _apply(change: Change) -> None:
+    query = state.current()
+    ranking = query.ranking
+    try:
+        change.check(len(ranking))
+        if change.kind == "remove":
+            new_state = remove_active(query, change.index)
+        else:
+            new_state = reorder_active(query, change.apply(ranking))
+    except (InputError, ValueError) as error:
+        state.say("error", f"That change could not be applied: {error}")
+        return
+    state.commit(new_state)
+    state.say("info", f"{change.describe(ranking)}: applied. Use Undo to take it back.")
+
+
+def _on_chart_select(key: str) -> None:
+    change = charts.decode_selection(st.session_state.get(key))
+    if change is not None:
+        _apply(change)
+
+
+def _chart(figure, name: str, clickable: bool = False) -> None:
+    if not clickable:
+        st.plotly_chart(figure, key=state.editor_key(name), config={"displaylogo": False})
+        return
+    key = state.editor_key(name)
+    st.plotly_chart(figure, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
+                    config={"displaylogo": False})
+
+
+def whatif_section(query: QueryState, baseline: dict | None) -> None:
+    st.header("What if…")
+    if not query.ranking:
+        st.info("Add documents to the list to see how each metric reacts to changes.")
+        return
+    scenario = Scenario(tuple(query.ranking), dict(query.judgments), query.k, query.conventions)
+    data = chart_data(scenario)
+    comparison = None
+    if baseline is not None:
+        comparison = charts.baseline_from_values(scenario.metrics, baseline["values"], {
+            spec.measure: float(value) for spec, value in zip(scenario.metrics.specs, data.current)})
+    for sentence in callouts(data, comparison):
+        st.markdown(f"- {escape_markdown(sentence)}")
+
+    tabs = st.tabs(["Changing k", "Swapping two ranks", "Moving a document", "Removing a document",
+                    "Range under reordering", "Against the baseline"])
+    with tabs[0]:
+        _chart(charts.k_curves_figure(data.curves), "chart_k_curves")
+    with tabs[1]:
+        _chart(charts.swap_heatmaps_figure(data.swaps), "chart_swaps", clickable=True)
+    with tabs[2]:
+        _move_preview(scenario)
+    with tabs[3]:
+        _chart(charts.removal_bars_figure(data.removals), "chart_removals", clickable=True)
+    with tabs[4]:
+        _chart(charts.range_figure(data.ranges), "chart_range")
+    with tabs[5]:
+        if comparison is None:
+            st.caption("Pin a baseline above, make changes, and compare them here.")
+        else:
+            _chart(charts.baseline_figure(comparison), "chart_baseline")
+
+
+def _move_preview(scenario: Scenario) -> None:
+    ranking = scenario.ranking
+    left, right, button = st.columns([3, 2, 2], vertical_alignment="bottom")
+    if st.session_state.get("preview_doc", 0) >= len(ranking):
+        st.session_state["preview_doc"] = 0
+    index = left.selectbox("Move document", range(len(ranking)), key="preview_doc",
+                           format_func=lambda i: f"{i + 1}. {ranking[i]}")
+    target_key = f"preview_rank_{len(ranking)}"
+    new_rank = right.number_input("to rank", min_value=1, max_value=len(ranking), step=1, key=target_key,
+                                  value=1)
+    preview = move_preview(scenario, index, int(new_rank))
+    button.button("Apply this move", key="apply_preview", on_click=_apply, args=(preview.change,),
+                  disabled=index == int(new_rank) - 1)
+    _chart(charts.move_preview_figure(preview), "chart_move_preview")
