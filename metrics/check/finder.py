@@ -1,0 +1,505 @@
+"""The convention finder: which conventions turn these files into the reported score?
+
+Given qrels, a run, a measure and a reported value, evaluate the measure under every applicable combination of
+conventions and keep those whose mean rounds to the reported digits. A convention is *applicable* when it can
+change the measure: the ones its registry entry names (``MeasureInfo.conventions``), plus tie order, unjudged
+documents and missing queries, which can change any measure. The relevance level is searched from 1 to the
+highest grade in the qrels. Depth (trec_eval -M) is never searched; pass it in ``base``.
+
+Combinations that give identical per-query values on this data are one *outcome* (tie orders are the same when
+no scores tie, ``missing_queries`` does nothing when every judged query was run, ...). Each outcome is named by
+its most common combination; the others are listed as equivalent. Outcomes are ranked by commonness, a prior
+that multiplies one weight per convention: a choice's number of tools in ``CONVENTION_INFO`` over the number of
+trec_eval's choice, so trec_eval's defaults weigh 1 and come first.
+
+Speed: the run is flattened into numpy arrays once. Tie order and unjudged documents change which documents
+stand at which rank, so each distinct pair gives one batch (tie orders that order this run identically share
+one); missing queries only change which rows the mean counts; every other convention only changes the kernel's
+``Context``. A TREC DL run (43 queries x 1000 documents) takes a few tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
+from ..evaluate import evaluate_batch, is_count
+from ..measures import MEASURES
+from ..model import (
+    NO_JUDGMENT,
+    InputError,
+    Qrels,
+    RankingBatch,
+    Run,
+    check_grades,
+    judged_grade_matrix,
+    order_documents,
+)
+from ..names import Measure, parse_measure
+from .reported import ReportedValue, parse_reported_value
+
+#: Tool families the finder names; a ``used_by`` entry of CONVENTION_INFO belongs to the first family it starts with.
+TOOL_FAMILIES = (
+    "trec_eval",
+    "pytrec_eval",
+    "ir_measures",
+    "ranx",
+    "sentence-transformers",
+    "torchmetrics",
+    "scikit-learn",
+    "MS MARCO eval script",
+    "LightGBM/XGBoost",
+)
+
+#: The measures (registry names) each tool family computes; a family is named for an outcome only if it has the measure.
+_MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
+    "trec_eval": frozenset(name for name, info in MEASURES.items() if info.trec_eval),
+    "pytrec_eval": frozenset(name for name, info in MEASURES.items() if info.trec_eval),
+    "ir_measures": frozenset(MEASURES),
+    "ranx": frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
+                       "Rprec", "bpref"}),
+    "sentence-transformers": frozenset({"P", "recall", "success", "recip_rank_cut", "map_cut", "ndcg_cut"}),
+    "torchmetrics": frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg",
+                               "ndcg_cut", "Rprec"}),
+    "scikit-learn": frozenset({"ndcg", "ndcg_cut"}),
+    "MS MARCO eval script": frozenset({"recip_rank_cut"}),
+    "LightGBM/XGBoost": frozenset({"ndcg", "ndcg_cut", "map", "map_cut"}),
+}
+
+#: Conventions that can change every measure, searched in this order after the measure's own.
+_ALWAYS_SEARCHED = ("tie_order", "unjudged", "missing_queries")
+_DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "ap_denominator", "precision_short_list",
+                    "tie_order", "unjudged", "missing_queries")
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One value of one convention as the finder sees it: its prior weight, meaning and tools."""
+
+    convention: str
+    value: object
+    weight: float
+    meaning: str
+    used_by: tuple[str, ...]
+    label: str  # the convention's label, e.g. "Gain of a graded judgment"
+
+
+def convention_options(name: str, max_grade: int = 1) -> tuple[Option, ...]:
+    """The values the finder tries for convention ``name``; trec_eval's comes first with weight 1.
+
+    For ``relevance_level`` the values are 1..max_grade (a document is relevant when grade >= level), weighted
+    1 (trec_eval's -l 1), 0.6 for 2 (TREC Deep Learning's passage runs use -l 2) and 0.3 above.
+    """
+    if name == "relevance_level":
+        options = []
+        for level in range(1, max(1, max_grade) + 1):
+            if level == 1:
+                options.append(Option(name, 1, 1.0, "a document is relevant when its grade is >= 1",
+                                      ("trec_eval", "pytrec_eval", "ir_measures"), "Relevance threshold"))
+                continue
+            used_by = (f"trec_eval -l {level}", f"pytrec_eval relevance_level={level}", f"ir_measures rel={level}")
+            if level == 2:
+                used_by += ("TREC Deep Learning passage task (-l 2)",)
+            options.append(Option(name, level, 0.6 if level == 2 else 0.3,
+                                  f"a document is relevant only when its grade is >= {level}", used_by,
+                                  "Relevance threshold"))
+        return tuple(options)
+    info = _CONVENTIONS.get(name)
+    if info is None:
+        raise ValueError(f"convention {name!r} is not searched by the finder; known: {', '.join(_DIMENSION_ORDER)}")
+    default = getattr(TREC_EVAL, name)
+    default_choice = next(choice for choice in info.choices if choice.value == default)
+    default_tools = max(1, len(default_choice.used_by))
+    ordered = sorted(info.choices, key=lambda choice: choice.value != default)
+    return tuple(
+        Option(name, choice.value, min(1.0, len(choice.used_by) / default_tools), choice.meaning, choice.used_by,
+               info.label)
+        for choice in ordered
+    )
+
+
+_CONVENTIONS = {info.name: info for info in CONVENTION_INFO}
+
+
+def tool_family(tool: str) -> str | None:
+    """The family of a ``used_by`` entry: ``"ranx ndcg_burges"`` -> ``"ranx"``; None for descriptions."""
+    return next((family for family in TOOL_FAMILIES if tool.startswith(family)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One outcome: a value of the measure and the conventions that give it.
+
+    conventions: the most common combination giving it (reproduce it with ``metrics.evaluate(qrels, run,
+    measure, conventions=conventions)``); value: the mean (or sum, for counts) over the queries counted;
+    per_query: each counted query's value; commonness: the prior weight of ``conventions`` (1 = trec_eval's);
+    changes: the searched conventions that differ from trec_eval's, name -> value; explanation: one sentence
+    per change; tools: tool families whose own conventions give this outcome; equivalents: other combinations
+    that give identical per-query values on this data; matches: the value rounds to the reported digits.
+    """
+
+    conventions: Conventions
+    value: float
+    per_query: dict[str, float]
+    commonness: float
+    changes: dict[str, object]
+    explanation: tuple[str, ...]
+    tools: tuple[str, ...]
+    equivalents: tuple[Conventions, ...] = ()
+    matches: bool = False
+    distance: float = 0.0  # |value - reported value|
+
+    @property
+    def description(self) -> str:
+        """``trec_eval defaults`` or the changed conventions as ``name=value`` pairs (the CLI's wording)."""
+        if not self.changes:
+            return "trec_eval defaults"
+        return " ".join(f"{name}={value}" for name, value in self.changes.items())
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """The finder's answer for one measure and reported value.
+
+    candidates: every distinct outcome, most common first; matches: those within the reported precision, most
+    common first; searched: each searched convention and the values tried; fixed: conventions the measure's
+    own notation sets (``P(rel=2)@5`` fixes relevance_level=2); combinations: how many were evaluated.
+    """
+
+    measure: Measure
+    reported: ReportedValue
+    candidates: tuple[Candidate, ...]
+    searched: dict[str, tuple[object, ...]]
+    fixed: dict[str, object] = field(default_factory=dict)
+    combinations: int = 0
+    num_queries: int = 0
+    num_missing_queries: int = 0
+
+    @property
+    def matches(self) -> tuple[Candidate, ...]:
+        return tuple(candidate for candidate in self.candidates if candidate.matches)
+
+    def nearest(self, count: int = 5) -> tuple[Candidate, ...]:
+        """The ``count`` outcomes closest to the reported value (the more common first among equals)."""
+        ranked = sorted(self.candidates, key=lambda c: (c.distance, -c.commonness))
+        return tuple(ranked[:count])
+
+
+def find_conventions(
+    qrels: Qrels,
+    run: Run,
+    measure: str | Measure,
+    value: str | float | ReportedValue,
+    *,
+    base: Conventions | None = None,
+) -> Finding:
+    """Evaluate ``measure`` under every applicable combination of conventions and compare with ``value``.
+
+    ``measure`` is one measure in trec_eval (``ndcg_cut.10``) or ir_measures (``nDCG@10``) notation; parameters
+    written in it (``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``, ``judged_only=True``) are fixed, not searched.
+    ``value`` is the reported score as text (``"0.412"``, ``"41.2%"``); its digits set the tolerance.
+    ``base`` supplies the conventions that are not searched (``depth``); the searched ones start from trec_eval's.
+
+    >>> qrels = {"jam": {"bagel": 2, "croissant": 2, "roll": 2, "scone": 1, "muffin": 1, "donut": 1}}
+    >>> run = {"jam": {"pretzel": 0.9, "bagel": 0.85, "muffin": 0.7, "donut": 0.6}}
+    >>> [m.description for m in find_conventions(qrels, run, "nDCG@4", "0.4138").matches]
+    ['gain=exponential']
+    """
+    parsed = _single_measure(measure)
+    reported = value if isinstance(value, ReportedValue) else parse_reported_value(
+        value, bounded=not is_count(parsed.key))
+    data = _PreparedRun(qrels, run)
+    plain = Measure(parsed.name, parsed.cutoff, gain_map=parsed.gain_map, gain_param_text=parsed.gain_param_text)
+
+    fixed: dict[str, object] = {}
+    if parsed.relevance_level is not None:
+        fixed["relevance_level"] = parsed.relevance_level
+    if parsed.gain is not None:
+        fixed["gain"] = parsed.gain
+    if parsed.judged_only is not None:
+        fixed["unjudged"] = "removed" if parsed.judged_only else "nonrelevant"
+    dimensions = _searched_dimensions(parsed, fixed)
+    options = {name: convention_options(name, data.max_grade) for name in dimensions}
+    start = base if base is not None else TREC_EVAL
+    # Searched conventions start from trec_eval's; the rest come from `base`, then the measure's own parameters.
+    reference = start.replace(**{name: getattr(TREC_EVAL, name) for name in dimensions}, **fixed)
+
+    outcomes: dict[tuple[bytes, int], list[tuple[float, int, Conventions, dict[str, object]]]] = {}
+    values: dict[tuple[bytes, int], np.ndarray] = {}
+    column_cache: dict[tuple, np.ndarray] = {}
+    combinations = 0
+    for combo in itertools.product(*(options[name] for name in dimensions)):
+        chosen = {option.convention: option.value for option in combo}
+        if "relevance_level" in chosen and chosen["relevance_level"] != 1 and not _level_matters(
+                plain, chosen.get("gain", reference.gain)):
+            continue
+        combinations += 1
+        conventions = reference.replace(**chosen)
+        batch_id = data.batch_id(conventions.tie_order, conventions.unjudged == "removed", conventions.depth)
+        context_key = (batch_id, conventions.replace(tie_order="trec_eval", unjudged="nonrelevant",
+                                                     missing_queries="skip"))
+        if context_key not in column_cache:
+            batch, effective = data.batch_for(batch_id, plain, conventions)
+            column_cache[context_key] = evaluate_batch(batch, [plain], effective)[plain.key]
+        counted = data.num_run_queries if conventions.missing_queries == "skip" else data.num_queries
+        column = column_cache[context_key][:counted]
+        key = (column.tobytes(), counted)
+        values[key] = column
+        weight = math.prod(option.weight for option in combo)
+        changes = {name: chosen[name] for name in dimensions if chosen[name] != getattr(reference, name)}
+        outcomes.setdefault(key, []).append((weight, len(changes), conventions, changes))
+
+    candidates = []
+    for key, members in outcomes.items():
+        members.sort(key=lambda member: (-member[0], member[1]))
+        weight, _, conventions, changes = members[0]
+        column = values[key]
+        total = float(np.cumsum(column)[-1]) if column.size else 0.0
+        aggregated = total if is_count(plain.key) else total / column.size
+        qids = data.qids[: column.size]
+        candidates.append(Candidate(
+            conventions=conventions,
+            value=aggregated,
+            per_query={qid: float(v) for qid, v in zip(qids, column)},
+            commonness=weight,
+            changes=changes,
+            explanation=tuple(_explain(name, changes[name], options[name]) for name in changes),
+            tools=_tools(members, options, dimensions, plain.name),
+            equivalents=tuple(member[2] for member in members[1:]),
+            matches=reported.contains(aggregated),
+            distance=abs(aggregated - reported.value),
+        ))
+    candidates.sort(key=lambda c: (-c.commonness, len(c.changes)))
+    return Finding(
+        measure=parsed,
+        reported=reported,
+        candidates=tuple(candidates),
+        searched={name: tuple(option.value for option in options[name]) for name in dimensions},
+        fixed=fixed,
+        combinations=combinations,
+        num_queries=data.num_run_queries,
+        num_missing_queries=data.num_queries - data.num_run_queries,
+    )
+
+
+def _single_measure(measure: str | Measure) -> Measure:
+    if isinstance(measure, Measure):
+        return measure
+    parsed = parse_measure(measure)
+    if len(parsed) != 1:
+        keys = ", ".join(m.key for m in parsed)
+        raise ValueError(f"measure {measure!r} names {len(parsed)} measures ({keys}); give one, e.g. with a cut-off")
+    return parsed[0]
+
+
+def _searched_dimensions(measure: Measure, fixed: Mapping[str, object]) -> list[str]:
+    own = set(measure.info.conventions)
+    if measure.gain_map is not None:
+        own.discard("gain")
+    if "gain" in own and "gain" not in fixed:
+        own.add("relevance_level")  # binary gain counts grades >= the level
+    if "gain" in fixed and fixed["gain"] != "binary" and "relevance_level" not in measure.info.conventions:
+        own.discard("relevance_level")
+    own.update(_ALWAYS_SEARCHED)
+    return [name for name in _DIMENSION_ORDER if name in own and name not in fixed]
+
+
+def _level_matters(measure: Measure, gain: str) -> bool:
+    """Whether the relevance level can change ``measure`` (nDCG only reads it through binary gain)."""
+    if "relevance_level" in measure.info.conventions:
+        return True
+    return measure.gain_map is None and gain == "binary"
+
+
+def _explain(name: str, value: object, options: Sequence[Option]) -> str:
+    chosen = next(option for option in options if option.value == value)
+    default = options[0]
+    tools = ", ".join(chosen.used_by)
+    return (f"{chosen.label}: {chosen.meaning}, where trec_eval's default is: {default.meaning}."
+            + (f" Used by {tools}." if tools else ""))
+
+
+def _tools(members: Sequence[tuple], options: Mapping[str, Sequence[Option]], dimensions: Sequence[str],
+           measure_name: str) -> tuple[str, ...]:
+    """Tool families whose conventions give this outcome: families that compute the measure and, for some member
+    combination, use one of its choices and are not known to use another value of any searched convention."""
+    found: set[str] = set()
+    for _, _, conventions, _ in members:
+        named: set[str] = set()
+        excluded: set[str] = set()
+        for name in dimensions:
+            value = getattr(conventions, name)
+            uses = {option.value: {tool_family(tool) for tool in option.used_by} - {None} for option in options[name]}
+            named |= uses[value]
+            for other, families in uses.items():
+                if other != value:
+                    excluded |= families - uses[value]
+        found |= named - excluded
+    return tuple(family for family in TOOL_FAMILIES if family in found and measure_name in _MEASURES_OF_TOOL[family])
+
+
+class _PreparedRun:
+    """A run flattened into numpy arrays once, and the batches built from it on demand.
+
+    Rows are the judged queries of the run in run order (trec_eval's), then the judged queries absent from the
+    run as empty rankings (trec_eval -c), exactly as :func:`metrics.evaluate` orders them.
+    """
+
+    def __init__(self, qrels: Qrels, run: Run):
+        for qid, judgments in qrels.items():
+            check_grades(judgments, qid=qid)
+        run_qids = [qid for qid in run if qid in qrels]
+        if not run_qids:
+            raise InputError(
+                "no query of the run has judgments in the qrels; check that both files use the same query ids"
+            )
+        missing = [qid for qid in qrels if qid not in run]
+        self.qids = run_qids + missing
+        self.num_run_queries = len(run_qids)
+        self.num_queries = len(self.qids)
+        judgments = [qrels[qid] for qid in self.qids]
+        self.judged_grades = judged_grade_matrix(judgments)
+        self.max_grade = int(max(self.judged_grades.max(), 1))
+
+        counts = np.fromiter((len(run[qid]) for qid in run_qids), dtype=np.int64, count=len(run_qids))
+        self.docs: list[str] = list(itertools.chain.from_iterable(run[qid].keys() for qid in run_qids))
+        scores = np.array(list(itertools.chain.from_iterable(run[qid].values() for qid in run_qids)))
+        if scores.size and (scores.dtype.kind not in "iuf" or np.isnan(scores).any()):
+            for qid in run_qids:
+                order_documents(run[qid], qid=qid)  # raises the precise InputError
+        self.scores = scores.astype(np.float64, copy=False)
+        self.grades = np.fromiter(
+            itertools.chain.from_iterable(
+                map(qrels[qid].get, run[qid].keys(), itertools.repeat(-1)) for qid in run_qids),
+            dtype=np.float64, count=len(self.docs))
+        self.counts = counts
+        self.query_index = np.repeat(np.arange(len(run_qids), dtype=np.int64), counts)
+        self.starts = np.cumsum(counts) - counts
+        self.position = np.arange(len(self.docs), dtype=np.int64) - self.starts[self.query_index]
+        self._orders: dict[str, int] = {}
+        self._order_arrays: list[np.ndarray] = []
+        self._batches: dict[tuple, RankingBatch | np.ndarray] = {}
+
+    def batch_id(self, tie_order: str, judged_only: bool, depth: int | None) -> tuple[int, bool, int | None]:
+        """A key shared by every (tie order, unjudged, depth) that gives the same rankings."""
+        if not self._orders:
+            self._order_ties()
+        return self._orders[tie_order], judged_only, depth
+
+    def batch(self, batch_id: tuple[int, bool, int | None], width: int | None = None) -> RankingBatch:
+        """The batch for one document order, with only the top ``width`` ranks when given (lengths stay whole)."""
+        key = (*batch_id, width)
+        if key not in self._batches:
+            self._batches[key] = self._build(*batch_id, width)
+        return self._batches[key]
+
+    def batch_for(self, batch_id: tuple[int, bool, int | None], measure: Measure,
+                  conventions: Conventions) -> tuple[RankingBatch, Conventions]:
+        """A batch and conventions that give ``measure`` the values it has on the full batch, as cheaply as we can.
+
+        A measure cut at k reads only the top k ranks (plus each ranking's length, kept whole), so the batch is
+        cut to width k. nDCG@k with the ideal from the retrieved list also needs the best k retrieved grades;
+        they become the batch's judged grades and the ideal is taken "from judgments", which sums the same gains
+        in the same order (gains rise with grades, and unjudged documents keep a gain of 0).
+        """
+        cutoff = measure.cutoff
+        retrieved_ideal = measure.name == "ndcg_cut" and conventions.ideal_from == "retrieved"
+        if cutoff is None or (retrieved_ideal and measure.gain_map is not None):
+            return self.batch(batch_id), conventions
+        top = self.batch(batch_id, cutoff)
+        if not retrieved_ideal:
+            return top, conventions
+        order_id, judged_only, depth = batch_id
+        # Which documents are retrieved depends on the order only through the depth cut.
+        source_id = (order_id if depth is not None else 0, False, depth)
+        key = ("ideal", *source_id, cutoff)
+        if key not in self._batches:
+            full = self.batch(source_id)
+            retrieved = np.where(full.judged, full.grades, float(NO_JUDGMENT))
+            if cutoff < full.width:
+                retrieved = np.partition(retrieved, full.width - cutoff, axis=1)[:, full.width - cutoff:]
+            self._batches[key] = -np.sort(-retrieved, axis=1)
+        return (RankingBatch(top.grades, top.judged, top.lengths, self._batches[key]),
+                conventions.replace(ideal_from="judgments"))
+
+    def _order_ties(self) -> None:
+        """Order every query by score; documents with equal scores are re-sorted by doc id only where they tie."""
+        as_given = self._by_score()
+        sorted_q = self.query_index[as_given]
+        sorted_s = self.scores[as_given]
+        tied_next = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
+        self._order_arrays = [as_given]
+        if not tied_next.any():
+            self._orders = {"as_given": 0, "trec_eval": 0, "docid_ascending": 0}
+            return
+        tied = np.zeros(as_given.shape[0], dtype=bool)
+        tied[:-1] |= tied_next
+        tied[1:] |= tied_next
+        tied_positions = as_given[tied]
+        names = [self.docs[i] for i in tied_positions.tolist()]
+        # Python compares str by code point, i.e. UTF-8 byte order, as order_documents (and trec_eval) does.
+        code_of = {name: code for code, name in enumerate(sorted(set(names)))}
+        codes = np.zeros(as_given.shape[0], dtype=np.int64)
+        codes[tied_positions] = np.fromiter((code_of[name] for name in names), dtype=np.int64, count=len(names))
+        # A block is a run of documents with one score in one query; sorting each block by code leaves the rest.
+        opens_block = tied & ~np.concatenate(([False], tied_next))
+        block_id = np.cumsum(opens_block)[tied]
+        tied_codes = codes[tied_positions]
+        descending, ascending = as_given.copy(), as_given.copy()
+        for target, sign in ((descending, -1), (ascending, 1)):
+            target[tied] = tied_positions[np.lexsort((sign * tied_codes, block_id))]
+        self._order_arrays += [descending, ascending]
+        self._orders = {"as_given": 0, "trec_eval": 1, "docid_ascending": 2}
+
+    def _by_score(self) -> np.ndarray:
+        """Positions sorted by query, then score descending, ties in input order (stable)."""
+        size = self.scores.shape[0]
+        same_query = self.query_index[1:] == self.query_index[:-1]
+        if not (same_query & (self.scores[1:] > self.scores[:-1])).any():
+            return np.arange(size, dtype=np.int64)  # runs are usually written in rank order already
+        by_score = np.argsort(-self.scores, kind="stable")
+        # Rows are contiguous per query; a unique key per (query, score rank) keeps the score order inside a query.
+        key = self.query_index[by_score] * max(size, 1) + np.arange(size, dtype=np.int64)
+        return by_score[np.argsort(key)]
+
+    def _build(self, order_id: int, judged_only: bool, depth: int | None, width: int | None) -> RankingBatch:
+        """The padded batch for one document order; depth cuts before unjudged documents are dropped (-M, -J),
+        and ``width`` then keeps only the top ranks of the matrices."""
+        order = self._order_arrays[order_id]
+        # Every order keeps each query's block where it was, so query and rank of a sorted position are shared.
+        query, position = self.query_index, self.position
+        keep = None if depth is None else position < depth
+        lengths = self.counts if depth is None else np.minimum(self.counts, depth)
+        if judged_only:
+            keep = self.grades[order] >= 0 if keep is None else keep & (self.grades[order] >= 0)
+            seen = np.concatenate(([0], np.cumsum(keep)))
+            position = seen[1:] - 1 - seen[self.starts][query]
+            lengths = seen[self.starts + self.counts] - seen[self.starts]
+        longest = max(1, int(lengths.max(initial=0)))
+        width = longest if width is None else min(width, longest)
+        if width < longest:
+            keep = position < width if keep is None else keep & (position < width)
+        if keep is not None:
+            selected = np.flatnonzero(keep)
+            query, position, order = query[selected], position[selected], order[selected]
+        grades = self.grades[order]
+        judged = grades >= 0
+        flat = query * width + position
+        size = self.num_queries * width
+        grade_matrix = np.zeros(size)
+        judged_matrix = np.zeros(size, dtype=bool)
+        grade_matrix[flat] = np.where(judged, grades, 0.0)
+        judged_matrix[flat] = judged
+        all_lengths = np.zeros(self.num_queries, dtype=np.int64)
+        all_lengths[: lengths.shape[0]] = lengths
+        return RankingBatch(grade_matrix.reshape(self.num_queries, width),
+                            judged_matrix.reshape(self.num_queries, width), all_lengths, self.judged_grades)
+
+
+__all__ = ["Candidate", "Finding", "Option", "TOOL_FAMILIES", "convention_options", "find_conventions",
+           "tool_family"]
