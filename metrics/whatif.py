@@ -24,7 +24,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
@@ -129,7 +128,7 @@ class Scenario:
     """
 
     ranking: tuple[str, ...]
-    judgments: Mapping[str, int]
+    judgments: Mapping[str, int] = field(hash=False)
     k: int
     conventions: Conventions = TREC_EVAL
     _base: RankingBatch = field(init=False, repr=False, compare=False)
@@ -146,7 +145,7 @@ class Scenario:
                 raise ValueError(f"Argument `ranking`: rank {rank} has to be a non-empty doc id, but got {doc!r}")
         check_unique(ranking)
         check_grades(self.judgments)
-        judgments = MappingProxyType({doc: int(grade) for doc, grade in self.judgments.items()})
+        judgments = {doc: int(grade) for doc, grade in self.judgments.items()}  # a copy: later edits cannot leak in
         metric_set = MetricSet(self.k)  # validates k
         base = RankingBatch.from_rankings([ranking], [judgments])
         level = self.conventions.relevance_level
