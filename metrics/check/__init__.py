@@ -12,6 +12,7 @@ from .finder import (
     Finding,
     Option,
     convention_options,
+    describe_changes,
     find_conventions,
     tool_family,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "ReportedValue",
     "TOOL_FAMILIES",
     "convention_options",
+    "describe_changes",
     "find_conventions",
     "parse_reported_value",
     "tool_family",

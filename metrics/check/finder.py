@@ -131,6 +131,13 @@ def tool_family(tool: str) -> str | None:
     return next((family for family in TOOL_FAMILIES if tool.startswith(family)), None)
 
 
+def describe_changes(changes: Mapping[str, object]) -> str:
+    """``trec_eval defaults`` for no changes, else ``name=value`` pairs separated by spaces."""
+    if not changes:
+        return "trec_eval defaults"
+    return " ".join(f"{name}={value}" for name, value in changes.items())
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One outcome: a value of the measure and the conventions that give it.
@@ -140,7 +147,8 @@ class Candidate:
     per_query: each counted query's value; commonness: the prior weight of ``conventions`` (1 = trec_eval's);
     changes: the searched conventions that differ from trec_eval's, name -> value; explanation: one sentence
     per change; tools: tool families whose own conventions give this outcome; equivalents: other combinations
-    that give identical per-query values on this data; matches: the value rounds to the reported digits.
+    that give identical per-query values on this data, and equivalent_changes their changes; no_difference: the
+    searched conventions that can take any value without changing this outcome (no tied scores: tie_order); matches: the value rounds to the reported digits.
     """
 
     conventions: Conventions
@@ -151,15 +159,28 @@ class Candidate:
     explanation: tuple[str, ...]
     tools: tuple[str, ...]
     equivalents: tuple[Conventions, ...] = ()
+    equivalent_changes: tuple[dict[str, object], ...] = ()
+    no_difference: tuple[str, ...] = ()
     matches: bool = False
     distance: float = 0.0  # |value - reported value|
 
     @property
     def description(self) -> str:
         """``trec_eval defaults`` or the changed conventions as ``name=value`` pairs (the CLI's wording)."""
-        if not self.changes:
-            return "trec_eval defaults"
-        return " ".join(f"{name}={value}" for name, value in self.changes.items())
+        return describe_changes(self.changes)
+
+    @property
+    def equivalent_descriptions(self) -> tuple[str, ...]:
+        """Other combinations giving this outcome, in the wording of :attr:`description`, leaving out those that
+        differ only in conventions listed in :attr:`no_difference`."""
+        seen = {self.description}
+        descriptions = []
+        for changes in self.equivalent_changes:
+            text = describe_changes({k: v for k, v in changes.items() if k not in self.no_difference})
+            if text not in seen:
+                seen.add(text)
+                descriptions.append(text)
+        return tuple(descriptions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +292,8 @@ def find_conventions(
             explanation=tuple(_explain(name, changes[name], options[name]) for name in changes),
             tools=_tools(members, options, dimensions, plain.name),
             equivalents=tuple(member[2] for member in members[1:]),
+            equivalent_changes=tuple(member[3] for member in members[1:]),
+            no_difference=_no_difference(conventions, members, options, dimensions),
             matches=reported.contains(aggregated),
             distance=abs(aggregated - reported.value),
         ))
@@ -307,6 +330,17 @@ def _searched_dimensions(measure: Measure, fixed: Mapping[str, object]) -> list[
         own.discard("relevance_level")
     own.update(_ALWAYS_SEARCHED)
     return [name for name in _DIMENSION_ORDER if name in own and name not in fixed]
+
+
+def _no_difference(representative: Conventions, members: Sequence[tuple], options: Mapping[str, Sequence[Option]],
+                   dimensions: Sequence[str]) -> tuple[str, ...]:
+    """Searched conventions every value of which, the others held, gives this same outcome."""
+    present = {member[2] for member in members}
+    return tuple(
+        name for name in dimensions
+        if len(options[name]) > 1 and all(
+            representative.replace(**{name: option.value}) in present for option in options[name])
+    )
 
 
 def _level_matters(measure: Measure, gain: str) -> bool:
@@ -501,5 +535,5 @@ class _PreparedRun:
                             judged_matrix.reshape(self.num_queries, width), all_lengths, self.judged_grades)
 
 
-__all__ = ["Candidate", "Finding", "Option", "TOOL_FAMILIES", "convention_options", "find_conventions",
-           "tool_family"]
+__all__ = ["Candidate", "Finding", "Option", "TOOL_FAMILIES", "convention_options", "describe_changes",
+           "find_conventions", "tool_family"]
