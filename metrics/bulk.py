@@ -66,25 +66,23 @@ def batch_for_run(
     grades = _grades(qrels, qrels_rows, rows, docno)
     rows, grades = _in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order, grades)
     del scores, keys, docno
-    position = _position_in_group(rows)
     if conv.depth is not None:
-        inside = position < conv.depth
+        inside = _position_in_group(rows) < conv.depth
         if not inside.all():
-            rows, grades, position = rows[inside], grades[inside], position[inside]
+            rows, grades = rows[inside], grades[inside]
         del inside
     judged = grades >= 0
     if conv.unjudged == "removed":
         rows, grades, judged = rows[judged], grades[judged], judged[judged]
-        position = _position_in_group(rows)
 
     lengths = np.bincount(rows, minlength=n_rows).astype(np.int64)
     width = max(1, int(lengths.max(initial=0)))
-    flat = rows.astype(np.int64) * width + position
-    del rows, position
+    # Rows are sorted and each ranking fills ranks 1..length, so a row-major boolean mask takes the values in order.
+    filled = np.arange(width) < lengths[:, None]
     grade_matrix = np.zeros((n_rows, width))
-    grade_matrix.ravel()[flat] = np.maximum(grades, 0)
+    grade_matrix[filled] = np.maximum(grades, 0)
     judged_matrix = np.zeros((n_rows, width), dtype=bool)
-    judged_matrix.ravel()[flat] = judged
+    judged_matrix[filled] = judged
     return qids, RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades)
 
 
@@ -188,7 +186,7 @@ def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndar
     if exact:
         # Packed big-endian keys compare as the strings do in byte order.
         tie_keys = keys[source]
-        within = np.lexsort((~tie_keys if descending else tie_keys, group))
+        within = _sort_within_groups(~tie_keys if descending else tie_keys, group)
     else:
         line_order = np.argsort(source, kind="stable")
         in_file_order = np.zeros(n, dtype=bool)
@@ -205,15 +203,33 @@ def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndar
     return rows, grades
 
 
+def _sort_within_groups(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Permutation sorting ``values`` ascending inside each run of equal, sorted ``group`` ids.
+
+    Tie groups are mostly pairs, so an odd-even transposition sort (one vectorised compare-and-swap pass per
+    element of the largest group) beats a full lexsort; large groups use the lexsort.
+    """
+    largest = int(np.bincount(group).max(initial=0)) if group.shape[0] else 0
+    if largest > 16:
+        return np.lexsort((values, group))
+    values = values.copy()
+    permutation = np.arange(values.shape[0])
+    for step in range(largest):
+        left = np.arange(step % 2, values.shape[0] - 1, 2)
+        left = left[(group[left] == group[left + 1]) & (values[left] > values[left + 1])]
+        right = left + 1
+        values[left], values[right] = values[right], values[left].copy()
+        permutation[left], permutation[right] = permutation[right], permutation[left].copy()
+    return permutation
+
+
 def _position_in_group(rows: np.ndarray) -> np.ndarray:
-    """0-based index of each element within its run of equal, consecutive ``rows`` values."""
+    """0-based index of each element within its group of equal ``rows`` values (``rows`` sorted)."""
     n = rows.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = rows[1:] != rows[:-1]
-    start_index = np.flatnonzero(starts)
-    return np.arange(n) - np.repeat(start_index, np.diff(np.append(start_index, n)))
+    group_start = np.searchsorted(rows, np.arange(int(rows[-1]) + 1))
+    return np.arange(n) - group_start[rows]
 
 
 def evaluate_files(
