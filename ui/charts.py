@@ -45,6 +45,8 @@ METRIC_COLOURS: dict[str, str] = {
     "Success": "#56B4E9",
 }
 BASELINE_COLOUR = "#A0A4AB"
+#: Swap heatmaps of lists up to this long carry clickable, named cells.
+CLICKABLE_SWAPS_UP_TO = 40
 CURRENT_K_COLOUR = "#444444"
 #: Red for a drop, white for no change, blue for a gain.
 DIVERGING_SCALE = "RdBu"
@@ -94,6 +96,22 @@ def _axis_suffix(index: int) -> str:
     return "" if index == 0 else str(index + 1)
 
 
+# Shapes are added in one layout update: plotly's add_vline(row="all") re-validates the layout once per subplot.
+def _vertical_line(index: int, x: float, line: dict) -> dict:
+    suffix = _axis_suffix(index)
+    return dict(type="line", xref=f"x{suffix}", yref=f"y{suffix} domain", x0=x, x1=x, y0=0, y1=1, line=line)
+
+
+def _horizontal_line(index: int, y: float, line: dict) -> dict:
+    suffix = _axis_suffix(index)
+    return dict(type="line", xref=f"x{suffix} domain", yref=f"y{suffix}", x0=0, x1=1, y0=y, y1=y, line=line)
+
+
+def plain(text: str) -> str:
+    """User text (a doc id) shown literally in plotly labels, which would otherwise read some HTML tags."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 # ---- 1. changing k -----------------------------------------------------------------------------------------------
 
 
@@ -128,7 +146,8 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
             hovertemplate=f"current k={k}: {spec.curve_label.replace('@k', f'@{k}')} = %{{y:.3f}}<extra></extra>",
             showlegend=False,
         ), row=row, col=col)
-    fig.add_vline(x=k, line=dict(color=CURRENT_K_COLOUR, dash="dash", width=1.5), row="all", col="all")
+    line = dict(color=CURRENT_K_COLOUR, dash="dash", width=1.5)
+    fig.update_layout(shapes=[_vertical_line(m, k, line) for m in range(len(specs))])
     fig.update_yaxes(range=[-0.04, 1.08], tickformat=".1f")
     fig.update_xaxes(range=[0.5, float(ks[-1]) + 0.5] if ks.size else None)
     for col in range(1, columns + 1):
@@ -150,6 +169,8 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
 
     Traces: for metric m, ``data[2m]`` is the heatmap (``z[i-1][j-1]`` for ranks i < j, NaN elsewhere) and
     ``data[2m + 1]`` the invisible cell markers that carry the hover text and ``customdata`` ``("swap", i, j)``.
+    Lists longer than ``CLICKABLE_SWAPS_UP_TO`` get no markers: thousands of them make the page slow and the
+    cells too small to aim at; their heatmaps hover with ranks, and moves are applied from the move preview.
     """
     specs = swaps.metrics.specs
     ranking = swaps.ranking
@@ -169,13 +190,18 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         row, col = _cell(m, columns)
         z = np.full((n, n), np.nan)
         z[upper_i, upper_j] = swaps.deltas[m, upper_i, upper_j]
+        clickable = n <= CLICKABLE_SWAPS_UP_TO
         fig.add_trace(go.Heatmap(
-            z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label, hoverinfo="skip",
+            z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
+            hoverinfo="skip" if clickable else None,
+            hovertemplate=None if clickable else f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>",
             xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0,
         ), row=row, col=col)
+        if not clickable:
+            continue
         before = swaps.current[m]
         text = [
-            f"Swap rank {i + 1} ({ranking[i]}) and rank {j + 1} ({ranking[j]})<br>"
+            f"Swap rank {i + 1} ({plain(ranking[i])}) and rank {j + 1} ({plain(ranking[j])})<br>"
             f"{spec.label}: {before:.3f} → {before + delta:.3f} ({format_delta(delta) if abs(delta) > SAME else 'no change'})"
             for i, j, delta in zip(upper_i, upper_j, z[upper_i, upper_j])
         ]
@@ -200,8 +226,8 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
     if 0 < k < n:
         # The edge of the top k: swaps that cross it change what the @k metrics can see.
         edge = dict(color=CURRENT_K_COLOUR, dash="dot", width=1)
-        fig.add_vline(x=k + 0.5, line=edge, row="all", col="all")
-        fig.add_hline(y=k + 0.5, line=edge, row="all", col="all")
+        fig.update_layout(shapes=[shape for m in range(len(specs)) for shape in
+                                  (_vertical_line(m, k + 0.5, edge), _horizontal_line(m, k + 0.5, edge))])
     fig.update_layout(coloraxis=dict(
         colorscale=DIVERGING_SCALE, cmin=-scale, cmax=scale, cmid=0.0,
         colorbar=dict(title=dict(text="change"), tickformat="+.2f", thickness=14),
@@ -210,7 +236,9 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         fig,
         "What swapping two ranks does to each metric",
         f"Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing; "
-        f"dotted lines mark the top k = {k}. Click a cell to apply the swap.",
+        f"dotted lines mark the top k = {k}. "
+        + ("Click a cell to apply the swap." if n <= CLICKABLE_SWAPS_UP_TO else
+           f"Lists over {CLICKABLE_SWAPS_UP_TO} items: hover shows ranks; apply moves from the move preview."),
         height=330 * rows + 110,
     )
 
@@ -236,7 +264,8 @@ def move_preview_figure(preview: MovePreview) -> go.Figure:
     ))
     fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05)
     fig.update_yaxes(range=[0, 1.15], title_text="value")
-    return _layout(fig, f"{preview.change.describe(preview.ranking_before)}: before and after", preview.sentence,
+    return _layout(fig, plain(f"{preview.change.describe(preview.ranking_before)}: before and after"),
+                   plain(preview.sentence),
                    height=380)
 
 
@@ -251,13 +280,13 @@ def removal_bars_figure(removals: RemovalDeltas) -> go.Figure:
     """
     specs = removals.metrics.specs
     ranking = removals.ranking
-    items = [f"{rank}. {doc}" for rank, doc in enumerate(ranking, start=1)]
+    items = [f"{rank}. {plain(doc)}" for rank, doc in enumerate(ranking, start=1)]
     fig = go.Figure()
     for m, spec in enumerate(specs):
         deltas = removals.deltas[:, m]
         before = removals.current[m]
         text = [
-            f"Remove {doc} (rank {i + 1})<br>{spec.label}: {before:.3f} → {before + d:.3f} "
+            f"Remove {plain(doc)} (rank {i + 1})<br>{spec.label}: {before:.3f} → {before + d:.3f} "
             f"({format_delta(d) if abs(d) > SAME else 'no change'})"
             for i, (doc, d) in enumerate(zip(ranking, deltas))
         ]

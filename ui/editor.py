@@ -27,7 +27,7 @@ def ranking_frame(query: QueryState) -> pd.DataFrame:
             "doc": pd.array([item.doc for item in query.items], dtype="string"),
             "score": pd.array([item.score for item in query.items], dtype="Float64"),
             "grade": pd.array([query.judgments.get(item.doc) for item in query.items], dtype="Int64"),
-            "removed": [item.removed for item in query.items],
+            "removed": pd.array([item.removed for item in query.items], dtype="boolean"),
         }
     )
 

@@ -36,8 +36,9 @@ def page() -> None:
     baseline = st.session_state.get(state.BASELINE)
 
     controls.k_and_level(query)
-    metrics_panel.metric_cards(explanations, baseline["values"] if baseline else None)
-    metrics_panel.baseline_controls(explanations, query.ranking)
+    metrics_panel.metric_cards(explanations, metrics_panel.baseline_values(
+        baseline, [item.measure for item in explanations], query.conventions))
+    metrics_panel.baseline_controls()
     if query.conventions.differences():
         st.caption("Conventions changed from trec_eval's: " + query.conventions.describe())
     agreement = check_against_trec_eval(

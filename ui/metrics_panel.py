@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from metrics import evaluate_rankings, parse_measure
 from metrics.explain import METRIC_GUIDE, Explanation
 from metrics.reference import Agreement
 
@@ -20,14 +21,22 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
         column.metric(item.label, f"{item.value:.3f}", delta=delta, delta_color=colour, help=item.rewards)
 
 
-def baseline_controls(explanations: list[Explanation], ranking: list[str]) -> None:
+def baseline_values(baseline: dict | None, measures: list[str], conventions) -> dict[str, float] | None:
+    """The pinned list's values under the current k and conventions, keyed by measure string (``"P.4"``)."""
+    if baseline is None:
+        return None
+    values = evaluate_rankings([baseline["ranking"]], [baseline["judgments"]], measures, conventions)
+    return {measure: float(values[parse_measure(measure)[0].key][0]) for measure in measures}
+
+
+def baseline_controls() -> None:
     baseline = st.session_state.get(state.BASELINE)
 
     def pin() -> None:
+        query = state.current()
         st.session_state[state.BASELINE] = {
-            "values": {item.measure: item.value for item in explanations},
-            "labels": {item.measure: item.label for item in explanations},
-            "ranking": list(ranking),
+            "ranking": list(query.ranking),
+            "judgments": dict(query.judgments),
         }
 
     def clear() -> None:

@@ -11,12 +11,17 @@ from metrics.whatif import (
     Scenario,
     callouts,
     chart_data,
+    compare_to_baseline,
     move_preview,
 )
 
 from . import charts, state
 from .query_state import QueryState, remove_active, reorder_active
 from .text import escape_markdown
+
+
+TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
+        "Against the baseline")
 
 
 def _apply(change: Change) -> None:
@@ -59,28 +64,32 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
     data = chart_data(scenario)
     comparison = None
     if baseline is not None:
-        comparison = charts.baseline_from_values(scenario.metrics, baseline["values"], {
-            spec.measure: float(value) for spec, value in zip(scenario.metrics.specs, data.current)})
+        comparison = compare_to_baseline(scenario, baseline["ranking"], baseline["judgments"])
     for sentence in callouts(data, comparison):
         st.markdown(f"- {escape_markdown(sentence)}")
 
-    tabs = st.tabs(["Changing k", "Swapping two ranks", "Moving a document", "Removing a document",
-                    "Range under reordering", "Against the baseline"])
-    with tabs[0]:
-        _chart(charts.k_curves_figure(data.curves), "chart_k_curves")
-    with tabs[1]:
-        _chart(charts.swap_heatmaps_figure(data.swaps), "chart_swaps", clickable=True)
-    with tabs[2]:
-        _move_preview(scenario)
-    with tabs[3]:
-        _chart(charts.removal_bars_figure(data.removals), "chart_removals", clickable=True)
-    with tabs[4]:
-        _chart(charts.range_figure(data.ranges), "chart_range")
-    with tabs[5]:
-        if comparison is None:
-            st.caption("Pin a baseline above, make changes, and compare them here.")
-        else:
-            _chart(charts.baseline_figure(comparison), "chart_baseline")
+    # Lazy tabs: only the open one builds its figure, which keeps a rerun fast on long lists.
+    tabs = st.tabs(list(TABS), key="whatif_tab", on_change="rerun")
+    drawers = {
+        "Changing k": lambda: _chart(charts.k_curves_figure(data.curves), "chart_k_curves"),
+        "Swapping two ranks": lambda: _chart(charts.swap_heatmaps_figure(data.swaps), "chart_swaps", clickable=True),
+        "Moving a document": lambda: _move_preview(scenario),
+        "Removing a document": lambda: _chart(charts.removal_bars_figure(data.removals), "chart_removals",
+                                              clickable=True),
+        "Range under reordering": lambda: _chart(charts.range_figure(data.ranges), "chart_range"),
+        "Against the baseline": lambda: _baseline_chart(comparison),
+    }
+    for tab, name in zip(tabs, TABS):
+        if tab.open:
+            with tab:
+                drawers[name]()
+
+
+def _baseline_chart(comparison) -> None:
+    if comparison is None:
+        st.caption("Pin a baseline above, make changes, and compare them here.")
+    else:
+        _chart(charts.baseline_figure(comparison), "chart_baseline")
 
 
 def _move_preview(scenario: Scenario) -> None:

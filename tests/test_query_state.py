@@ -1,0 +1,134 @@
+"""The explorer's state without Streamlit: the URL codec and every edit the editor and the charts apply."""
+
+from __future__ import annotations
+
+import pytest
+
+from metrics import Conventions, InputError
+from metrics.whatif import Change
+from ui.query_state import (
+    Item,
+    QueryState,
+    apply_judgment_edits,
+    apply_ranking_edits,
+    decode_url,
+    encode_url,
+    move,
+    remove_active,
+    reorder_active,
+    unretrieved_judgments,
+)
+
+PASTRY = QueryState(
+    (Item("donut", 0.95), Item("bagel", 0.9), Item("muffin", 0.8), Item("croissant", 0.7)),
+    {"donut": 1, "muffin": 1, "scone": 1}, 4, query="sweet pastry",
+)
+
+
+def test_url_round_trip_keeps_scores_removals_conventions_and_odd_doc_ids():
+    state = QueryState(
+        (Item("a,b:c%", 1.5), Item("é", None, removed=True), Item("日本", -2.0)),
+        {"a,b:c%": 2, "unretrieved": 1}, 7, Conventions(relevance_level=2, gain="exponential"), query="q 1",
+    )
+    params = encode_url(state)
+    assert params["gain"] == "exponential" and params["level"] == "2" and params["removed"] == "2"
+    assert decode_url(params) == state
+
+
+def test_url_without_ranking_or_qrels_describes_no_state():
+    assert decode_url({"k": "3"}) is None
+
+
+def test_url_for_the_seed_example():
+    state = decode_url({"ranking": "donut,muffin,bagel,croissant", "qrels": "donut:1,muffin:1,scone:1", "k": "4"})
+    assert state.ranking == ["donut", "muffin", "bagel", "croissant"] and state.k == 4
+    assert all(item.score is None for item in state.items)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"ranking": "a,a"}, "again at rank 2"),
+        ({"ranking": "a", "qrels": "a"}, "has no grade"),
+        ({"ranking": "a", "qrels": "a:1.5"}, "whole number"),
+        ({"ranking": "a", "qrels": "a:1,a:2"}, "judged twice"),
+        ({"ranking": "a", "k": "-1"}, "k has to be"),
+        ({"ranking": "a", "k": "99999999"}, "k has to be"),
+        ({"ranking": "a b"}, "white space"),
+        ({"ranking": "a\u200b"}, "invisible"),
+        ({"ranking": "a:inf"}, "finite"),
+        ({"ranking": "a", "removed": "3"}, "not a rank"),
+        ({"ranking": "a", "ties": "random"}, "tie_order"),
+        ({"ranking": "x" * 20_001}, "limit"),
+        ({"ranking": ",".join(f"d{i}" for i in range(1_001))}, "at most 1000"),
+    ],
+)
+def test_bad_url_parameters_are_named(params, message):
+    with pytest.raises(InputError, match=message):
+        decode_url(params)
+
+
+def test_renaming_a_document_carries_its_judgment():
+    state = apply_ranking_edits(PASTRY, {0: {"doc": "glazed-donut"}}, [], [])
+    assert state.ranking[0] == "glazed-donut" and state.judgments["glazed-donut"] == 1
+    assert "donut" not in state.judgments
+
+
+def test_clearing_a_grade_makes_the_document_unjudged_and_typing_one_judges_it():
+    state = apply_ranking_edits(PASTRY, {0: {"grade": None}, 1: {"grade": 2}}, [], [])
+    assert "donut" not in state.judgments and state.judgments["bagel"] == 2
+
+
+def test_typing_a_rank_moves_the_document():
+    assert apply_ranking_edits(PASTRY, {2: {"rank": 2}}, [], []).ranking == ["donut", "muffin", "bagel", "croissant"]
+
+
+def test_deleting_a_row_keeps_its_judgment_as_judged_but_not_retrieved():
+    state = apply_ranking_edits(PASTRY, {}, [], [0])
+    assert state.ranking == ["bagel", "muffin", "croissant"]
+    assert ("donut", 1) in unretrieved_judgments(state)
+
+
+def test_added_rows_get_a_fresh_name_when_left_empty():
+    state = apply_ranking_edits(PASTRY, {}, [{"score": 0.1}, {"doc": "scone", "grade": 1}], [])
+    assert state.ranking[-2:] == ["new-doc-1", "scone"]
+
+
+@pytest.mark.parametrize(
+    "edited, added, message",
+    [
+        ({1: {"doc": "donut"}}, [], "again at rank"),
+        ({0: {"doc": ""}}, [], "empty"),
+        ({0: {"score": "high"}}, [], "score has to be a number"),
+        ({0: {"grade": "relevant"}}, [], "whole number"),
+        ({0: {"rank": 0}}, [], "rank has to be"),
+        ({}, [{"doc": "bagel"}], "again at rank"),
+    ],
+)
+def test_bad_edits_are_refused_with_a_reason(edited, added, message):
+    with pytest.raises(InputError, match=message):
+        apply_ranking_edits(PASTRY, edited, added, [])
+
+
+def test_judgment_table_edits_add_change_and_delete_judgments():
+    rows = [doc for doc, _ in unretrieved_judgments(PASTRY)]
+    state = apply_judgment_edits(PASTRY, rows, {0: {"grade": 3}}, [{"doc": "eclair", "grade": 2}], [])
+    assert state.judgments["scone"] == 3 and state.judgments["eclair"] == 2
+    state = apply_judgment_edits(state, ["scone", "eclair"], {}, [], [1])
+    assert "eclair" not in state.judgments
+    with pytest.raises(InputError, match="already judged"):
+        apply_judgment_edits(PASTRY, rows, {}, [{"doc": "donut", "grade": 1}], [])
+
+
+def test_move_clamps_to_the_list():
+    assert move(PASTRY, 3, 0).ranking[0] == "croissant"
+    assert move(PASTRY, 0, 99).ranking[-1] == "donut"
+
+
+def test_chart_changes_apply_to_the_not_removed_documents_only():
+    state = PASTRY.replace(items=(PASTRY.items[0], Item("bagel", 0.9, removed=True), *PASTRY.items[2:]))
+    swapped = reorder_active(state, Change("swap", 0, 1).apply(state.ranking))
+    assert [item.doc for item in swapped.items] == ["muffin", "bagel", "donut", "croissant"]
+    assert swapped.items[1].removed
+    removed = remove_active(state, 1)  # the second visible document is muffin
+    assert removed.ranking == ["donut", "croissant"]
