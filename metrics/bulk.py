@@ -232,42 +232,42 @@ def _position_in_group(rows: np.ndarray) -> np.ndarray:
     return np.arange(n) - group_start[rows]
 
 
+def evaluate_tables(
+    qrels: QrelsTable,
+    run: RunTable,
+    measures: str | Iterable[str | Measure],
+    conventions: Conventions | None = None,
+) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
+    """(query ids, per-query values per measure, the ``all`` values) for parsed files.
+
+    Measures that score the condensed list (``-J`` or an ir_measures ``judged_only``) get their own batch.
+    Counts (num_*) are summed and everything else is averaged over the evaluated queries, as trec_eval does.
+    """
+    from .evaluate import _as_measures, aggregate_columns, evaluate_batch, judged_only
+
+    conv = conventions if conventions is not None else Conventions()
+    parsed = _as_measures(measures)
+    groups: dict[bool, list[Measure]] = {}
+    for measure in parsed:
+        groups.setdefault(judged_only(measure, conv), []).append(measure)
+    results: dict[str, np.ndarray] = {}
+    qids: list[str] = []
+    for removed, group in groups.items():
+        qids, batch = batch_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
+        results.update(evaluate_batch(batch, group, conv))
+        del batch
+    values = {measure.key: results[measure.key] for measure in parsed}
+    return qids, values, aggregate_columns(values)
+
+
 def evaluate_files(
     qrels_source: Source,
     run_source: Source,
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
-    """Read, evaluate and aggregate in one go: (query ids, per-query values per measure, the ``all`` values).
-
-    Counts (num_*) are summed and everything else is averaged over the evaluated queries, as trec_eval does.
-    """
-    from .evaluate import _as_measures, evaluate_batch, is_count
-
-    conv = conventions if conventions is not None else Conventions()
-    parsed = _as_measures(measures)
-    qrels = read_qrels(qrels_source)
-    run = read_run(run_source)
-    # Measures written with judged_only (ir_measures) may need the other -J setting than the conventions.
-    groups: dict[str, list[Measure]] = {}
-    for measure in parsed:
-        unjudged = conv.unjudged if measure.judged_only is None else ("removed" if measure.judged_only else "nonrelevant")
-        groups.setdefault(unjudged, []).append(measure)
-    results: dict[str, np.ndarray] = {}
-    qids: list[str] = []
-    for index, (unjudged, group) in enumerate(groups.items()):
-        qids, batch = batch_for_run(qrels, run, conv.replace(unjudged=unjudged))
-        if index == len(groups) - 1:
-            del run, qrels
-        results.update(evaluate_batch(batch, group, conv))
-        del batch
-    values = {measure.key: results[measure.key] for measure in parsed}
-    means: dict[str, float] = {}
-    for key, column in values.items():
-        # Sequential summation, as trec_eval accumulates, keeps the mean bit-identical to its own.
-        total = float(np.cumsum(column)[-1]) if column.size else 0.0
-        means[key] = total if is_count(key) else (total / column.size if column.size else 0.0)
-    return qids, values, means
+    """Read qrels and a run, then :func:`evaluate_tables`."""
+    return evaluate_tables(read_qrels(qrels_source), read_run(run_source), measures, conventions)
 
 
-__all__ = ["batch_for_run", "evaluate_files"]
+__all__ = ["batch_for_run", "evaluate_files", "evaluate_tables"]

@@ -20,7 +20,7 @@ from typing import TextIO
 import numpy as np
 
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
-from .evaluate import evaluate_batch, is_count
+from .evaluate import aggregate_columns, is_count
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .names import Measure, parse_measure
 
@@ -281,38 +281,18 @@ def _integer(flag: str, text: str, *, minimum: int) -> int:
 def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions):
     """Read both files and evaluate: ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order.
 
-    Uses the columnar readers and one padded batch per unjudged-document rule, so a run of millions of lines
-    never becomes Python dicts.
+    Uses the columnar readers and the bulk path, so a run of millions of lines never becomes Python dicts.
     """
-    from .bulk import batch_for_run
+    from .bulk import evaluate_tables
     from .trec_io import read_qrels, read_run
 
     qrels = read_qrels(qrels_path)
     # As in trec_eval, a run file named '-' is read from standard input.
     run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(run_path)
-    values: dict[str, np.ndarray] = {}
-    qids: list[str] | None = None
-    by_rule: dict[bool, list[Measure]] = {}
-    for measure in measures:
-        judged_only = measure.judged_only if measure.judged_only is not None else conventions.unjudged == "removed"
-        by_rule.setdefault(judged_only, []).append(measure)
-    if not by_rule:  # only runid and num_q-free selections still need the query list
-        by_rule[conventions.unjudged == "removed"] = []
-    for judged_only, group in by_rule.items():
-        rule = conventions.replace(unjudged="removed" if judged_only else "nonrelevant")
-        batch_qids, batch = batch_for_run(qrels, run, rule)
-        batch_qids = [str(q) for q in batch_qids]
-        order = sorted(range(len(batch_qids)), key=lambda i: batch_qids[i])
-        sorted_qids = [batch_qids[i] for i in order]
-        if qids is None:
-            qids = sorted_qids
-        elif qids != sorted_qids:
-            raise RuntimeError("batches built for the same run evaluated different queries")
-        if group:
-            index = np.asarray(order, dtype=np.int64)
-            for key, column in evaluate_batch(batch, group, rule).items():
-                values[key] = np.asarray(column, dtype=np.float64)[index]
-    return qids or [], values, run.runid
+    # A selection of only runid still needs the list of evaluated queries.
+    qids, values, _ = evaluate_tables(qrels, run, list(measures) or ["num_q"], conventions)
+    order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
+    return [str(qids[i]) for i in order], {key: column[order] for key, column in values.items()}, run.runid
 
 
 def format_line(key: str, qid: str, value: float) -> str:
@@ -337,12 +317,9 @@ def report_lines(
     if summary:
         if selection.runid:
             lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{tag}")
-        for key in keys:
-            column = values[key]
-            # Summed one query after another, as trec_eval accumulates, so the mean is bit-identical.
-            total = float(np.cumsum(column)[-1]) if column.size else 0.0
-            value = total if is_count(key) else (total / column.size if column.size else 0.0)
-            lines.append(format_line(key, "all", value))
+        # Summed in trec_eval's query order, one query after another, so the mean is bit-identical to its own.
+        means = aggregate_columns({key: values[key] for key in keys})
+        lines.extend(format_line(key, "all", means[key]) for key in keys)
     return lines
 
 

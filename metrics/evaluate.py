@@ -71,16 +71,16 @@ def evaluate_rankings(
     parsed = _as_measures(measures)
     batches: dict[bool, RankingBatch] = {}
 
-    def batch_for(judged_only: bool) -> RankingBatch:
-        if judged_only not in batches:
-            batches[judged_only] = RankingBatch.from_rankings(
-                rankings, judgments, depth=conv.depth, judged_only=judged_only
+    def batch_for(condensed: bool) -> RankingBatch:
+        if condensed not in batches:
+            batches[condensed] = RankingBatch.from_rankings(
+                rankings, judgments, depth=conv.depth, judged_only=condensed
             )
-        return batches[judged_only]
+        return batches[condensed]
 
     results: dict[str, np.ndarray] = {}
-    for judged_only, group in _group_by(parsed, lambda m: _judged_only(m, conv)).items():
-        results.update(evaluate_batch(batch_for(judged_only), group, conv))
+    for condensed, group in _group_by(parsed, lambda m: judged_only(m, conv)).items():
+        results.update(evaluate_batch(batch_for(condensed), group, conv))
     return {m.key: results[m.key] for m in parsed}
 
 
@@ -104,12 +104,19 @@ def evaluate_batch(
 def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The ``all`` line under trec_eval's rules: counts (``num_*``) are summed, everything else is the mean over the
     queries given. Use ``missing_queries="zero"`` (trec_eval -c) when evaluating to count absent queries as 0."""
-    keys: list[str] = []
+    keys: dict[str, None] = {}
     for values in per_query.values():
-        keys.extend(k for k in values if k not in keys)
+        keys.update(dict.fromkeys(values))
+    return aggregate_columns({
+        key: np.array([values[key] for values in per_query.values() if key in values], dtype=np.float64)
+        for key in keys
+    })
+
+
+def aggregate_columns(columns: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """:func:`aggregate` for per-query arrays ``{key: values}``, as the bulk path produces them."""
     means: dict[str, float] = {}
-    for key in keys:
-        column = np.array([values[key] for values in per_query.values() if key in values], dtype=np.float64)
+    for key, column in columns.items():
         # Sequential summation, as trec_eval accumulates, keeps the mean bit-identical to its own.
         total = float(np.cumsum(column)[-1]) if column.size else 0.0
         means[key] = total if is_count(key) else (total / column.size if column.size else 0.0)
@@ -151,7 +158,8 @@ def _as_measures(measures: str | Iterable[str | Measure]) -> list[Measure]:
     return list(parsed)
 
 
-def _judged_only(measure: Measure, conv: Conventions) -> bool:
+def judged_only(measure: Measure, conv: Conventions) -> bool:
+    """Whether ``measure`` is scored on the condensed list (unjudged removed): its own judged_only, else -J."""
     return measure.judged_only if measure.judged_only is not None else conv.unjudged == "removed"
 
 
@@ -167,5 +175,5 @@ def _group_by(items, key) -> dict:
     return groups
 
 
-__all__ = ["InputError", "RelevanceEvaluator", "aggregate", "evaluate", "evaluate_batch", "evaluate_rankings",
+__all__ = ["InputError", "RelevanceEvaluator", "aggregate", "aggregate_columns", "evaluate", "evaluate_batch", "evaluate_rankings",
            "is_count", "make_conventions"]
