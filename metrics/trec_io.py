@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import mmap
 import os
 import re
 from collections.abc import Iterator
@@ -56,8 +57,6 @@ RUN_COLUMNS = "qid Q0 docno rank score tag"
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
-# C isspace() in the C locale, minus the newline: what trec_eval splits fields on.
-_OTHER_WHITESPACE = (b"\t", b"\r", b"\x0b", b"\x0c")
 _TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
@@ -163,10 +162,23 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
 
 
 def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
-    label, buffer = _load(source, name, max_bytes, kind)
-    columns = _fast_parse(buffer, label, kind)
-    if columns is None:
-        columns = _slow_parse(buffer, label, kind)
+    mapped = _map_plain_file(source, max_bytes)
+    if mapped is not None:
+        # A plain file on disk is parsed straight from the page cache: no copy of the whole text in memory.
+        label = name or Path(source).name
+        try:
+            columns = _fast_parse(mapped, label, kind)
+        finally:
+            try:
+                mapped.close()
+            except BufferError:  # an arrow buffer still views the map; it is unmapped when collected
+                pass
+        buffer = None
+    if mapped is None or columns is None:
+        label, buffer = _load(source, name, max_bytes, kind)
+        columns = _fast_parse(buffer, label, kind)
+        if columns is None:
+            columns = _slow_parse(buffer, label, kind)
     qid, docno, values, tag = columns
     if not hasattr(source, "read"):
         # The text is only needed again to name the lines of a duplicate; it can be loaded again from the source.
@@ -175,6 +187,28 @@ def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
     if maybe_repeated:
         _raise_duplicate(buffer if buffer is not None else _load(source, name, max_bytes, kind)[1], label, kind)
     return qid, docno, values, tag, keys, exact, label
+
+
+def _map_plain_file(source: Source, max_bytes: int | None) -> mmap.mmap | None:
+    """A read-only memory map of a non-empty, uncompressed file without a BOM, within the size cap; else None."""
+    if isinstance(source, str) and _looks_like_content(source):
+        return None
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    path = Path(source)
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return None
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            return None
+        with open(path, "rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    if mapped[:2] == _GZIP_MAGIC or mapped[:3] == _BOM:
+        mapped.close()
+        return None
+    return mapped
 
 
 # ---- loading ---------------------------------------------------------------------------------------
@@ -245,14 +279,14 @@ def _too_big(label: str, size: int, max_bytes: int, decompressed: bool = False) 
 def _fast_parse(buffer: bytes, label: str, kind: str):
     """Columns parsed by pyarrow, or None when the input needs the line-by-line reader (which then either
     parses it or reports the exact problem)."""
-    separator = _single_separator(buffer)
-    if separator is None:
-        if b"#" in buffer and (buffer.startswith(b"#") or _has_comment_line(buffer)):
-            return None
-        buffer = _normalise_whitespace(buffer)
-        separator = b" "
-    elif buffer.startswith(b"#") or b"\n#" in buffer:
+    separator, comment = _scan(buffer)
+    if comment:
         return None
+    if separator is None:
+        if _has_comment_line(buffer):
+            return None
+        buffer = _normalise_whitespace(bytes(buffer))
+        separator = b" "
     first = _first_line(buffer)
     if first is None:
         return None
@@ -298,34 +332,38 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
     return qid, docno, values, tag
 
 
-def _single_separator(buffer: bytes) -> bytes | None:
-    """The one separator byte of a file that pyarrow can split as is (no empty field anywhere), or None."""
-    has_tab = b"\t" in buffer
-    if has_tab and b" " in buffer:
-        return None
-    if any(char in buffer for char in _OTHER_WHITESPACE[1:]):
-        return None
+def _scan(buffer) -> tuple[bytes | None, bool]:
+    """(separator, comment) in one pass: the one separator byte of a file that pyarrow can split as is (no empty
+    field, no other whitespace or control character), else None; and whether a line starts with '#'."""
+    has_tab = buffer.find(b"\t") != -1
+    if has_tab and buffer.find(b" ") != -1:
+        return None, False
     separator = b"\t" if has_tab else b" "
-    return separator if not _has_empty_field(buffer, separator[0]) else None
-
-
-def _has_empty_field(buffer: bytes, separator: int) -> bool:
-    """Whether a separator starts or ends a line or follows another one: pyarrow would read an empty field."""
+    code = separator[0]
     data = np.frombuffer(buffer, dtype=np.uint8)
     if data.shape[0] == 0:
-        return False
-    if data[0] == separator or data[-1] == separator:
-        return True
+        return separator, False
+    if data[0] == ord("#"):
+        return None, True
+    clean = data[0] != code and data[-1] != code
     for start in range(0, data.shape[0], _NORMALISE_CHUNK):
         # One byte of overlap so that pairs across chunk boundaries are seen.
         chunk = data[start:start + _NORMALISE_CHUNK + 1]
-        is_separator = chunk == separator
         is_newline = chunk == 10
-        if (is_separator[1:] & (is_separator[:-1] | is_newline[:-1])).any():
-            return True
-        if (is_newline[1:] & is_separator[:-1]).any():
-            return True
-    return False
+        if (is_newline[:-1] & (chunk[1:] == 35)).any():
+            return None, True
+        if not clean:
+            continue
+        is_separator = chunk == code
+        if (is_separator[1:] & (is_separator[:-1] | is_newline[:-1])).any() or (is_newline[1:] & is_separator[:-1]).any():
+            clean = False
+            continue
+        # CR, VT, FF or other control characters: leave them to the careful path.
+        expected = np.count_nonzero(is_newline) + (np.count_nonzero(is_separator) if code == 9 else 0)
+        if np.count_nonzero(chunk < 32) != expected:
+            clean = False
+    del data
+    return (separator if clean else None), False
 
 
 def _has_comment_line(buffer: bytes) -> bool:
