@@ -483,7 +483,7 @@ def _text(field: bytes, where: str, column: str) -> str:
 
 
 def _show(field: bytes) -> str:
-    return repr(field.decode("utf-8", errors="backslashreplace"))
+    return "'" + field.decode("utf-8", errors="backslashreplace") + "'"
 
 
 def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
