@@ -116,8 +116,11 @@ def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno) 
     candidate_docno = _single(pc.filter(docno, candidate))  # filter keeps the chunks; take would join them
     candidate_rows = rows[candidates]
     # Join on a 64-bit hash of (batch row, docno), then confirm every match on the strings themselves.
-    run_pairs = _pair_hash(candidate_rows, candidate_docno)
-    qrels_pairs = _pair_hash(qrels_rows, qrels_docno)
+    # One key computation over both arrays: the hashed keys depend on the longest string in the array hashed.
+    both = pa.concat_arrays([_as_string(candidate_docno), _as_string(qrels_docno)])
+    keys, _ = docno_keys(both, hashed=True)
+    run_pairs = _pair_hash(candidate_rows, keys[: len(candidate_docno)])
+    qrels_pairs = _pair_hash(qrels_rows, keys[len(candidate_docno):])
     by_pair = np.argsort(qrels_pairs)
     sorted_pairs = qrels_pairs[by_pair]
     slot = np.minimum(np.searchsorted(sorted_pairs, run_pairs), sorted_pairs.shape[0] - 1)
@@ -137,8 +140,11 @@ def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno) 
     return grades
 
 
-def _pair_hash(rows: np.ndarray, docno: pa.Array) -> np.ndarray:
-    keys, _ = docno_keys(docno, hashed=True)
+def _as_string(values: pa.Array) -> pa.Array:
+    return values if values.type == pa.string() else values.cast(pa.string())
+
+
+def _pair_hash(rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         return keys * np.uint64(0xC2B2AE3D27D4EB4F) + rows.astype(np.uint64) * np.uint64(0x165667B19E3779F9)
 
