@@ -2,11 +2,8 @@
 
 import streamlit as st
 
-from ui import explore, guard
+st.set_page_config(page_title="IR Metrics Explorer", page_icon=":material/leaderboard:", layout="wide")
 
-st.set_page_config(page_title="IR Metrics Explorer", page_icon="📊", layout="wide")
+from ui import pages  # noqa: E402  (pages are built after set_page_config)
 
-pages = [
-    st.Page(guard.guarded(explore.page), title="Explore a query", icon="🔎", url_path="explore", default=True),
-]
-st.navigation(pages).run()
+st.navigation(pages.ALL).run()

@@ -1,0 +1,150 @@
+"""The "Evaluate a run" page through AppTest: uploads, the per-query table, the finder and the comparison."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import metrics
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+DATA = Path(__file__).parent / "data" / "trec_eval"
+JAM_QRELS = b"jam 0 bagel 2\njam 0 croissant 2\njam 0 roll 2\njam 0 scone 1\njam 0 muffin 1\njam 0 donut 1\n"
+JAM_RUN = b"jam Q0 pretzel 1 0.9 mine\njam Q0 bagel 2 0.85 mine\njam Q0 muffin 3 0.7 mine\njam Q0 donut 4 0.6 mine\n"
+
+
+def open_runs_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    return at.switch_page("ui/page_runs.py").run()
+
+
+def upload(at: AppTest, qrels: tuple[str, bytes], *runs: tuple[str, bytes]) -> AppTest:
+    at.file_uploader(key="runs_qrels").set_value((qrels[0], qrels[1], "text/plain"))
+    at.file_uploader(key="runs_runs").set_value([(name, data, "text/plain") for name, data in runs])
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.error if "Something went wrong" in e.value]
+
+
+def test_the_page_asks_for_files_first():
+    at = open_runs_page()
+    assert_clean(at)
+    assert any("Upload qrels" in info.value for info in at.info)
+
+
+def test_trec_eval_test_files_give_trec_evals_means_and_a_per_query_table():
+    at = open_runs_page()
+    at = upload(at, ("qrels.test", (DATA / "qrels.test").read_bytes()),
+                ("results.test", (DATA / "results.test").read_bytes()))
+    assert_clean(at)
+    means = at.dataframe[0].value.iloc[0]
+    assert round(means["map"], 4) == 0.1785  # trec_eval's out.test: map all 0.1785
+    assert round(means["recip_rank"], 4) == 0.4064
+    per_query = at.dataframe[1].value
+    assert list(per_query.index) == ["301", "302", "303"]
+    assert any("3 queries evaluated" in c.value for c in at.caption)
+
+
+def test_gzipped_uploads_and_the_query_filter():
+    at = open_runs_page()
+    at = upload(at, ("q.gz", gzip.compress((DATA / "qrels.test").read_bytes())),
+                ("r.gz", gzip.compress((DATA / "results.test").read_bytes())))
+    at.text_input(key="query_filter").input("30[12]").run()
+    assert list(at.dataframe[1].value.index) == ["301", "302"]
+    at.text_input(key="query_filter").input("30[").run()
+    assert any("regular expression" in e.value for e in at.error)
+
+
+def test_queries_missing_from_either_file_are_named():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS + b"other 0 x 1\n"), ("run", JAM_RUN + b"lonely Q0 y 1 1.0 mine\n"))
+    assert_clean(at)
+    notes = " ".join(c.value for c in at.caption)
+    assert "1 run queries have no judgments" in notes and "lonely" in notes
+    assert "1 judged queries are not in the run" in notes and "other" in notes
+
+
+@pytest.mark.parametrize(
+    "run, fragment",
+    [
+        (b"jam Q0 bagel 1\n", "line 1"),
+        (b"jam Q0 bagel 1 nan mine\n", "line 1"),
+        (b"jam Q0 bagel 1 0.5 mine\njam Q0 bagel 2 0.4 mine\n", "bagel"),
+        (b"", "empty"),
+    ],
+)
+def test_a_bad_run_gets_a_clear_message(run, fragment):
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("bad.run", run))
+    assert_clean(at)
+    assert any(fragment in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_the_finder_names_exponential_gain_for_0_4138_on_the_jam_query():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.text_input(key="check_measure").input("nDCG@4").run()
+    at.text_input(key="check_value").input("0.4138").run()
+    assert_clean(at)
+    assert any("reproduce 0.4138" in s.value for s in at.success)
+    table = at.dataframe[-1].value
+    assert table["conventions"].iloc[0] == "gain=exponential"
+
+
+def test_the_finder_shows_the_nearest_values_when_nothing_matches():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.text_input(key="check_measure").input("nDCG@4").run()
+    at.text_input(key="check_value").input("0.99").run()
+    assert any("No combination" in w.value for w in at.warning)
+    assert len(at.dataframe[-1].value) >= 1
+
+
+def test_a_bad_measure_or_value_in_the_finder_is_explained():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.text_input(key="check_measure").input("nDCG@x").run()
+    at.text_input(key="check_value").input("0.4").run()
+    assert any("measure" in e.value for e in at.error)
+    at.text_input(key="check_measure").input("nDCG@4").run()
+    at.text_input(key="check_value").input("abc").run()
+    assert any("not a number" in e.value for e in at.error)
+
+
+def test_comparing_two_runs_reports_wins_and_p_values_like_the_engine():
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    assert_clean(at)
+    values = {m.label: m.value for m in at.metric}
+    assert values["B wins / ties / losses"].count("/") == 2
+    assert values["queries compared"] == "8"
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2  # the distribution and the sorted differences
+
+
+def test_changing_conventions_in_the_sidebar_re_evaluates():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.multiselect(key="runs_measures").set_value(["ndcg_cut.4"]).run()
+    assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4672
+    at.selectbox(key="runs_convention_gain").select("exponential").run()
+    assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4138
+    assert any("gain=exponential" in m.value for m in at.markdown)
+
+
+def test_opening_a_query_in_the_explorer_switches_page_with_its_list():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.button(key="results_open").click().run()
+    assert_clean(at)
+    assert [m.label for m in at.metric][:1] == ["P@4"]
+    expected = metrics.evaluate({"jam": {"bagel": 2, "croissant": 2, "roll": 2, "scone": 1, "muffin": 1, "donut": 1}},
+                                {"jam": {"pretzel": 0.9, "bagel": 0.85, "muffin": 0.7, "donut": 0.6}},
+                                ["ndcg_cut.4"])["jam"]["ndcg_cut_4"]
+    assert {m.label: m.value for m in at.metric}["nDCG@4"] == f"{expected:.3f}"

@@ -1,0 +1,198 @@
+"""Evaluate a run: per-query results for whole runs, a convention finder for a reported score, and a comparison
+of two runs with significance tests."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from metrics import InputError
+from metrics.compare import compare_values
+from metrics.model import order_documents
+
+from . import run_charts, run_data, state
+from .explore import show_message
+from .query_state import MAX_ITEMS, Item, QueryState
+from .text import escape_markdown
+
+
+
+def page() -> None:
+    if st.session_state.pop("switch_to_explorer", False):
+        from .pages import EXPLORE  # the pages module imports this one
+
+        st.switch_page(EXPLORE)
+    st.title("Evaluate a run")
+    st.caption(
+        "Upload qrels and one or more runs. Read every query's numbers, find the conventions behind a reported "
+        "score, and compare two runs with significance tests."
+    )
+    show_message()
+    collection = run_data.inputs()
+    if collection is None:
+        return
+    measures, conventions = run_data.settings()
+    results = run_data.evaluate_all(collection, measures, conventions)
+    run_data.coverage_notes(collection, results)
+
+    per_query, check, compare = st.tabs(["Per-query results", "Check a reported score", "Compare two runs"])
+    with per_query:
+        results_tab(collection, results, conventions)
+    with check:
+        check_tab(collection, conventions)
+    with compare:
+        compare_tab(collection, results, conventions)
+
+
+# ---- per-query results ---------------------------------------------------------------------------------------------
+
+
+def results_tab(collection: run_data.Collection, results: dict, conventions) -> None:
+    names = list(collection.runs)
+    name = st.selectbox("Run", names, key="results_run") if len(names) > 1 else names[0]
+    qids, values, means = results[name]
+    st.markdown(f"**Means over {len(qids)} queries** · conventions: {escape_markdown(conventions.describe())}")
+    st.dataframe(pd.DataFrame([means]), hide_index=True, width="stretch",
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in means})
+    frame = pd.DataFrame(values, index=pd.Index(qids, name="query"))
+    pattern = st.text_input("Filter queries (text or regular expression)", key="query_filter",
+                            placeholder="e.g. 30[12] or ^1")
+    if pattern:
+        try:
+            regex = re.compile(pattern[:200])
+        except re.error as error:
+            st.error(f"Not a valid regular expression: {error}")
+        else:
+            frame = frame[[bool(regex.search(str(qid))) for qid in frame.index]]
+    st.caption(f"{len(frame)} queries shown. Click a column header to sort.")
+    st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in frame.columns})
+    scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
+    if scores and qids:
+        st.plotly_chart(run_charts.distribution_figure(scores, qids), key="distribution_chart")
+    if qids:
+        open_in_explorer(collection, name, qids, key="results")
+
+
+def open_in_explorer(collection: run_data.Collection, run_name: str, qids: list[str], *, key: str) -> None:
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    qid = left.selectbox("Open a query in the explorer", qids, key=f"{key}_open_qid")
+    right.button("Open in explorer", key=f"{key}_open", on_click=_open_query, args=(collection, run_name, qid),
+                 icon=":material/open_in_new:", width="stretch")
+
+
+def _open_query(collection: run_data.Collection, run_name: str, qid: str) -> None:
+    current = state.current()
+    judgments = collection.qrels.query(qid)
+    scores = collection.runs[run_name].query(qid)
+    order = order_documents(scores, current.conventions.tie_order)[:MAX_ITEMS]
+    state.commit(QueryState(tuple(Item(doc, scores[doc]) for doc in order), judgments, current.k,
+                            current.conventions, query=str(qid)[:200]))
+    st.session_state[state.SAMPLE] = None
+    st.session_state[state.BASELINE] = None
+    state.say("info", f"Opened query {qid!r} of {run_name}: {len(scores)} retrieved, {len(judgments)} judged."
+              + (f" Only the top {MAX_ITEMS} are shown." if len(scores) > MAX_ITEMS else ""))
+    st.session_state["switch_to_explorer"] = True
+
+
+# ---- convention finder ---------------------------------------------------------------------------------------------
+
+
+def check_tab(collection: run_data.Collection, conventions) -> None:
+    st.markdown("Type a score you read somewhere. Every applicable combination of conventions is tried on these "
+                "files; the ones that round to the digits you typed are listed, most common first.")
+    names = list(collection.runs)
+    left, middle, right = st.columns([2, 2, 2], vertical_alignment="bottom")
+    name = left.selectbox("Run", names, key="check_run")
+    measure = middle.text_input("Measure", value="nDCG@10", key="check_measure",
+                                help="trec_eval (ndcg_cut.10) or ir_measures (nDCG@10) notation")
+    value = right.text_input("Reported value", key="check_value", placeholder="e.g. 0.412 or 41.2%")
+    if not value.strip():
+        return
+    try:
+        with st.spinner("Trying every combination of conventions…"):
+            finding = run_data.find(collection, name, measure, value, conventions.depth)
+    except (InputError, ValueError) as error:
+        st.error(str(error))
+        return
+    if finding.reported.note:
+        st.info(finding.reported.note)
+    rows = finding.matches or finding.nearest()
+    if finding.matches:
+        st.success(f"{len(finding.matches)} combination(s) reproduce {value.strip()} "
+                   f"({finding.combinations} tried on {finding.num_queries} queries).")
+    else:
+        st.warning(f"No combination of conventions gives {value.strip()}. The nearest values:")
+    st.dataframe(pd.DataFrame({
+        "value": [c.value for c in rows],
+        "conventions": [c.description for c in rows],
+        "used by": [", ".join(c.tools) or "—" for c in rows],
+        "how it differs from trec_eval": [" ".join(c.explanation) or "This is trec_eval's own result." for c in rows],
+    }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format="%.4f")})
+    st.caption("Searched: " + "; ".join(f"{n} ∈ {{{', '.join(map(str, v))}}}" for n, v in finding.searched.items()))
+
+
+# ---- compare two runs ----------------------------------------------------------------------------------------------
+
+
+def compare_tab(collection: run_data.Collection, results: dict, conventions) -> None:
+    names = list(collection.runs)
+    if len(names) < 2:
+        st.info("Upload a second run to compare them query by query.")
+        return
+    scores = [key for key in results[names[0]][1] if not key.startswith(("num_", "Num"))]
+    cols = st.columns(3)
+    name_a = cols[0].selectbox("Run A", names, index=0, key="compare_a")
+    name_b = cols[1].selectbox("Run B", names, index=1, key="compare_b")
+    measure = cols[2].selectbox("Measure", scores, key="compare_measure")
+    if name_a == name_b:
+        st.warning("Pick two different runs.")
+        return
+    qids_a, values_a, _ = results[name_a]
+    qids_b, values_b, _ = results[name_b]
+    comparison = compare_values(dict(zip(qids_a, values_a[measure].tolist())),
+                                dict(zip(qids_b, values_b[measure].tolist())),
+                                measure=measure, conventions=conventions, permutations=10_000, seed=0)
+    metric_cols = st.columns(5)
+    metric_cols[0].metric(f"mean {measure}: B − A", f"{comparison.mean_delta:+.4f}")
+    metric_cols[1].metric("B wins / ties / losses", f"{comparison.wins} / {comparison.ties} / {comparison.losses}")
+    metric_cols[2].metric("paired t-test p", _p(comparison.t_test.p_value))
+    metric_cols[3].metric("randomisation test p", _p(comparison.randomisation.p_value))
+    metric_cols[4].metric("queries compared", len(comparison.qids))
+    st.caption(f"Two-sided tests on {len(comparison.qids)} paired queries; randomisation: "
+               f"{comparison.randomisation.permutations:,} sign flips, seed {comparison.randomisation.seed}"
+               + (" (exact)" if comparison.randomisation.exact else "") + ".")
+    for label, qids in (("only in A", comparison.only_in_a), ("only in B", comparison.only_in_b)):
+        if qids:
+            st.caption(f"Not compared, {label}: {len(qids)} queries ({', '.join(map(str, qids[:10]))}"
+                       + ("…" if len(qids) > 10 else "") + ")")
+    ordered = comparison.sorted_deltas()
+    st.plotly_chart(run_charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
+                                                 name_a, name_b), key="difference_chart")
+    side_by_side(collection, name_a, name_b, [r.qid for r in ordered])
+
+
+def side_by_side(collection: run_data.Collection, name_a: str, name_b: str, qids: list[str]) -> None:
+    st.subheader("One query, both rankings")
+    qid = st.selectbox("Query (sorted by difference)", qids, key="compare_qid")
+    judgments = collection.qrels.query(qid)
+    cols = st.columns(2)
+    for column, name in zip(cols, (name_a, name_b)):
+        scores = collection.runs[name].query(qid)
+        order = order_documents(scores)
+        frame = pd.DataFrame({"doc": order[:100], "score": [scores[d] for d in order[:100]],
+                              "grade": pd.array([judgments.get(d) for d in order[:100]], dtype="Int64")},
+                             index=pd.RangeIndex(1, min(len(order), 100) + 1, name="rank"))
+        with column:
+            st.markdown(f"**{escape_markdown(name)}**")
+            st.dataframe(frame, width="stretch", height=320)
+            column.button(f"Open {name} in explorer", key=f"open_{name}_{qid}", on_click=_open_query,
+                          args=(collection, name, qid))
+
+
+def _p(value: float) -> str:
+    if value != value:  # NaN: no variation to test
+        return "n/a"
+    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"

@@ -1,0 +1,52 @@
+"""Pure plotly figure builders for the "Evaluate a run" page: data in, go.Figure out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .charts import _layout, plain
+
+WIN, LOSS, TIE = "#0072B2", "#D55E00", "#A0A4AB"
+
+
+def distribution_figure(values: Mapping[str, np.ndarray], qids: Sequence[str]) -> go.Figure:
+    """One box with every query as a point per measure; hovering a point names its query.
+
+    Traces: ``data[m]`` is measure m, ``y`` its per-query values.
+    """
+    fig = go.Figure()
+    names = [plain(str(qid)) for qid in qids]
+    for name, column in values.items():
+        fig.add_trace(go.Box(
+            y=column, name=name, boxpoints="all", jitter=0.4, pointpos=0, boxmean=True, text=names,
+            marker=dict(size=5, opacity=0.6), line=dict(width=1.5),
+            hovertemplate="query %{text}: %{y:.4f}<extra>" + plain(name) + "</extra>",
+        ))
+    fig.update_layout(showlegend=False)
+    fig.update_yaxes(title_text="value per query", rangemode="tozero")
+    return _layout(fig, "Per-query distribution of each measure",
+                   "Each dot is a query; the box spans the middle half, the dashed line is the mean", height=420)
+
+
+def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str, name_a: str, name_b: str) -> go.Figure:
+    """Per-query differences B - A sorted from the largest gain to the largest loss.
+
+    Traces: ``data[0]`` bars with ``x`` = position, ``y`` = delta, ``text`` = query id.
+    """
+    deltas = np.asarray(deltas, dtype=float)
+    colours = np.where(deltas > 1e-12, WIN, np.where(deltas < -1e-12, LOSS, TIE))
+    fig = go.Figure(go.Bar(
+        x=np.arange(1, len(deltas) + 1), y=deltas, marker=dict(color=colours),
+        text=[plain(str(q)) for q in qids], textposition="none",
+        hovertemplate="query %{text}: %{y:+.4f}<extra></extra>",
+    ))
+    fig.update_xaxes(title_text="queries, sorted by difference", showticklabels=len(deltas) <= 30)
+    fig.update_yaxes(title_text=f"{plain(measure)}: {plain(name_b)} − {plain(name_a)}", zeroline=True,
+                     zerolinecolor="#888", tickformat="+.2f")
+    wins = int((deltas > 1e-12).sum())
+    losses = int((deltas < -1e-12).sum())
+    return _layout(fig, f"Where {plain(name_b)} beats {plain(name_a)}, query by query",
+                   f"Blue: {plain(name_b)} better ({wins}); orange: worse ({losses}); grey: tied", height=400)

@@ -1,0 +1,186 @@
+"""The "Evaluate a run" page's data: uploads (or the built-in collection), settings, and cached evaluation.
+
+Parsed files are kept per session, keyed by the upload's id, so a rerun never parses a file twice; evaluation is
+cached by (files, measures, conventions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures
+from metrics.bulk import evaluate_tables
+from metrics.check import find_conventions
+from metrics.export import qrels_to_trec, run_to_trec
+from metrics.samples import load_samples, sample_to_trec
+from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
+
+from .text import escape_markdown
+
+#: Whole runs: an MS MARCO dev run (7M lines) is about 240 MB.
+MAX_RUN_BYTES = 256 * 1024 * 1024
+MAX_RUNS = 5
+PARSED = "parsed_uploads"
+DEFAULT_MEASURES = ["P.10", "recall.100", "recip_rank", "map", "ndcg_cut.10", "success.1"]
+SUGGESTED_MEASURES = DEFAULT_MEASURES + ["P.5", "ndcg_cut.20", "ndcg", "map_cut.10", "recip_rank_cut.10",
+                                         "recall.1000", "Rprec", "bpref", "num_ret", "num_rel", "num_rel_ret"]
+
+
+@dataclass(frozen=True, eq=False)
+class Collection:
+    """The qrels and the runs (by display name), each parsed once; ``key`` identifies the files for caching."""
+
+    qrels: QrelsTable
+    runs: dict[str, RunTable]
+    key: tuple
+    dicts: dict = field(default_factory=dict, compare=False)  # lazily built pytrec_eval-shaped dicts
+
+    def as_dicts(self, run_name: str) -> tuple[dict, dict]:
+        if "qrels" not in self.dicts:
+            self.dicts["qrels"] = self.qrels.to_dict()
+        if run_name not in self.dicts:
+            self.dicts[run_name] = self.runs[run_name].to_dict()
+        return self.dicts["qrels"], self.dicts[run_name]
+
+
+def _parse(kind: str, upload) -> QrelsTable | RunTable:
+    """Parse an upload once per session (keyed by its id); errors are raised each time it is asked for."""
+    cache = st.session_state.setdefault(PARSED, {})
+    key = (kind, upload.file_id)
+    if key not in cache:
+        reader = read_qrels if kind == "qrels" else read_run
+        with st.spinner(f"Reading {upload.name} ({upload.size / 2**20:.1f} MB)…"):
+            try:
+                cache[key] = reader(upload.getvalue(), name=upload.name, max_bytes=MAX_RUN_BYTES)
+            except InputError as error:
+                cache[key] = error
+    result = cache[key]
+    if isinstance(result, InputError):
+        raise result
+    return result
+
+
+def _built_in() -> Collection:
+    """Every sample as one query of a small collection, with two runs: the samples as ranked, and an oracle
+    reranking of the same documents (grade first), to try the comparison and the finder."""
+    qrels: dict[str, dict[str, int]] = {}
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    oracle: dict[str, list[tuple[str, float]]] = {}
+    for sample in load_samples():
+        sample_qrels, sample_run = sample_to_trec(sample)
+        for qid, docs in sample_qrels.items():
+            qrels[qid] = docs
+        for qid, scores in sample_run.items():
+            ranked[qid] = list(scores.items())
+            by_grade = sorted(scores, key=lambda doc: (-sample_qrels[qid].get(doc, -1), -scores[doc]))
+            oracle[qid] = [(doc, float(len(by_grade) - rank)) for rank, doc in enumerate(by_grade)]
+    return Collection(
+        read_qrels(qrels_to_trec(qrels).encode(), name="samples.qrels"),
+        {"samples": read_run(run_to_trec(ranked, "samples").encode(), name="samples.run"),
+         "oracle rerank": read_run(run_to_trec(oracle, "oracle").encode(), name="oracle.run")},
+        key=("built-in",),
+    )
+
+
+def inputs() -> Collection | None:
+    with st.container(border=True):
+        left, right = st.columns(2)
+        qrels_upload = left.file_uploader("qrels (TREC, plain or .gz)", key="runs_qrels")
+        run_uploads = right.file_uploader("runs (TREC, plain or .gz; up to 5)", key="runs_runs",
+                                          accept_multiple_files=True)
+        use_samples = st.toggle("Use the built-in sample collection instead", key="runs_use_samples",
+                                help="The explorer's samples as one small collection, with two runs to compare.")
+    if use_samples:
+        return _built_in()
+    if qrels_upload is None or not run_uploads:
+        st.info("Upload qrels and at least one run, or switch on the built-in sample collection.")
+        return None
+    try:
+        qrels = _parse("qrels", qrels_upload)
+        runs: dict[str, RunTable] = {}
+        for upload in run_uploads[:MAX_RUNS]:
+            table = _parse("run", upload)
+            name = upload.name if upload.name not in runs else f"{upload.name} ({len(runs) + 1})"
+            runs[name] = table
+    except InputError as error:
+        st.error(str(error))
+        return None
+    if len(run_uploads) > MAX_RUNS:
+        st.warning(f"Only the first {MAX_RUNS} runs are evaluated.")
+    key = (qrels_upload.file_id, *(upload.file_id for upload in run_uploads[:MAX_RUNS]))
+    return Collection(qrels, runs, key)
+
+
+def settings() -> tuple[list[str], Conventions]:
+    """Measures and conventions for whole runs, in the sidebar (here depth and missing queries matter too)."""
+    with st.sidebar:
+        st.subheader("Measures")
+        chosen = st.multiselect("Measures", SUGGESTED_MEASURES, default=DEFAULT_MEASURES, key="runs_measures",
+                                accept_new_options=True, label_visibility="collapsed",
+                                help="Pick or type any measure: trec_eval (ndcg_cut.10) or ir_measures (nDCG@10).")
+        measures = []
+        for spec in chosen:
+            try:
+                parse_measures(spec)
+                measures.append(spec)
+            except ValueError as error:
+                st.error(str(error))
+        st.subheader("Conventions")
+        level = st.number_input("Relevance threshold", min_value=0, max_value=1000, value=1, step=1, key="runs_level")
+        depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
+                                key="runs_depth")
+        changes: dict[str, object] = {}
+        for info in CONVENTION_INFO:
+            choices = {choice.value: choice for choice in info.choices}
+            changes[info.name] = st.selectbox(
+                info.label, list(choices), key=f"runs_convention_{info.name}",
+                format_func=lambda value, choices=choices: f"{value} — {choices[value].meaning}",
+                help="Used by: " + "; ".join(f"{c.value}: {', '.join(c.used_by)}" for c in info.choices))
+    conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
+    return measures or DEFAULT_MEASURES, conventions
+
+
+def evaluate_all(collection: Collection, measures: list[str], conventions: Conventions) -> dict:
+    """{run name: (qids, {measure key: per-query array}, {measure key: mean})}, cached for the session."""
+    cache = st.session_state.setdefault("run_results", {})
+    key = (collection.key, tuple(measures), conventions)
+    if key not in cache:
+        with st.spinner("Evaluating…"):
+            cache.clear()  # keep one result set: whole runs are large
+            cache[key] = {name: evaluate_tables(collection.qrels, run, measures, conventions)
+                          for name, run in collection.runs.items()}
+    return cache[key]
+
+
+def coverage_notes(collection: Collection, results: dict) -> None:
+    """Say exactly which queries were left out, and why."""
+    judged = set(collection.qrels.qids)
+    for name, run in collection.runs.items():
+        in_run = set(run.qids)
+        unjudged = sorted(in_run - judged)
+        missing = sorted(judged - in_run)
+        evaluated = len(results[name][0])
+        notes = [f"**{escape_markdown(name)}**: {evaluated} queries evaluated."]
+        if unjudged:
+            notes.append(f"{len(unjudged)} run queries have no judgments and were skipped "
+                         f"({escape_markdown(_few(unjudged))}).")
+        if missing:
+            notes.append(f"{len(missing)} judged queries are not in the run ({escape_markdown(_few(missing))}): "
+                         "skipped, or scored 0 with the convention 'missing queries: zero' (trec_eval -c).")
+        st.caption(" ".join(notes))
+
+
+def _few(qids: list[str]) -> str:
+    return ", ".join(qids[:8]) + ("…" if len(qids) > 8 else "")
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs={Collection: lambda c: c.key})
+def _find_cached(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
+    qrels, run = collection.as_dicts(run_name)
+    return find_conventions(qrels, run, measure, value, base=Conventions(depth=depth))
+
+
+def find(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
+    return _find_cached(collection, run_name, measure.strip(), value.strip(), depth)
