@@ -531,7 +531,8 @@ def docno_keys(docno: pa.Array | pa.ChunkedArray, *, hashed: bool = False) -> tu
 
     Exact keys (every string at most 8 bytes, and not ``hashed``) are the bytes packed big-endian, so comparing
     keys is comparing the strings in byte order. Otherwise the keys are a 64-bit polynomial hash of the bytes:
-    equal strings have equal keys, but unequal strings may collide and the order means nothing.
+    equal strings have equal keys, also across arrays, but unequal strings may collide and the order means
+    nothing.
     """
     chunks = docno.chunks if isinstance(docno, pa.ChunkedArray) else [docno]
     chunks = [chunk if chunk.type == pa.string() else chunk.cast(pa.string()) for chunk in chunks]
@@ -569,7 +570,10 @@ def _string_keys(strings: pa.Array, longest: int, exact: bool) -> np.ndarray:
             word = block.view(">u8").ravel().astype(np.uint64)
             if exact:
                 return word
-            keys = keys * np.uint64(0x100000001B3) + (word ^ np.uint64(0x9E3779B97F4A7C15))
+            # Only the words a string has are mixed in, so a string's key does not depend on the longest string
+            # it was hashed with: keys from different arrays compare.
+            mixed = keys * np.uint64(0x100000001B3) + (word ^ np.uint64(0x9E3779B97F4A7C15))
+            keys = np.where(lengths > word_start, mixed, keys)
         keys ^= lengths.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
     return keys
 

@@ -237,3 +237,11 @@ def test_long_doc_ids_get_hash_keys_equal_for_equal_strings() -> None:
                                        "clueweb09-en0000-00-00001"]))
     assert not exact
     assert keys[0] == keys[2] != keys[1]
+
+
+def test_hash_keys_of_a_string_do_not_depend_on_the_other_strings_hashed_with_it() -> None:
+    import pyarrow as pa
+
+    alone, _ = docno_keys(pa.array(["bagel"]), hashed=True)
+    with_longer, _ = docno_keys(pa.array(["bagel", "a-much-longer-document-id-than-bagel"]), hashed=True)
+    assert alone[0] == with_longer[0]
