@@ -243,30 +243,37 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
     )
 
 
+def _before_after_bars(specs, before, after, names: tuple[str, str], after_hover: str,
+                       customdata=None) -> go.Figure:
+    """Grey bars for ``before`` and bars in each metric's colour for ``after``, grouped by metric."""
+    labels = [spec.label for spec in specs]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=labels, y=before, name=names[0], marker=dict(color=BASELINE_COLOUR),
+        text=[f"{v:.3f}" for v in before], textposition="outside",
+        hovertemplate=f"%{{x}} {names[0].lower()}: %{{y:.3f}}<extra></extra>",
+    ))
+    fig.add_trace(go.Bar(
+        x=labels, y=after, name=names[1], marker=dict(color=[metric_colour(s.family) for s in specs]),
+        text=[f"{v:.3f}" for v in after], textposition="outside", customdata=customdata,
+        hovertemplate=after_hover,
+    ))
+    fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05)
+    fig.update_yaxes(range=[0, 1.15], title_text="value")
+    return fig
+
+
 def move_preview_figure(preview: MovePreview) -> go.Figure:
     """Before and after bars for every metric when one item moves (or any other change is previewed).
 
     Traces: ``data[0]`` before (grey), ``data[1]`` after (each metric's colour); ``y`` are the values.
     """
     specs = preview.metrics.specs
-    labels = [spec.label for spec in specs]
-    fig = go.Figure()
-    fig.add_trace(go.Bar(
-        x=labels, y=preview.before, name="Before", marker=dict(color=BASELINE_COLOUR),
-        text=[f"{v:.3f}" for v in preview.before], textposition="outside",
-        hovertemplate="%{x} before: %{y:.3f}<extra></extra>",
-    ))
-    fig.add_trace(go.Bar(
-        x=labels, y=preview.after, name="After", marker=dict(color=[metric_colour(s.family) for s in specs]),
-        text=[f"{v:.3f}" for v in preview.after], textposition="outside",
-        customdata=[preview.change.customdata] * len(labels),
-        hovertemplate="%{x} after: %{y:.3f}<extra></extra>",
-    ))
-    fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05)
-    fig.update_yaxes(range=[0, 1.15], title_text="value")
+    fig = _before_after_bars(specs, preview.before, preview.after, ("Before", "After"),
+                             "%{x} after: %{y:.3f}<extra></extra>",
+                             customdata=[preview.change.customdata] * len(specs))
     return _layout(fig, plain(f"{preview.change.describe(preview.ranking_before)}: before and after"),
-                   plain(preview.sentence),
-                   height=380)
+                   plain(preview.sentence), height=380)
 
 
 # ---- 3. removing items -------------------------------------------------------------------------------------------
@@ -352,22 +359,10 @@ def baseline_figure(comparison: BaselineComparison) -> go.Figure:
     Traces: ``data[0]`` baseline values, ``data[1]`` current values (``y``).
     """
     specs = comparison.metrics.specs
-    labels = [spec.label for spec in specs]
-    fig = go.Figure()
-    fig.add_trace(go.Bar(
-        x=labels, y=comparison.baseline, name="Baseline", marker=dict(color=BASELINE_COLOUR),
-        text=[f"{v:.3f}" for v in comparison.baseline], textposition="outside",
-        hovertemplate="%{x} baseline: %{y:.3f}<extra></extra>",
-    ))
-    fig.add_trace(go.Bar(
-        x=labels, y=comparison.current, name="Current", marker=dict(color=[metric_colour(s.family) for s in specs]),
-        text=[f"{v:.3f}" for v in comparison.current], textposition="outside",
-        customdata=comparison.deltas,
-        hovertemplate="%{x} current: %{y:.3f} (%{customdata:+.3f} against the baseline)<extra></extra>",
-    ))
-    fig.update_layout(barmode="group", bargap=0.25, bargroupgap=0.05)
-    fig.update_yaxes(range=[0, 1.15], title_text="value")
-    changed = [f"{label} {format_delta(d)}" for label, d in zip(labels, comparison.deltas) if abs(d) > SAME]
+    fig = _before_after_bars(specs, comparison.baseline, comparison.current, ("Baseline", "Current"),
+                             "%{x} current: %{y:.3f} (%{customdata:+.3f} against the baseline)<extra></extra>",
+                             customdata=comparison.deltas)
+    changed = [f"{spec.label} {format_delta(d)}" for spec, d in zip(specs, comparison.deltas) if abs(d) > SAME]
     subtitle = "Changed: " + join_words(changed) if changed else "No metric changed since the baseline was pinned"
     return _layout(fig, "Current ranking against the pinned baseline", subtitle, height=380)
 

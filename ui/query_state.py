@@ -282,13 +282,7 @@ def apply_ranking_edits(
         item = items[row]
         where = f"rank {row + 1}"
         if "doc" in changes:
-            new_doc = validate_doc(changes["doc"], where=where)
-            if new_doc != item.doc:
-                if new_doc in judgments and item.doc in judgments:
-                    raise InputError(f"{where}: {new_doc!r} is already judged; delete that judgment first")
-                if item.doc in judgments:
-                    judgments[new_doc] = judgments.pop(item.doc)
-                item = dataclasses.replace(item, doc=new_doc)
+            item = dataclasses.replace(item, doc=_rename(judgments, item.doc, changes["doc"], where))
         if "score" in changes:
             item = dataclasses.replace(item, score=parse_score(changes["score"], where=where))
         if "removed" in changes:
@@ -328,12 +322,7 @@ def apply_judgment_edits(
         doc = rows[row]
         where = f"judgment row {row + 1}"
         if "doc" in changes:
-            new_doc = validate_doc(changes["doc"], where=where)
-            if new_doc != doc:
-                if new_doc in judgments:
-                    raise InputError(f"{where}: {new_doc!r} is already judged")
-                judgments[new_doc] = judgments.pop(doc)
-                doc = new_doc
+            doc = _rename(judgments, doc, changes["doc"], where)
         if "grade" in changes:
             if changes["grade"] is None:
                 raise InputError(f"{where}: a judgment needs a grade; delete the row to drop the judgment")
@@ -357,6 +346,16 @@ def apply_judgment_edits(
 def unretrieved_judgments(state: QueryState) -> list[tuple[str, int]]:
     retrieved = set(state.docs)
     return [(doc, grade) for doc, grade in state.judgments.items() if doc not in retrieved]
+
+
+def _rename(judgments: dict[str, int], old: str, value: object, where: str) -> str:
+    """The validated new id; a judgment of ``old`` moves with it (refused if ``new`` is judged already)."""
+    new = validate_doc(value, where=where)
+    if new != old and old in judgments:
+        if new in judgments:
+            raise InputError(f"{where}: {new!r} is already judged; delete that judgment first")
+        judgments[new] = judgments.pop(old)
+    return new
 
 
 def _set_grade(judgments: dict[str, int], doc: str, value: object, where: str) -> None:
