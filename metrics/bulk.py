@@ -34,8 +34,8 @@ def batch_for_run(
 ) -> tuple[list[str], RankingBatch]:
     """The evaluated query ids and their batch (one row per query), as the dict path builds them."""
     conv = conventions if conventions is not None else Conventions()
-    run_codes, run_qids = value_codes(run.qid)
-    qrels_codes, qrels_qids = value_codes(qrels.qid)
+    run_codes, run_qids = _query_codes(run)
+    qrels_codes, qrels_qids = _query_codes(qrels)
 
     # Batch row of each run query (-1 when the query has no judgments), in order of first appearance.
     judged_query = to_numpy(pc.is_in(run_qids, value_set=qrels_qids))
@@ -63,7 +63,7 @@ def batch_for_run(
         rows, scores, keys = rows[evaluated], scores[evaluated], keys[evaluated]
         docno = pc.filter(docno, from_numpy(evaluated))
     del evaluated
-    grades = _grades(qrels, qrels_rows, rows, docno)
+    grades = _grades(qrels, qrels_rows, rows, docno, keys, exact)
     rows, grades = _in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order, grades)
     del scores, keys, docno
     if conv.depth is not None:
@@ -86,6 +86,13 @@ def batch_for_run(
     return qids, RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades)
 
 
+def _query_codes(table: QrelsTable | RunTable) -> tuple[np.ndarray, pa.Array]:
+    """Each line's query code and the distinct query ids: kept by the reader, or computed."""
+    if table.qid_code is not None and table.qid_values is not None:
+        return table.qid_code, table.qid_values
+    return value_codes(table.qid)
+
+
 def _judged_grade_matrix(rows: np.ndarray, grades: np.ndarray, n_rows: int) -> np.ndarray:
     """(n_rows, m): each evaluated query's grades >= 0 sorted descending, padded with NO_JUDGMENT."""
     use = (rows >= 0) & (grades >= 0)
@@ -99,7 +106,8 @@ def _judged_grade_matrix(rows: np.ndarray, grades: np.ndarray, n_rows: int) -> n
     return matrix
 
 
-def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno) -> np.ndarray:
+def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno, run_keys: np.ndarray,
+            run_keys_exact: bool) -> np.ndarray:
     """The qrels grade of each run line's (query, document) as float64, NO_JUDGMENT where there is none."""
     grades = np.full(rows.shape[0], float(NO_JUDGMENT))
     usable = qrels_rows >= 0
@@ -109,11 +117,11 @@ def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno) 
     qrels_rows = qrels_rows[usable]
     qrels_grade = qrels.grade[usable]
     # Most run documents are judged for no query at all: find the few candidates by doc id alone first.
-    candidate = pc.is_in(docno, value_set=pc.unique(qrels_docno))
-    candidates = np.flatnonzero(to_numpy(candidate))
+    candidate = _maybe_judged(run_keys, run_keys_exact, qrels_docno)
+    candidates = np.flatnonzero(candidate)
     if candidates.shape[0] == 0:
         return grades
-    candidate_docno = _single(pc.filter(docno, candidate))  # filter keeps the chunks; take would join them
+    candidate_docno = _single(pc.filter(docno, from_numpy(candidate)))  # filter keeps chunks; take joins them
     candidate_rows = rows[candidates]
     # Join on a 64-bit hash of (batch row, docno), then confirm every match on the strings themselves.
     # One key computation over both arrays: the hashed keys depend on the longest string in the array hashed.
@@ -138,6 +146,23 @@ def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno) 
     for index, row, doc in zip(candidates.tolist(), candidate_rows.tolist(), candidate_docno.to_pylist()):
         grades[index] = lookup.get((row, doc), NO_JUDGMENT)
     return grades
+
+
+def _maybe_judged(run_keys: np.ndarray, exact: bool, qrels_docno: pa.Array) -> np.ndarray:
+    """True for every run line whose docno may be judged for some query (a superset; never a false False).
+
+    A bit table indexed by the top bits of the multiplied docno key: one multiply, shift and lookup per line,
+    instead of hashing every docno string again.
+    """
+    qrels_keys, _ = docno_keys(qrels_docno, packed=exact, hashed=not exact)
+    bits = int(np.clip(np.ceil(np.log2(max(1, qrels_keys.shape[0]) * 64)), 16, 26))
+    shift, multiplier = np.uint64(64 - bits), np.uint64(0x9E3779B97F4A7C15)
+    table = np.zeros(1 << bits, dtype=bool)
+    with np.errstate(over="ignore"):
+        table[(qrels_keys * multiplier) >> shift] = True
+        slots = run_keys * multiplier
+    np.right_shift(slots, shift, out=slots)
+    return table[slots]
 
 
 def _as_string(values: pa.Array) -> pa.Array:

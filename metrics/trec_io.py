@@ -84,6 +84,8 @@ class QrelsTable:
     name: str = "qrels"
     docno_key: np.ndarray | None = None  # from docno_keys(), computed while checking duplicates
     docno_key_exact: bool = False
+    qid_code: np.ndarray | None = None  # from value_codes(qid): int32 code of each line's query
+    qid_values: pa.Array | None = None  # the distinct query ids, in order of first appearance
 
     def __len__(self) -> int:
         return int(self.grade.shape[0])
@@ -122,6 +124,8 @@ class RunTable:
     name: str = "run"
     docno_key: np.ndarray | None = None  # from docno_keys(), computed while checking duplicates
     docno_key_exact: bool = False
+    qid_code: np.ndarray | None = None  # from value_codes(qid): int32 code of each line's query
+    qid_values: pa.Array | None = None  # the distinct query ids, in order of first appearance
 
     def __len__(self) -> int:
         return int(self.score.shape[0])
@@ -151,14 +155,14 @@ class RunTable:
 
 def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> QrelsTable:
     """Read a qrels file (``qid iter docno rel``) from a path, bytes, text, or binary file object."""
-    qid, docno, grade, _, keys, exact, label = _read(source, name, max_bytes, "qrels")
-    return QrelsTable(qid, docno, grade, label, keys, exact)
+    qid, docno, grade, _, keys, exact, codes, label = _read(source, name, max_bytes, "qrels")
+    return QrelsTable(qid, docno, grade, label, keys, exact, *codes)
 
 
 def read_run(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> RunTable:
     """Read a run file (``qid Q0 docno rank score tag``) from a path, bytes, text, or binary file object."""
-    qid, docno, score, runid, keys, exact, label = _read(source, name, max_bytes, "run")
-    return RunTable(qid, docno, score, runid, label, keys, exact)
+    qid, docno, score, runid, keys, exact, codes, label = _read(source, name, max_bytes, "run")
+    return RunTable(qid, docno, score, runid, label, keys, exact, *codes)
 
 
 def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
@@ -183,10 +187,11 @@ def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
     if not hasattr(source, "read"):
         # The text is only needed again to name the lines of a duplicate; it can be loaded again from the source.
         buffer = None
-    keys, exact, maybe_repeated = _check_unique_pairs(qid, docno)
+    codes = value_codes(qid)
+    keys, exact, maybe_repeated = _check_unique_pairs(codes[0], docno)
     if maybe_repeated:
         _raise_duplicate(buffer if buffer is not None else _load(source, name, max_bytes, kind)[1], label, kind)
-    return qid, docno, values, tag, keys, exact, label
+    return qid, docno, values, tag, keys, exact, codes, label
 
 
 def _map_plain_file(source: Source, max_bytes: int | None) -> mmap.mmap | None:
@@ -526,18 +531,20 @@ def value_codes(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Arra
     return to_numpy(encoded.indices), encoded.dictionary
 
 
-def docno_keys(docno: pa.Array | pa.ChunkedArray, *, hashed: bool = False) -> tuple[np.ndarray, bool]:
+def docno_keys(docno: pa.Array | pa.ChunkedArray, *, hashed: bool = False,
+               packed: bool = False) -> tuple[np.ndarray, bool]:
     """A uint64 key per string and whether the keys are exact.
 
     Exact keys (every string at most 8 bytes, and not ``hashed``) are the bytes packed big-endian, so comparing
     keys is comparing the strings in byte order. Otherwise the keys are a 64-bit polynomial hash of the bytes:
     equal strings have equal keys, also across arrays, but unequal strings may collide and the order means
-    nothing.
+    nothing. ``packed`` forces packing: longer strings are cut to their first 8 bytes (keys that match the packed
+    keys of a short-id array, for a pre-filter).
     """
     chunks = docno.chunks if isinstance(docno, pa.ChunkedArray) else [docno]
     chunks = [chunk if chunk.type == pa.string() else chunk.cast(pa.string()) for chunk in chunks]
     longest = max((int(pc.max(pc.binary_length(chunk)).as_py() or 0) for chunk in chunks if len(chunk)), default=0)
-    exact = longest <= 8 and not hashed
+    exact = (longest <= 8 or packed) and not hashed
     keys = np.empty(len(docno), dtype=np.uint64)
     done = 0
     for chunk in chunks:
@@ -545,7 +552,7 @@ def docno_keys(docno: pa.Array | pa.ChunkedArray, *, hashed: bool = False) -> tu
             piece = chunk.slice(start, _KEY_CHUNK)
             keys[done:done + len(piece)] = _string_keys(piece, longest, exact)
             done += len(piece)
-    return keys, exact
+    return keys, exact and longest <= 8
 
 
 def _string_keys(strings: pa.Array, longest: int, exact: bool) -> np.ndarray:
@@ -578,12 +585,12 @@ def _string_keys(strings: pa.Array, longest: int, exact: bool) -> np.ndarray:
     return keys
 
 
-def _check_unique_pairs(qid, docno) -> tuple[np.ndarray, bool, bool]:
+def _check_unique_pairs(qid_codes: np.ndarray, docno) -> tuple[np.ndarray, bool, bool]:
     """The docno keys, whether they are exact, and whether some (qid, docno) may appear twice."""
     keys, exact = docno_keys(docno)
     # Mixing the query code in may merge distinct pairs (the line-by-line check then clears them), never split
     # equal ones.
-    pair_keys = value_codes(qid)[0].astype(np.uint64)
+    pair_keys = qid_codes.astype(np.uint64)
     with np.errstate(over="ignore"):
         pair_keys *= np.uint64(0x165667B19E3779F9)
         pair_keys += keys

@@ -85,7 +85,7 @@ def test_hash_collisions_fall_back_to_exact_string_matching(monkeypatch: pytest.
     import metrics.bulk as bulk
     import metrics.trec_io as trec_io
 
-    def colliding_keys(docno, *, hashed: bool = False):
+    def colliding_keys(docno, **options):
         return np.zeros(len(docno), dtype=np.uint64), False
 
     qrels_text, run_text = random_trec_files(5)
