@@ -5,8 +5,8 @@ each; we report the median wall time and the median peak RSS of each, and the ra
 Ours is the command line (``python -m metrics``); pytrec_eval is ``bench/pipelines.py pytrec_eval``: its own
 ``parse_qrel``/``parse_run``, ``RelevanceEvaluator(...).evaluate`` and ``compute_aggregated_measure``.
 
-Before timing, the ``all`` values are checked: ``metrics.bulk.evaluate_files`` must equal pytrec_eval's means
-to 1e-9, and the command line's printed lines must equal pytrec_eval's means printed as trec_eval prints them.
+Before timing, the ``all`` values are checked: ``metrics.bulk.evaluate_files`` (full precision, in a child
+process) must equal pytrec_eval's means to 1e-9, and the command line's printed lines must equal pytrec_eval's means printed as trec_eval prints them.
 
 Usage: ``python bench/bench_cli.py [--repeats 3] [--sets msmarco_space,msmarco_tab,trecdl]``.
 """
@@ -73,10 +73,9 @@ def printed(key: str, value: float) -> str:
 
 def check_agreement(name: str, qrels: Path, run: Path) -> None:
     """Our full-precision means equal pytrec_eval's to 1e-9, and the CLI prints them as trec_eval would."""
+    # In child processes: a forked child's peak RSS starts at its parent's, so the parent stays small.
     reference = json.loads(measure_process(pytrec_eval_command(qrels, run))[3])
-    from metrics.bulk import evaluate_files
-
-    _, _, ours = evaluate_files(qrels, run, MEASURES)
+    ours = json.loads(measure_process([sys.executable, str(HERE / "pipelines.py"), "ours", str(qrels), str(run)])[3])
     assert set(ours) == set(reference), (set(ours) ^ set(reference))
     worst = max(abs(ours[key] - reference[key]) for key in reference)
     assert worst <= 1e-9, f"{name}: means differ from pytrec_eval by {worst}"
