@@ -57,7 +57,6 @@ RUN_COLUMNS = "qid Q0 docno rank score tag"
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
-_TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
 _NORMALISE_CHUNK = 1 << 24
@@ -288,10 +287,11 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
     if comment:
         return None
     if separator is None:
-        if _has_comment_line(buffer):
-            return None
-        buffer = _normalise_whitespace(bytes(buffer))
+        buffer = _normalise_whitespace(buffer)
         separator = b" "
+        # Indented comment lines now start at the line start.
+        if _has_comment(buffer):
+            return None
     first = _first_line(buffer)
     if first is None:
         return None
@@ -371,58 +371,83 @@ def _scan(buffer) -> tuple[bytes | None, bool]:
     return (separator if clean else None), False
 
 
-def _has_comment_line(buffer: bytes) -> bool:
-    # A '#' that starts a line, possibly after whitespace.
-    return re.search(rb"(?m)^[ \t\r\x0b\x0c]*#", buffer) is not None
+def _has_comment(text: np.ndarray) -> bool:
+    """Whether a line of normalised text starts with '#'."""
+    if text.shape[0] and text[0] == 35:
+        return True
+    for start in range(0, text.shape[0], _NORMALISE_CHUNK):
+        chunk = text[start:start + _NORMALISE_CHUNK + 1]
+        if ((chunk[:-1] == 10) & (chunk[1:] == 35)).any():
+            return True
+    return False
 
 
-def _normalise_whitespace(buffer: bytes) -> bytes:
-    """Every run of whitespace inside a line becomes one space; whitespace at line starts and ends goes."""
-    spaced = buffer.translate(_TO_SPACE)
-    data = np.frombuffer(spaced, dtype=np.uint8)
-    kept = []
-    previous = ord("\n")
-    for start in range(0, data.shape[0], _NORMALISE_CHUNK):
-        chunk = data[start:start + _NORMALISE_CHUNK]
-        before = np.empty_like(chunk)
-        before[0] = previous
-        before[1:] = chunk[:-1]
-        previous = int(chunk[-1])
-        is_space = chunk == 32
-        kept.append(chunk[~(is_space & ((before == 32) | (before == 10)))])
-    collapsed = np.concatenate(kept) if kept else data[:0]
-    del kept, spaced
-    out = []
-    for start in range(0, collapsed.shape[0], _NORMALISE_CHUNK):
-        chunk = collapsed[start:start + _NORMALISE_CHUNK]
-        after = np.empty_like(chunk)
-        after[:-1] = chunk[1:]
-        after[-1] = collapsed[start + _NORMALISE_CHUNK] if start + _NORMALISE_CHUNK < collapsed.shape[0] else 10
-        out.append(chunk[~((chunk == 32) & (after == 10))])
-    return np.concatenate(out).tobytes() if out else b""
+def _normalise_whitespace(buffer) -> np.ndarray:
+    """Every run of whitespace inside a line becomes one space; whitespace at line starts and ends goes.
+
+    One pass over the text in chunks, compacting into one preallocated uint8 array: a whitespace byte is kept
+    (as a space) only when it is the last of its run, the run does not start a line, and a field follows it.
+    """
+    data = np.frombuffer(buffer, dtype=np.uint8)
+    size = data.shape[0]
+    out = np.empty(size, dtype=np.uint8)
+    written = 0
+    line_start_before = True  # whether the bytes before the chunk end a line start (newline or leading blanks)
+    for start in range(0, size, _NORMALISE_CHUNK):
+        end = min(start + _NORMALISE_CHUNK, size)
+        raw = data[start:min(end + 1, size)]  # one byte of look-ahead
+        # Space, tab, and VT/FF/CR (11..13; the subtraction wraps around below 11).
+        blank = (raw == 32) | (raw == 9) | ((raw - np.uint8(11)) <= 2)
+        newline = raw == 10
+        n = end - start
+        followed_by_field = np.ones(n, dtype=bool)
+        followed_by_field[: raw.shape[0] - 1] = ~(blank[1:] | newline[1:])
+        if end == size:
+            followed_by_field[-1] = False
+        # Blanks of a line's indent: after a newline, then after indent blanks (one step per indent byte).
+        leading = np.zeros(n, dtype=bool)
+        leading[0] = blank[0] and line_start_before
+        leading[1:] = blank[1:n] & newline[: n - 1]
+        while leading.any():
+            grown = leading.copy()
+            grown[1:] |= blank[1:n] & leading[:-1]
+            if np.array_equal(grown, leading):
+                break
+            leading = grown
+        blank, raw = blank[:n], raw[:n]
+        keep = ~blank | (followed_by_field & ~leading)
+        kept = np.where(blank, np.uint8(32), raw)[keep]
+        out[written:written + kept.shape[0]] = kept
+        written += kept.shape[0]
+        line_start_before = bool(newline[n - 1] or leading[n - 1])
+    return out[:written]
 
 
-def _first_line(buffer: bytes) -> bytes | None:
-    start = 0
-    while start < len(buffer):
-        end = buffer.find(b"\n", start)
-        end = len(buffer) if end < 0 else end
-        line = buffer[start:end]
+def _first_line(buffer) -> bytes | None:
+    """The first non-blank line (bytes, bytearray, mmap or a uint8 array)."""
+    text = _as_bytes(buffer, 0, 1 << 16)
+    if len(text) < len(buffer) and b"\n" not in text.lstrip():
+        text = _as_bytes(buffer, 0, len(buffer))
+    for line in text.split(b"\n"):
         if line.strip():
             return line
-        start = end + 1
     return None
 
 
-def _last_line(buffer: bytes) -> bytes:
-    end = len(buffer)
-    while end > 0:
-        start = buffer.rfind(b"\n", 0, end) + 1
-        line = buffer[start:end]
+def _last_line(buffer) -> bytes:
+    """The last non-blank line."""
+    size = len(buffer)
+    text = _as_bytes(buffer, max(0, size - (1 << 16)), size)
+    if len(text) < size and b"\n" not in text.rstrip():
+        text = _as_bytes(buffer, 0, size)
+    for line in reversed(text.split(b"\n")):
         if line.strip():
             return line
-        end = start - 1
     return b""
+
+
+def _as_bytes(buffer, start: int, end: int) -> bytes:
+    return buffer[start:end].tobytes() if isinstance(buffer, np.ndarray) else bytes(buffer[start:end])
 
 
 # ---- line-by-line reader: the reference semantics and the error messages -------------------------------

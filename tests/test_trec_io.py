@@ -245,3 +245,32 @@ def test_hash_keys_of_a_string_do_not_depend_on_the_other_strings_hashed_with_it
     alone, _ = docno_keys(pa.array(["bagel"]), hashed=True)
     with_longer, _ = docno_keys(pa.array(["bagel", "a-much-longer-document-id-than-bagel"]), hashed=True)
     assert alone[0] == with_longer[0]
+
+
+MESSY_RUN = (
+    "\t q1  Q0\td1 1 2.5 \t bm25  \r\n"
+    "q1 \t Q0 d2\t\t2 1.5 bm25\x0b\n"
+    "   \n"
+    "\x0cq2 Q0 d1 1 0.5 bm25\t\n"
+    "  q2 Q0   d7 2 0.25 bm25"
+)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 24])
+def test_messy_whitespace_is_normalised_the_same_at_every_chunk_boundary(
+        chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import metrics.trec_io as trec_io
+
+    monkeypatch.setattr(trec_io, "_NORMALISE_CHUNK", chunk)
+    monkeypatch.setattr(trec_io, "_slow_parse", None)  # the fast path must handle it
+    run = read_run(MESSY_RUN)
+    assert run.to_dict() == {"q1": {"d1": 2.5, "d2": 1.5}, "q2": {"d1": 0.5, "d7": 0.25}}
+    assert run.runid == "bm25"
+
+
+def test_normalised_text_has_single_spaces_and_no_blanks_at_line_ends() -> None:
+    from metrics.trec_io import _normalise_whitespace
+
+    text = _normalise_whitespace(MESSY_RUN.encode()).tobytes()
+    assert text == (b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5 bm25\n\nq2 Q0 d1 1 0.5 bm25\n"
+                    b"q2 Q0 d7 2 0.25 bm25")
