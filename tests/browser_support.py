@@ -1,0 +1,413 @@
+"""Real-browser support: the app in a subprocess, Debian's Chromium driven by Playwright, and the explorer page
+described in the words a person would use ("edit bagel's grade", "move muffin up one rank").
+
+Used by tests/test_browser.py (as pytest fixtures) and by docs/make_screenshots.py (as plain context managers).
+We never download a browser: Playwright drives /usr/bin/chromium (``make browser`` installs it from Debian).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect, sync_playwright
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "tests" / "artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1400, "height": 1100}
+SERVER_START_SECONDS = 60
+#: Two cores shared with other test runs: a rerun can take a few seconds, so waits are generous.
+WAIT_MS = 15_000
+
+#: The ranked-list editor's columns, left to right (ui/editor.py), and the grid's geometry in CSS pixels.
+RANKING_COLUMNS = ("rank", "document", "score", "grade", "removed")
+HEADER_HEIGHT = 36
+ROW_HEIGHT = 35
+FIRST_COLUMN_X = 70  # inside the "rank" column, right of the row-marker column
+
+
+def chromium_missing_reason() -> str | None:
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is absent: install Debian's chromium (`make browser`) to run the browser tests"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_app(log_path: Path | None = None) -> Iterator[str]:
+    """``streamlit run app.py`` on a free localhost port; yields its base URL and stops it afterwards."""
+    port = free_port()
+    log_path = log_path or ARTIFACTS / f"streamlit-{port}.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.headless", "true",
+        # Other people edit the tree while tests run: a file change must not rerun the page under a test.
+        "--server.fileWatcherType", "none",
+        "--server.runOnSave", "false",
+        "--browser.gatherUsageStats", "false",
+    ]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            base_url = f"http://127.0.0.1:{port}"
+            _wait_until_healthy(base_url, process, log_path)
+            yield base_url
+            log_path.unlink(missing_ok=True)  # kept only when something failed before the end
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+
+def _wait_until_healthy(base_url: str, process: subprocess.Popen, log_path: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {process.returncode}; its log:\n{log_path.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"streamlit did not answer on {base_url} within {SERVER_START_SECONDS} s; see {log_path}")
+
+
+@contextlib.contextmanager
+def chromium_browser() -> Iterator[object]:
+    """Debian's Chromium, headless, driven by Playwright (never a downloaded browser)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class ExplorerPage:
+    """The "Explore a query" page, driven the way a person uses it."""
+
+    def __init__(self, page, base_url: str, artifact_prefix: str = "explorer") -> None:
+        self.page = page
+        self.base_url = base_url
+        self.artifact_prefix = artifact_prefix
+        self.page_errors: list[str] = []
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        page.set_default_timeout(WAIT_MS)
+        expect.set_options(timeout=WAIT_MS)
+
+    # ---- opening and waiting ------------------------------------------------------------------------
+
+    def open(self, query_string: str = "") -> ExplorerPage:
+        url = self.base_url + "/" + (f"?{query_string}" if query_string else "")
+        self.page.goto(url)
+        self.page.get_by_test_id("stMetric").first.wait_for()
+        self.wait_until_idle()
+        return self
+
+    def wait_until_idle(self) -> None:
+        """Wait until the script run finished, no element is left from an earlier run, and no element still shows
+        its loading placeholder (grids and charts load their code on first use)."""
+        self.page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
+        expect(self.page.locator("[data-stale=true]")).to_have_count(0)
+        expect(self.page.locator("[data-testid=stSkeleton]")).to_have_count(0)
+
+    # ---- reading the page ---------------------------------------------------------------------------
+
+    def metric_card(self, label: str):
+        return self.page.get_by_test_id("stMetric").filter(
+            has=self.page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
+        )
+
+    def expect_metrics(self, values: dict[str, float]) -> None:
+        """Wait until every card shows its value with three decimals, as the page rounds them."""
+        for label, value in values.items():
+            expect(self.metric_card(label).get_by_test_id("stMetricValue")).to_have_text(f"{value:.3f}")
+
+    def shown_metrics(self) -> dict[str, str]:
+        cards = self.page.get_by_test_id("stMetric")
+        return {
+            cards.nth(i).get_by_test_id("stMetricLabel").inner_text().strip():
+                cards.nth(i).get_by_test_id("stMetricValue").inner_text().strip()
+            for i in range(cards.count())
+        }
+
+    def url_parameters(self) -> dict[str, str]:
+        return url_parameters(self.page.url)
+
+    def wait_for_url_parameter(self, name: str, value: str | None) -> None:
+        """Wait until the address bar holds ``name=value`` (``None``: no such parameter); the page writes the URL
+        at the end of its run, after the metric cards."""
+        self.page.wait_for_url(lambda url: url_parameters(url).get(name) == value)
+
+    def wait_for_url_ranking(self, docs: list[str]) -> None:
+        """Wait until the address bar's ``ranking`` lists ``docs`` in this order (scores may follow each doc)."""
+        self.page.wait_for_url(lambda url: url_ranking(url) == docs)
+
+    def expect_error_message(self, text: str):
+        alert = self.page.get_by_test_id("stAlert").filter(has_text=text)
+        expect(alert).to_be_visible()
+        return alert
+
+    def expect_no_traceback(self) -> None:
+        expect(self.page.get_by_test_id("stException")).to_have_count(0)
+        expect(self.page.get_by_text("Traceback")).to_have_count(0)
+        assert not self.page_errors, f"JavaScript errors on the page: {self.page_errors}"
+
+    def wait_for_charts(self) -> None:
+        """Wait until every visible plotly chart has drawn its SVG."""
+        self.wait_until_idle()
+        charts = self.page.get_by_test_id("stPlotlyChart")
+        for index in range(charts.count()):
+            if charts.nth(index).is_visible():
+                charts.nth(index).locator("svg.main-svg").first.wait_for()
+
+    def expect_heading(self, text: str) -> None:
+        expect(self.page.get_by_role("heading", name=text)).to_be_visible()
+
+    # ---- the ranked-list grid (a canvas: cells are reached by position and keyboard) ----------------
+
+    def _ranking_grid(self):
+        return self.page.get_by_test_id("stDataFrame").first
+
+    def _grid_canvas(self):
+        return self._ranking_grid().get_by_test_id("data-grid-canvas")
+
+    def _grid_pixels(self) -> str:
+        return self._grid_canvas().evaluate("canvas => canvas.toDataURL()")
+
+    def _wait_for_steady_grid(self) -> str:
+        """The grid measures its columns after it mounts; wait until two pictures of it in a row agree."""
+        picture = self._grid_pixels()
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+            again = self._grid_pixels()
+            if again == picture:
+                return picture
+            picture = again
+        raise AssertionError("the ranked-list grid kept redrawing; it never settled")
+
+    def _grid_action(self, action, what: str) -> None:
+        """Do ``action`` and wait until the grid draws its result, so no key press lands before the last one
+        took effect (a canvas has no DOM to wait on; its pixels are what changes)."""
+        before = self._wait_for_steady_grid()
+        action()
+        deadline = time.monotonic() + 5
+        while self._grid_pixels() == before:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the ranked-list grid did not respond to {what}")
+            self.page.wait_for_timeout(50)
+
+    def _select_cell(self, row: int, column: str) -> None:
+        """Select the cell at 1-based ``row`` in ``column``: click the first cell, then walk with the arrow keys,
+        which stays right whatever width the columns get."""
+        self.wait_until_idle()
+        grid = self._ranking_grid()
+        grid.scroll_into_view_if_needed()
+        self._grid_action(
+            lambda: grid.locator(".dvn-scroller").click(
+                position={"x": FIRST_COLUMN_X, "y": HEADER_HEIGHT + ROW_HEIGHT // 2}),
+            "a click on the first cell",
+        )
+        for _ in range(RANKING_COLUMNS.index(column)):
+            self._grid_action(lambda: self.page.keyboard.press("ArrowRight"), "ArrowRight")
+        for _ in range(row - 1):
+            self._grid_action(lambda: self.page.keyboard.press("ArrowDown"), "ArrowDown")
+
+    def type_in_cell(self, row: int, column: str, text: str) -> None:
+        """Select the cell, open its editor with Enter, type ``text`` and commit it with Enter."""
+        self._select_cell(row, column)
+        self.page.keyboard.press("Enter")
+        cell_editor = self.page.locator("#portal input.gdg-input, #portal textarea.gdg-input")
+        cell_editor.fill(text)
+        cell_editor.press("Enter")
+
+    def toggle_removed(self, row: int) -> None:
+        self._select_cell(row, "removed")
+        self.page.keyboard.press("Space")
+
+    # ---- move controls ------------------------------------------------------------------------------
+
+    def _pick(self, container_key: str, option: str) -> None:
+        """Open the select box with key ``container_key`` and click ``option`` (the whole shown text)."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        choice = self.page.get_by_role("option", name=option, exact=True)
+        for _ in range(3):  # a click that lands while the page redraws can be lost; the list then stays shut
+            box.click()
+            try:
+                choice.wait_for(timeout=3_000)
+                break
+            except PlaywrightTimeout:
+                self.page.keyboard.press("Escape")
+        choice.click()
+
+    def choose_document_to_move(self, shown_as: str) -> None:
+        """Pick e.g. "3. muffin" in the "Move document" box."""
+        self.wait_until_idle()
+        self._pick("move_doc", shown_as)
+        expect(self.page.get_by_role("combobox", name="Move document")).to_have_value(shown_as)
+        self.wait_until_idle()
+
+    def choose_sample(self, title: str) -> None:
+        """Pick a built-in sample by its title in the sidebar."""
+        self.wait_until_idle()
+        self._pick("sample_picker", title)
+        self.wait_until_idle()
+
+    def document_to_move(self) -> str:
+        """The text the "Move document" box shows, e.g. "1. donut"."""
+        return self.page.get_by_role("combobox", name="Move document").input_value()
+
+    def press_move_button(self, key: str) -> None:
+        """``key`` is ``move_up``, ``move_down``, ``move_top`` or ``move_to`` (ui/editor.py)."""
+        button = self.page.locator(f".st-key-{key} button:visible")
+        expect(button).to_be_enabled()
+        button.click()
+
+    def move_to_rank(self, rank: int) -> None:
+        self.page.get_by_role("spinbutton", name="to rank").fill(str(rank))
+        self.page.get_by_role("spinbutton", name="to rank").press("Enter")
+        self.wait_until_idle()
+        self.press_move_button("move_to")
+
+    # ---- data in ------------------------------------------------------------------------------------
+
+    def load_trec_files(self, qrels: Path, run: Path, query: str) -> None:
+        """Open "Load your own data", upload both files, pick ``query`` and open it in the editor."""
+        self.page.get_by_text("Load your own data").click()
+        for key, path in (("upload_qrels", qrels), ("upload_run", run)):
+            self.page.locator(f".st-key-{key} input[type=file]").set_input_files(path)
+            expect(self.page.locator(f".st-key-{key}").get_by_text(path.name)).to_be_visible()
+        expect(self.page.get_by_text(re.compile(r"[1-9]\d* judged quer\w+, [1-9]\d* quer\w+ in the run"))).to_be_visible()
+        self.wait_until_idle()
+        self._pick("pick_query", next(
+            text for text in self._option_texts("pick_query") if text.split(" (")[0] == query
+        ))
+        self.wait_until_idle()
+        self.page.locator(".st-key-open_query button:visible").click()
+
+    def _option_texts(self, container_key: str) -> list[str]:
+        """The options of a select box, read by opening and closing it."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        for _ in range(3):
+            box.click()
+            try:
+                self.page.get_by_role("option").first.wait_for(timeout=3_000)
+                break
+            except PlaywrightTimeout:
+                pass
+        texts = self.page.get_by_role("option").all_inner_texts()
+        self.page.keyboard.press("Escape")
+        return texts
+
+    # ---- pictures -----------------------------------------------------------------------------------
+
+    def screenshot(self, name: str, *, whole_page: bool = False) -> Path:
+        path = ARTIFACTS / f"{self.artifact_prefix}-{name}.png"
+        save_screenshot(self.page, path, whole_page=whole_page)
+        return path
+
+
+def url_parameters(url: str) -> dict[str, str]:
+    return {name: values[-1] for name, values in parse_qs(urlsplit(url).query).items()}
+
+
+def url_ranking(url: str) -> list[str]:
+    """Doc ids of the ``ranking`` URL parameter, without their scores (``donut:0.95,bagel`` -> donut, bagel)."""
+    values = parse_qs(urlsplit(url).query).get("ranking")
+    if not values:
+        return []
+    return [token.rpartition(":")[0] if ":" in token else token for token in values[-1].split(",")]
+
+
+def save_screenshot(page, path: Path, *, whole_page: bool = True) -> None:
+    """A picture of the page. Streamlit scrolls inside its own container, so Playwright's ``full_page`` stops at
+    the viewport; for the whole page the viewport grows to the content's height for the shot."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not whole_page:
+        page.screenshot(path=path)
+        return
+    viewport = page.viewport_size
+    content = page.get_by_test_id("stMainBlockContainer")
+    height = math.ceil(content.evaluate("element => element.scrollHeight")) if content.count() else viewport["height"]
+    if height > viewport["height"]:
+        page.set_viewport_size({"width": viewport["width"], "height": height})
+        page.wait_for_timeout(300)  # one layout pass of the grids after the resize; nothing to wait on
+    try:
+        page.screenshot(path=path)
+    finally:
+        page.set_viewport_size(viewport)
+
+
+# ---- pytest fixtures (imported by tests/test_browser.py) ----------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    reason = chromium_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with running_app() as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="session")
+def browser_context() -> Iterator[object]:
+    """One Chromium context for the whole run: its HTTP and code caches make each later page load cheaper.
+    Every test still gets its own tab, hence its own Streamlit session."""
+    reason = chromium_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with chromium_browser() as chromium:
+        context = chromium.new_context(viewport=VIEWPORT)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def explorer(browser_context, app_url, request) -> Iterator[ExplorerPage]:
+    """A new tab (a new Streamlit session) for the explorer page, not yet opened."""
+    page = browser_context.new_page()
+    name = request.node.name.removeprefix("test_").replace("[", "-").replace("]", "")
+    try:
+        yield ExplorerPage(page, app_url, artifact_prefix=name)
+    finally:
+        page.close()
