@@ -158,11 +158,15 @@ def _maybe_judged(run_keys: np.ndarray, exact: bool, qrels_docno: pa.Array) -> n
     bits = int(np.clip(np.ceil(np.log2(max(1, qrels_keys.shape[0]) * 64)), 16, 26))
     shift, multiplier = np.uint64(64 - bits), np.uint64(0x9E3779B97F4A7C15)
     table = np.zeros(1 << bits, dtype=bool)
+    maybe = np.empty(run_keys.shape[0], dtype=bool)
     with np.errstate(over="ignore"):
         table[(qrels_keys * multiplier) >> shift] = True
-        slots = run_keys * multiplier
-    np.right_shift(slots, shift, out=slots)
-    return table[slots]
+        # In slices small enough to reuse freed heap memory rather than map fresh pages for each temporary.
+        for start in range(0, run_keys.shape[0], 1 << 20):
+            slots = run_keys[start:start + (1 << 20)] * multiplier
+            np.right_shift(slots, shift, out=slots)
+            maybe[start:start + (1 << 20)] = table[slots]
+    return maybe
 
 
 def _as_string(values: pa.Array) -> pa.Array:
