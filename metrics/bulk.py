@@ -18,6 +18,7 @@ Ties are broken by doc id only inside groups of equal scores, so strings are com
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -267,32 +268,57 @@ def _position_in_group(rows: np.ndarray) -> np.ndarray:
     return np.arange(n) - group_start[rows]
 
 
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run's batches, ready for the kernels: one batch per unjudged-document rule the measures need."""
+
+    qids: list[str]
+    groups: list[tuple[RankingBatch, list[Measure]]]
+    measures: list[Measure]
+    conventions: Conventions
+
+
+def prepare_run(
+    qrels: QrelsTable, run: RunTable, measures: str | Iterable[str | Measure], conventions: Conventions | None = None
+) -> PreparedRun:
+    """Build the batches; afterwards the tables are no longer needed (the CLI drops them before evaluating).
+
+    Measures that score the condensed list (``-J`` or an ir_measures ``judged_only``) get their own batch.
+    """
+    from .evaluate import _as_measures, judged_only
+
+    conv = conventions if conventions is not None else Conventions()
+    parsed = _as_measures(measures)
+    by_rule: dict[bool, list[Measure]] = {}
+    for measure in parsed:
+        by_rule.setdefault(judged_only(measure, conv), []).append(measure)
+    qids: list[str] = []
+    groups = []
+    for removed, group in by_rule.items():
+        qids, batch = batch_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
+        groups.append((batch, group))
+    return PreparedRun(qids, groups, parsed, conv)
+
+
+def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
+    """(query ids, per-query values per measure, the ``all`` values: num_* summed, the rest averaged)."""
+    from .evaluate import aggregate_columns, evaluate_batch
+
+    results: dict[str, np.ndarray] = {}
+    for batch, group in prepared.groups:
+        results.update(evaluate_batch(batch, group, prepared.conventions))
+    values = {measure.key: results[measure.key] for measure in prepared.measures}
+    return prepared.qids, values, aggregate_columns(values)
+
+
 def evaluate_tables(
     qrels: QrelsTable,
     run: RunTable,
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
-    """(query ids, per-query values per measure, the ``all`` values) for parsed files.
-
-    Measures that score the condensed list (``-J`` or an ir_measures ``judged_only``) get their own batch.
-    Counts (num_*) are summed and everything else is averaged over the evaluated queries, as trec_eval does.
-    """
-    from .evaluate import _as_measures, aggregate_columns, evaluate_batch, judged_only
-
-    conv = conventions if conventions is not None else Conventions()
-    parsed = _as_measures(measures)
-    groups: dict[bool, list[Measure]] = {}
-    for measure in parsed:
-        groups.setdefault(judged_only(measure, conv), []).append(measure)
-    results: dict[str, np.ndarray] = {}
-    qids: list[str] = []
-    for removed, group in groups.items():
-        qids, batch = batch_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
-        results.update(evaluate_batch(batch, group, conv))
-        del batch
-    values = {measure.key: results[measure.key] for measure in parsed}
-    return qids, values, aggregate_columns(values)
+    """(query ids, per-query values per measure, the ``all`` values) for parsed files."""
+    return evaluate_prepared(prepare_run(qrels, run, measures, conventions))
 
 
 def evaluate_files(
@@ -301,8 +327,8 @@ def evaluate_files(
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
-    """Read qrels and a run, then :func:`evaluate_tables`."""
-    return evaluate_tables(read_qrels(qrels_source), read_run(run_source), measures, conventions)
+    """Read qrels and a run, then :func:`evaluate_tables`; the tables are released before the kernels run."""
+    return evaluate_prepared(prepare_run(read_qrels(qrels_source), read_run(run_source), measures, conventions))
 
 
-__all__ = ["batch_for_run", "evaluate_files", "evaluate_tables"]
+__all__ = ["PreparedRun", "batch_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables", "prepare_run"]

@@ -283,16 +283,19 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
 
     Uses the columnar readers and the bulk path, so a run of millions of lines never becomes Python dicts.
     """
-    from .bulk import evaluate_tables
+    from .bulk import evaluate_prepared, prepare_run
     from .trec_io import read_qrels, read_run
 
     qrels = read_qrels(qrels_path)
     # As in trec_eval, a run file named '-' is read from standard input.
     run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(run_path)
+    runid = run.runid
     # A selection of only runid still needs the list of evaluated queries.
-    qids, values, _ = evaluate_tables(qrels, run, list(measures) or ["num_q"], conventions)
+    prepared = prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
+    del qrels, run  # hundreds of MB for a large run, not needed by the kernels
+    qids, values, _ = evaluate_prepared(prepared)
     order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
-    return [str(qids[i]) for i in order], {key: column[order] for key, column in values.items()}, run.runid
+    return [str(qids[i]) for i in order], {key: column[order] for key, column in values.items()}, runid
 
 
 def format_line(key: str, qid: str, value: float) -> str:

@@ -159,7 +159,7 @@ def test_ap_denominator_and_short_list_conventions():
 def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas():
     at = open_app()
     at.button(key="pin_baseline").click().run()
-    at.selectbox(key="move_doc").select(2).run()
+    at.selectbox(key="move_doc").select("3. muffin").run()
     at.button(key="move_up").click().run()
     assert_no_failure(at)
     assert at.data_editor[0].value["doc"].tolist() == ["donut", "muffin", "bagel", "croissant"]
@@ -175,13 +175,13 @@ def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas(
 
 def test_move_to_top_down_and_to_a_typed_rank():
     at = open_app()
-    at.selectbox(key="move_doc").select(3).run()
+    at.selectbox(key="move_doc").select("4. croissant").run()
     at.button(key="move_top").click().run()
     assert at.data_editor[0].value["doc"].tolist()[0] == "croissant"
-    at.selectbox(key="move_doc").select(0).run()
+    at.selectbox(key="move_doc").select("1. croissant").run()
     at.button(key="move_down").click().run()
     assert at.data_editor[0].value["doc"].tolist()[:2] == ["donut", "croissant"]
-    at.selectbox(key="move_doc").select(0).run()
+    at.selectbox(key="move_doc").select("1. donut").run()
     rank_input = [n for n in at.number_input if str(n.key).startswith("move_rank_")][0]
     rank_input.set_value(4).run()
     at.button(key="move_to").click().run()
@@ -190,7 +190,7 @@ def test_move_to_top_down_and_to_a_typed_rank():
 
 def test_sort_by_score_restores_trec_evals_order():
     at = open_app()
-    at.selectbox(key="move_doc").select(3).run()
+    at.selectbox(key="move_doc").select("4. croissant").run()
     at.button(key="move_top").click().run()
     at.button(key="sort_by_score").click().run()
     assert at.data_editor[0].value["doc"].tolist() == ["donut", "bagel", "muffin", "croissant"]
@@ -221,7 +221,7 @@ def test_uploaded_trec_files_open_a_query_in_the_editor():
     at.file_uploader(key="upload_qrels").set_value(("q.qrels", QRELS_TREC, "text/plain"))
     at.file_uploader(key="upload_run").set_value(("r.run", RUN_TREC, "text/plain"))
     at.run()
-    at.selectbox(key="pick_query").select("q1").run()
+    at.selectbox(key="pick_query").select("q1 (3 retrieved, 3 judged)").run()
     at.button(key="open_query").click().run()
     assert_no_failure(at)
     assert at.data_editor[0].value["doc"].tolist() == ["d2", "d1", "d9"]

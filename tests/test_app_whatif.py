@@ -73,7 +73,7 @@ def test_callouts_name_the_best_swap_in_plain_words():
 def test_baseline_tab_compares_the_pinned_list_with_the_current_one_at_the_current_k():
     at = open_app()
     at.button(key="pin_baseline").click().run()
-    at.selectbox(key="move_doc").select(2).run()
+    at.selectbox(key="move_doc").select("3. muffin").run()
     at.button(key="move_up").click().run()
     at.number_input(key="k_input").set_value(3).run()
     at.session_state["whatif_tab"] = "Against the baseline"
@@ -89,7 +89,7 @@ def test_move_preview_can_be_applied_and_undone():
     at = open_app()
     at.session_state["whatif_tab"] = "Moving a document"
     at.run()
-    at.selectbox(key="preview_doc").select(2).run()
+    at.selectbox(key="preview_doc").select("3. muffin").run()
     at.number_input(key="preview_rank_4").set_value(2).run()
     preview = figures(at)[0]
     assert preview.data[1].y[3] == pytest.approx(2 / 3)

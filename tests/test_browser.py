@@ -94,11 +94,6 @@ def test_typing_rank_one_and_pressing_move_puts_croissant_on_top(explorer: Explo
     explorer.screenshot("croissant-on-top")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ui/editor.py: the 'Move document' select box keeps showing the old list's label when its options (rank "
-           "indices) stay the same but the documents change; remove this mark once the box is keyed by the list",
-)
 def test_after_choosing_another_sample_the_move_box_names_its_first_document(explorer: ExplorerPage) -> None:
     lunch = next(sample for sample in load_samples() if sample.slug == "suitable-for-lunch")
     explorer.open()

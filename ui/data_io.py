@@ -63,8 +63,11 @@ def data_in() -> None:
             st.warning("No queries found.")
             return
         st.caption(f"{len(qrels)} judged queries, {len(run)} queries in the run.")
-        qid = st.selectbox("Query", qids, key="pick_query",
-                           format_func=lambda q: f"{q} ({len(run.get(q, {}))} retrieved, {len(qrels.get(q, {}))} judged)")
+        # The counts are part of each option, so the box changes whenever the files do (never a stale label).
+        options = {f"{q} ({len(run.get(q, {}))} retrieved, {len(qrels.get(q, {}))} judged)": q for q in qids}
+        if st.session_state.get("pick_query") not in options:
+            st.session_state["pick_query"] = next(iter(options))
+        qid = options[st.selectbox("Query", list(options), key="pick_query")]
         if st.button("Open this query in the editor", key="open_query", type="primary"):
             _open(qid, qrels.get(qid, {}), run.get(qid, {}))
 

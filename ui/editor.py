@@ -60,8 +60,10 @@ def ranking_editor(query: QueryState) -> None:
         args=(key,),
         column_config={
             "rank": st.column_config.NumberColumn("rank", help="Type a new rank to move the document", min_value=1, step=1, width="small"),
-            "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200),
-            "score": st.column_config.NumberColumn("score", help="Optional retrieval score; trec_eval orders by it", format="%.4g"),
+            "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200,
+                                               width="medium"),
+            "score": st.column_config.NumberColumn("score", help="Optional retrieval score; trec_eval orders by it",
+                                                   format="%.4g", width="small"),
             "grade": st.column_config.NumberColumn("grade", help="Relevance grade; empty = unjudged, negative = unjudged in pool", step=1, min_value=-1000, max_value=1000, width="small"),
             "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width="small"),
         },
@@ -89,6 +91,11 @@ def judgments_editor(query: QueryState) -> None:
     )
 
 
+def _rank_labels(docs: list[str]) -> list[str]:
+    # Labels carry the rank, so a select box over them changes whenever the list does (never a stale label).
+    return [f"{rank}. {doc}" for rank, doc in enumerate(docs, start=1)]
+
+
 def _move(index: int, rank_key: str | None = None, offset: int | None = None) -> None:
     query = state.current()
     if offset is not None:
@@ -97,22 +104,26 @@ def _move(index: int, rank_key: str | None = None, offset: int | None = None) ->
         new_rank = int(st.session_state[rank_key])
     new_rank = max(1, min(new_rank, len(query.items)))
     if state.try_commit(move, index, new_rank):
-        st.session_state["move_doc"] = new_rank - 1  # the selection follows the document it moved
+        # The selection follows the document it moved.
+        st.session_state["move_doc"] = _rank_labels(state.current().docs)[new_rank - 1]
 
 
 def move_controls(query: QueryState) -> None:
     """Move a document up, down, to the top or to any rank: reliable in every browser, unlike drag and drop."""
     if not query.items:
         return
-    docs = query.docs
+    labels = _rank_labels(query.docs)
     cols = st.columns([4, 1, 1, 1, 2, 2], vertical_alignment="bottom")
-    if st.session_state.get("move_doc", 0) >= len(docs):
-        st.session_state["move_doc"] = 0
-    choice = cols[0].selectbox("Move document", range(len(docs)), format_func=lambda i: f"{i + 1}. {docs[i]}", key="move_doc")
-    index = min(choice or 0, len(docs) - 1)
-    cols[1].button("", icon=":material/arrow_upward:", help="Move up one rank", key="move_up", on_click=_move, args=(index,), kwargs={"offset": -1}, disabled=index == 0, width="stretch")
-    cols[2].button("", icon=":material/arrow_downward:", help="Move down one rank", key="move_down", on_click=_move, args=(index,), kwargs={"offset": 1}, disabled=index == len(docs) - 1, width="stretch")
-    cols[3].button("", icon=":material/vertical_align_top:", help="Move to the top", key="move_top", on_click=_move, args=(index,), kwargs={"offset": 0}, disabled=index == 0, width="stretch")
-    rank_key = f"move_rank_{index}_{len(docs)}"
-    cols[4].number_input("to rank", min_value=1, max_value=len(docs), value=index + 1, step=1, key=rank_key)
+    if st.session_state.get("move_doc") not in labels:
+        st.session_state["move_doc"] = labels[0]
+    index = labels.index(cols[0].selectbox("Move document", labels, key="move_doc"))
+    last = len(labels) - 1
+    cols[1].button("", icon=":material/arrow_upward:", help="Move up one rank", key="move_up", on_click=_move,
+                   args=(index,), kwargs={"offset": -1}, disabled=index == 0, width="stretch")
+    cols[2].button("", icon=":material/arrow_downward:", help="Move down one rank", key="move_down", on_click=_move,
+                   args=(index,), kwargs={"offset": 1}, disabled=index == last, width="stretch")
+    cols[3].button("", icon=":material/vertical_align_top:", help="Move to the top", key="move_top", on_click=_move,
+                   args=(index,), kwargs={"offset": 0}, disabled=index == 0, width="stretch")
+    rank_key = f"move_rank_{index}_{len(labels)}"
+    cols[4].number_input("to rank", min_value=1, max_value=len(labels), value=index + 1, step=1, key=rank_key)
     cols[5].button("Move", key="move_to", on_click=_move, args=(index, rank_key), width="stretch")

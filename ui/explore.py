@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from metrics import parse_measure
 from metrics.explain import explain
 from metrics.reference import check_against_trec_eval
 
@@ -32,7 +33,7 @@ def page() -> None:
     show_message()
 
     explanations = explain(query.ranking, dict(query.judgments), query.k, query.conventions)
-    labels = {item.measure: item.label for item in explanations}
+    labels = {parse_measure(item.measure)[0].key: item.label for item in explanations}
     baseline = st.session_state.get(state.BASELINE)
 
     controls.k_and_level(query)

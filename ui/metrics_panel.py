@@ -42,7 +42,7 @@ def baseline_controls() -> None:
     def clear() -> None:
         st.session_state[state.BASELINE] = None
 
-    left, right, undo, _ = st.columns([1, 1, 1, 3], vertical_alignment="center")
+    left, undo, right, _ = st.columns([1, 1, 1, 3], vertical_alignment="center")
     undo.button("Undo", key="undo", on_click=state.undo, disabled=not state.can_undo(), icon=":material/undo:",
                 width="stretch", help="Take back the last change to the list, k or conventions.")
     left.button("Pin as baseline", key="pin_baseline", on_click=pin, icon=":material/push_pin:", width="stretch",

@@ -95,10 +95,10 @@ def _baseline_chart(comparison) -> None:
 def _move_preview(scenario: Scenario) -> None:
     ranking = scenario.ranking
     left, right, button = st.columns([3, 2, 2], vertical_alignment="bottom")
-    if st.session_state.get("preview_doc", 0) >= len(ranking):
-        st.session_state["preview_doc"] = 0
-    index = left.selectbox("Move document", range(len(ranking)), key="preview_doc",
-                           format_func=lambda i: f"{i + 1}. {ranking[i]}")
+    labels = [f"{rank}. {doc}" for rank, doc in enumerate(ranking, start=1)]
+    if st.session_state.get("preview_doc") not in labels:
+        st.session_state["preview_doc"] = labels[0]
+    index = labels.index(left.selectbox("Move document", labels, key="preview_doc"))
     target_key = f"preview_rank_{len(ranking)}"
     new_rank = right.number_input("to rank", min_value=1, max_value=len(ranking), step=1, key=target_key,
                                   value=1)
