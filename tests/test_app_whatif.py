@@ -32,7 +32,8 @@ def figures(at) -> list:
 
 
 def callout_lines(at) -> list[str]:
-    return [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("- ")]
+    blocks = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("- ")]
+    return [line[2:] for block in blocks for line in block.splitlines()]
 
 
 @pytest.mark.parametrize("tab", TABS)

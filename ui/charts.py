@@ -72,10 +72,12 @@ def _layout(fig: go.Figure, title: str, subtitle: str | None = None, *, height: 
         template="plotly_white",
         font=_FONT,
         title=dict(text=title, subtitle=dict(text=subtitle or ""), x=0.0, xanchor="left"),
-        margin=dict(l=50, r=20, t=90 if subtitle else 70, b=50),
+        margin=dict(l=50, r=20, t=110 if subtitle else 70, b=50),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1.0),
         hoverlabel=dict(bgcolor="white", font_size=13),
     )
+    # Subplot titles are annotations: same font as the rest, a little smaller than the title.
+    fig.update_annotations(font=dict(family=_FONT["family"], size=13, color=_FONT["color"]))
     if height is not None:
         fig.update_layout(height=height)
     return fig

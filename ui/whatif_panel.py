@@ -20,6 +20,7 @@ from .query_state import QueryState, remove_active, reorder_active
 from .text import escape_markdown
 
 
+SHOWN_CALLOUTS = 4
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")
 
@@ -65,8 +66,11 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
     comparison = None
     if baseline is not None:
         comparison = compare_to_baseline(scenario, baseline["ranking"], baseline["judgments"])
-    for sentence in callouts(data, comparison):
-        st.markdown(f"- {escape_markdown(sentence)}")
+    sentences = [f"- {escape_markdown(sentence)}" for sentence in callouts(data, comparison)]
+    st.markdown("\n".join(sentences[:SHOWN_CALLOUTS]))
+    if len(sentences) > SHOWN_CALLOUTS:
+        with st.expander(f"{len(sentences) - SHOWN_CALLOUTS} more observations"):
+            st.markdown("\n".join(sentences[SHOWN_CALLOUTS:]))
 
     # Lazy tabs: only the open one builds its figure, which keeps a rerun fast on long lists.
     tabs = st.tabs(list(TABS), key="whatif_tab", on_change="rerun")
