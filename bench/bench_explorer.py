@@ -69,7 +69,7 @@ def main() -> None:
     params = make_list(args.items, seed=20261130)
     rerun = statistics.median(time_reruns(params, args.repeats))
     reference = statistics.median(time_pytrec_eval(params, args.repeats))
-    print(f"explorer rerun, {args.items} items: median {rerun * 1000:.0f} ms (target <= 300 ms)")
+    print(f"explorer rerun, {args.items} items: median {rerun * 1000:.0f} ms, {rerun / 0.3:.2f}x the 300 ms budget")
     print(f"one pytrec_eval evaluation of the same list: {reference * 1000:.2f} ms "
           f"(a rerun costs {rerun / reference:.0f}x one evaluation)")
 
