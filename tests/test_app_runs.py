@@ -9,16 +9,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from apptest_support import assert_no_failure, open_runs_page
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 DATA = Path(__file__).parent / "data" / "trec_eval"
 JAM_QRELS = b"jam 0 bagel 2\njam 0 croissant 2\njam 0 roll 2\njam 0 scone 1\njam 0 muffin 1\njam 0 donut 1\n"
 JAM_RUN = b"jam Q0 pretzel 1 0.9 mine\njam Q0 bagel 2 0.85 mine\njam Q0 muffin 3 0.7 mine\njam Q0 donut 4 0.6 mine\n"
-
-
-def open_runs_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120).run()
-    return at.switch_page("ui/page_runs.py").run()
 
 
 def upload(at: AppTest, qrels: tuple[str, bytes], *runs: tuple[str, bytes]) -> AppTest:
@@ -27,14 +22,9 @@ def upload(at: AppTest, qrels: tuple[str, bytes], *runs: tuple[str, bytes]) -> A
     return at.run()
 
 
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not [e.value for e in at.error if "Something went wrong" in e.value]
-
-
 def test_the_page_asks_for_files_first():
     at = open_runs_page()
-    assert_clean(at)
+    assert_no_failure(at)
     assert any("Upload qrels" in info.value for info in at.info)
 
 
@@ -42,7 +32,7 @@ def test_trec_eval_test_files_give_trec_evals_means_and_a_per_query_table():
     at = open_runs_page()
     at = upload(at, ("qrels.test", (DATA / "qrels.test").read_bytes()),
                 ("results.test", (DATA / "results.test").read_bytes()))
-    assert_clean(at)
+    assert_no_failure(at)
     means = at.dataframe[0].value.iloc[0]
     assert round(means["map"], 4) == 0.1785  # trec_eval's out.test: map all 0.1785
     assert round(means["recip_rank"], 4) == 0.4064
@@ -64,7 +54,7 @@ def test_gzipped_uploads_and_the_query_filter():
 def test_queries_missing_from_either_file_are_named():
     at = open_runs_page()
     at = upload(at, ("qrels", JAM_QRELS + b"other 0 x 1\n"), ("run", JAM_RUN + b"lonely Q0 y 1 1.0 mine\n"))
-    assert_clean(at)
+    assert_no_failure(at)
     notes = " ".join(c.value for c in at.caption)
     assert "1 run queries have no judgments" in notes and "lonely" in notes
     assert "1 judged queries are not in the run" in notes and "other" in notes
@@ -82,7 +72,7 @@ def test_queries_missing_from_either_file_are_named():
 def test_a_bad_run_gets_a_clear_message(run, fragment):
     at = open_runs_page()
     at = upload(at, ("qrels", JAM_QRELS), ("bad.run", run))
-    assert_clean(at)
+    assert_no_failure(at)
     assert any(fragment in e.value for e in at.error), [e.value for e in at.error]
 
 
@@ -91,7 +81,7 @@ def test_the_finder_names_exponential_gain_for_0_4138_on_the_jam_query():
     at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
     at.text_input(key="check_measure").input("nDCG@4").run()
     at.text_input(key="check_value").input("0.4138").run()
-    assert_clean(at)
+    assert_no_failure(at)
     assert any("reproduce 0.4138" in s.value for s in at.success)
     table = at.dataframe[-1].value
     assert table["conventions"].iloc[0] == "gain=exponential"
@@ -120,7 +110,7 @@ def test_a_bad_measure_or_value_in_the_finder_is_explained():
 def test_comparing_two_runs_reports_wins_and_p_values_like_the_engine():
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()
-    assert_clean(at)
+    assert_no_failure(at)
     values = {m.label: m.value for m in at.metric}
     assert values["B wins / ties / losses"].count("/") == 2
     assert values["queries compared"] == "8"
@@ -142,7 +132,7 @@ def test_opening_a_query_in_the_explorer_switches_page_with_its_list():
     at = open_runs_page()
     at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
     at.button(key="results_open").click().run()
-    assert_clean(at)
+    assert_no_failure(at)
     assert [m.label for m in at.metric][:1] == ["P@4"]
     expected = metrics.evaluate({"jam": {"bagel": 2, "croissant": 2, "roll": 2, "scone": 1, "muffin": 1, "donut": 1}},
                                 {"jam": {"pretzel": 0.9, "bagel": 0.85, "muffin": 0.7, "donut": 0.6}},

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from test_app_explore import assert_no_failure, open_app, shown
+from apptest_support import assert_no_failure, open_app, shown
 from ui.whatif_panel import TABS
 
 
