@@ -33,6 +33,7 @@ to parse it). No Python object is created per line on the fast path.
 
 from __future__ import annotations
 
+import concurrent.futures
 import gzip
 import io
 import mmap
@@ -60,6 +61,9 @@ _BOM = b"\xef\xbb\xbf"
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
 _NORMALISE_CHUNK = 1 << 24
+#: Files at least this large are parsed speculatively while they are checked (see _fast_parse).
+_SPECULATE_ABOVE = 8 << 20
+_PARSER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="trec-parse")
 _KEY_CHUNK = 1 << 20
 
 
@@ -206,7 +210,9 @@ def _map_plain_file(source: Source, max_bytes: int | None) -> mmap.mmap | None:
         if max_bytes is not None and path.stat().st_size > max_bytes:
             return None
         with open(path, "rb") as file:
-            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            # MAP_POPULATE maps every page up front in one call instead of one page fault per 4 KB read.
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+            mapped = mmap.mmap(file.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
     except (OSError, ValueError):
         return None
     if mapped[:2] == _GZIP_MAGIC or mapped[:3] == _BOM:
@@ -283,7 +289,17 @@ def _too_big(label: str, size: int, max_bytes: int, decompressed: bool = False) 
 def _fast_parse(buffer: bytes, label: str, kind: str):
     """Columns parsed by pyarrow, or None when the input needs the line-by-line reader (which then either
     parses it or reports the exact problem)."""
-    separator, comment = _scan(buffer)
+    # A large clean file is parsed on a second thread while this one checks that it is clean: both release the
+    # GIL, so on two cores the check costs no wall time. A file that is not clean throws that parse away.
+    speculative = None
+    guess = _separator_guess(buffer)
+    first = _first_line(buffer)
+    if guess is not None and first is not None and len(buffer) >= _SPECULATE_ABOVE:
+        speculative = _PARSER.submit(_arrow_table, buffer, guess, len(first.split()), kind)
+    try:
+        separator, comment = _scan(buffer)
+    finally:
+        parsed = speculative.result() if speculative is not None else None
     if comment:
         return None
     if separator is None:
@@ -292,33 +308,15 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
         # Indented comment lines now start at the line start.
         if _has_comment(buffer):
             return None
+        parsed = None
     first = _first_line(buffer)
     if first is None:
         return None
     n_fields = len(first.split())
     if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
         return None
-    names = [f"f{i}" for i in range(n_fields)]
-    if kind == "qrels":
-        types = {"f0": pa.string(), "f2": pa.string(), "f3": pa.int64()}
-        include = ["f0", "f2", "f3"]
-    else:
-        types = {"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()}
-        include = ["f0", "f2", "f4"]
-    try:
-        table = pacsv.read_csv(
-            pa.py_buffer(buffer),
-            # One thread and 1 MB blocks: on small machines threads cost more than they save, and they multiply
-            # the memory held by blocks in flight.
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=False),
-            parse_options=pacsv.ParseOptions(delimiter=separator.decode(), quote_char=False, double_quote=False,
-                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
-                                                 strings_can_be_null=False, check_utf8=True),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
-        return None
-    if table.num_rows == 0:
+    table = parsed if parsed is not None and separator == guess else _arrow_table(buffer, separator, n_fields, kind)
+    if table is None or table.num_rows == 0:
         return None
     qid = table.column("f0")
     docno = table.column("f2")
@@ -335,6 +333,39 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
             return None
     del table
     return qid, docno, values, tag
+
+
+def _separator_guess(buffer) -> bytes | None:
+    """The separator a clean file would use: tab if it has tabs (and no spaces), else space."""
+    if buffer.find(b"\t") == -1:
+        return b" "
+    return b"\t" if buffer.find(b" ") == -1 else None
+
+
+def _arrow_table(buffer, separator: bytes, n_fields: int, kind: str) -> pa.Table | None:
+    """pyarrow's CSV reader on the buffer, or None if it refuses (the careful path then says why)."""
+    if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
+        return None
+    names = [f"f{i}" for i in range(n_fields)]
+    if kind == "qrels":
+        types = {"f0": pa.string(), "f2": pa.string(), "f3": pa.int64()}
+        include = ["f0", "f2", "f3"]
+    else:
+        types = {"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()}
+        include = ["f0", "f2", "f4"]
+    try:
+        return pacsv.read_csv(
+            pa.py_buffer(buffer),
+            # One thread and 1 MB blocks: on small machines threads cost more than they save, and they multiply
+            # the memory held by blocks in flight.
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 20, use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter=separator.decode(), quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
+                                                 strings_can_be_null=False, check_utf8=True),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
 
 
 def _scan(buffer) -> tuple[bytes | None, bool]:
