@@ -1,7 +1,8 @@
-"""Real-browser support: the app in a subprocess, Debian's Chromium driven by Playwright, and the explorer page
-described in the words a person would use ("edit bagel's grade", "move muffin up one rank").
+"""Real-browser support: the app in a subprocess, Debian's Chromium driven by Playwright, and the app's pages
+described in the words a person would use ("edit bagel's grade", "move muffin up one rank", "click the heatmap
+cell for ranks 2 and 3", "upload a run").
 
-Used by tests/test_browser.py (as pytest fixtures) and by docs/make_screenshots.py (as plain context managers).
+Used by tests/test_browser*.py (as pytest fixtures) and by docs/make_screenshots.py (as plain context managers).
 We never download a browser: Playwright drives /usr/bin/chromium (``make browser`` installs it from Debian).
 """
 
@@ -17,7 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -119,10 +120,11 @@ def chromium_browser() -> Iterator[object]:
             browser.close()
 
 
-class ExplorerPage:
-    """The "Explore a query" page, driven the way a person uses it."""
+class AppPage:
+    """What every page of the app shares: waiting for a script run to finish, metric cards, messages, tabs,
+    tables, charts and pictures."""
 
-    def __init__(self, page, base_url: str, artifact_prefix: str = "explorer") -> None:
+    def __init__(self, page, base_url: str, artifact_prefix: str = "page") -> None:
         self.page = page
         self.base_url = base_url
         self.artifact_prefix = artifact_prefix
@@ -131,14 +133,7 @@ class ExplorerPage:
         page.set_default_timeout(WAIT_MS)
         expect.set_options(timeout=WAIT_MS)
 
-    # ---- opening and waiting ------------------------------------------------------------------------
-
-    def open(self, query_string: str = "") -> ExplorerPage:
-        url = self.base_url + "/" + (f"?{query_string}" if query_string else "")
-        self.page.goto(url)
-        self.page.get_by_test_id("stMetric").first.wait_for()
-        self.wait_until_idle()
-        return self
+    # ---- waiting ------------------------------------------------------------------------------------
 
     def wait_until_idle(self) -> None:
         """Wait until the script run finished, no element is left from an earlier run, and no element still shows
@@ -179,6 +174,12 @@ class ExplorerPage:
         """Wait until the address bar's ``ranking`` lists ``docs`` in this order (scores may follow each doc)."""
         self.page.wait_for_url(lambda url: url_ranking(url) == docs)
 
+    def expect_message(self, text: str):
+        """The message box (info, success, warning or error) that says ``text``."""
+        message = self.page.get_by_test_id("stAlert").filter(has_text=text)
+        expect(message).to_be_visible()
+        return message
+
     def expect_error_message(self, text: str):
         alert = self.page.get_by_test_id("stAlert").filter(has_text=text)
         expect(alert).to_be_visible()
@@ -199,6 +200,87 @@ class ExplorerPage:
 
     def expect_heading(self, text: str) -> None:
         expect(self.page.get_by_role("heading", name=text)).to_be_visible()
+
+    # ---- tabs, tables and charts --------------------------------------------------------------------
+
+    def open_tab(self, name: str) -> None:
+        """Click the tab called ``name`` and wait for what it shows (lazy tabs rerun the page to draw it)."""
+        self.wait_until_idle()
+        tab = self.page.get_by_role("tab", name=name, exact=True)
+        tab.click()
+        expect(tab).to_have_attribute("aria-selected", "true")
+        self.wait_until_idle()
+
+    def visible_tables(self):
+        """The data frames on screen (those of closed tabs are hidden), top to bottom."""
+        return self.page.get_by_test_id("stDataFrame").filter(visible=True)
+
+    def table_rows(self, table) -> list[dict[str, str]]:
+        """The rows of a data frame as ``{column header: cell text}``. The grid is drawn on a canvas; its
+        accessibility table holds the same cells as text (each cell's full value, not its rounded display)."""
+        table.locator("[role=gridcell]").first.wait_for(state="attached")  # the text twin is never shown
+        return table.locator("table[role=grid]").first.evaluate("""grid => {
+            const headers = [...grid.querySelectorAll('thead th')].map(cell => cell.textContent.trim());
+            return [...grid.querySelectorAll('tbody tr')].map(row => Object.fromEntries(
+                [...row.querySelectorAll('td')].map((cell, column) => [headers[column], cell.textContent.trim()])));
+        }""")
+
+    def chart(self, title: str) -> PlotlyChart:
+        """The visible plotly chart whose title starts with ``title``, once drawn."""
+        graph = self.page.locator(".js-plotly-plot:visible").filter(
+            has=self.page.locator(".gtitle", has_text=title))
+        expect(graph).to_have_count(1)
+        return PlotlyChart(self.page, graph).wait_until_drawn()
+
+    # ---- pictures -----------------------------------------------------------------------------------
+
+    def screenshot(self, name: str, *, whole_page: bool = False) -> Path:
+        path = ARTIFACTS / f"{self.artifact_prefix}-{name}.png"
+        save_screenshot(self.page, path, whole_page=whole_page)
+        return path
+
+    # ---- select boxes -------------------------------------------------------------------------------
+
+    def _pick(self, container_key: str, option: str) -> None:
+        """Open the select box with key ``container_key`` and click ``option`` (the whole shown text)."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        choice = self.page.get_by_role("option", name=option, exact=True)
+        for _ in range(3):  # a click that lands while the page redraws can be lost; the list then stays shut
+            box.click()
+            try:
+                choice.wait_for(timeout=3_000)
+                break
+            except PlaywrightTimeout:
+                self.page.keyboard.press("Escape")
+        choice.click()
+
+    def _option_texts(self, container_key: str) -> list[str]:
+        """The options of a select box, read by opening and closing it."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        for _ in range(3):
+            box.click()
+            try:
+                self.page.get_by_role("option").first.wait_for(timeout=3_000)
+                break
+            except PlaywrightTimeout:
+                pass
+        texts = self.page.get_by_role("option").all_inner_texts()
+        self.page.keyboard.press("Escape")
+        return texts
+
+
+class ExplorerPage(AppPage):
+    """The "Explore a query" page, driven the way a person uses it."""
+
+    def __init__(self, page, base_url: str, artifact_prefix: str = "explorer") -> None:
+        super().__init__(page, base_url, artifact_prefix)
+
+    def open(self, query_string: str = "") -> ExplorerPage:
+        url = self.base_url + "/" + (f"?{query_string}" if query_string else "")
+        self.page.goto(url)
+        self.page.get_by_test_id("stMetric").first.wait_for()
+        self.wait_until_idle()
+        return self
 
     # ---- the ranked-list grid (a canvas: cells are reached by position and keyboard) ----------------
 
@@ -264,19 +346,6 @@ class ExplorerPage:
 
     # ---- move controls ------------------------------------------------------------------------------
 
-    def _pick(self, container_key: str, option: str) -> None:
-        """Open the select box with key ``container_key`` and click ``option`` (the whole shown text)."""
-        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
-        choice = self.page.get_by_role("option", name=option, exact=True)
-        for _ in range(3):  # a click that lands while the page redraws can be lost; the list then stays shut
-            box.click()
-            try:
-                choice.wait_for(timeout=3_000)
-                break
-            except PlaywrightTimeout:
-                self.page.keyboard.press("Escape")
-        choice.click()
-
     def choose_document_to_move(self, shown_as: str) -> None:
         """Pick e.g. "3. muffin" in the "Move document" box."""
         self.wait_until_idle()
@@ -289,6 +358,11 @@ class ExplorerPage:
         self.wait_until_idle()
         self._pick("sample_picker", title)
         self.wait_until_idle()
+
+    def ranked_documents(self) -> list[str]:
+        """The list as the page numbers it, read from the "Move document" box: ``["1. donut", "2. bagel", …]``."""
+        self.wait_until_idle()
+        return self._option_texts("move_doc")
 
     def document_to_move(self) -> str:
         """The text the "Move document" box shows, e.g. "1. donut"."""
@@ -322,26 +396,190 @@ class ExplorerPage:
         self.wait_until_idle()
         self.page.locator(".st-key-open_query button:visible").click()
 
-    def _option_texts(self, container_key: str) -> list[str]:
-        """The options of a select box, read by opening and closing it."""
-        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
-        for _ in range(3):
-            box.click()
-            try:
-                self.page.get_by_role("option").first.wait_for(timeout=3_000)
-                break
-            except PlaywrightTimeout:
-                pass
-        texts = self.page.get_by_role("option").all_inner_texts()
-        self.page.keyboard.press("Escape")
-        return texts
+    # ---- k and Undo -------------------------------------------------------------------------------
 
-    # ---- pictures -----------------------------------------------------------------------------------
+    def set_k(self, k: int) -> None:
+        """Type ``k`` in the "k (cut-off)" box and commit it with Enter."""
+        self.wait_until_idle()
+        box = self.page.get_by_role("spinbutton", name="k (cut-off)")
+        box.fill(str(k))
+        box.press("Enter")
+        expect(self.metric_card(f"P@{k}")).to_be_visible()
+        self.wait_until_idle()
 
-    def screenshot(self, name: str, *, whole_page: bool = False) -> Path:
-        path = ARTIFACTS / f"{self.artifact_prefix}-{name}.png"
-        save_screenshot(self.page, path, whole_page=whole_page)
-        return path
+    def press_undo(self) -> None:
+        self.wait_until_idle()
+        button = self.page.locator(".st-key-undo button:visible")  # a button with help text has a hidden twin
+        expect(button).to_be_enabled()
+        button.click()
+
+    # ---- the what-if charts -------------------------------------------------------------------------
+
+    def open_whatif_tab(self, name: str) -> None:
+        """Open one of the "What if…" tabs (ui/whatif_panel.py TABS), e.g. "Swapping two ranks"."""
+        self.open_tab(name)
+
+    def k_curves(self) -> PlotlyChart:
+        return self.chart("Every metric at every cut-off k")
+
+    def swap_heatmaps(self) -> PlotlyChart:
+        return self.chart("What swapping two ranks does to each metric")
+
+    def removal_bars(self) -> PlotlyChart:
+        return self.chart("What removing one item does to each metric")
+
+
+class PlotlyChart:
+    """One plotly graph on the page, aimed at the way a person aims: at the heatmap cell in row 2, column 3, or at
+    the bar above "1. donut", read off the axes.
+
+    The graph element (``.js-plotly-plot``) holds plotly's state: each drawn point is an SVG element bound to its
+    data point (``__data__``), so a point is found by its data coordinates and clicked where it is drawn.
+    """
+
+    def __init__(self, page, graph) -> None:
+        self.page = page
+        self.graph = graph
+
+    def wait_until_drawn(self) -> PlotlyChart:
+        self.graph.locator(".main-svg").first.wait_for()
+        self.page.wait_for_function(
+            "graph => Boolean(graph._fullLayout && graph.calcdata && graph.querySelector('.hoverlayer'))",
+            arg=self.graph.element_handle(),
+        )
+        return self
+
+    def title(self) -> str:
+        return self.graph.locator(".gtitle").first.text_content()
+
+    def subplot_titles(self) -> list[str]:
+        """The title above each panel (plotly draws them as annotations)."""
+        return self.graph.locator(".annotation-text").all_text_contents()
+
+    def point_position(self, trace: str, x, y=None) -> tuple[float, float]:
+        """Where the point of ``trace`` at data ``(x, y)`` is drawn, in page pixels, after scrolling it into view.
+        ``y`` None: the first point at ``x`` (a bar above a category)."""
+        found = self.graph.evaluate(
+            """(graph, {trace, x, y}) => {
+                const groups = [...graph.querySelectorAll('g.trace')];
+                const group = groups.find(g => g.__data__ && g.__data__[0] && g.__data__[0].trace
+                                               && g.__data__[0].trace.name === trace);
+                if (!group) {
+                    const names = groups.map(g => g.__data__ && g.__data__[0] && g.__data__[0].trace
+                                                  && g.__data__[0].trace.name);
+                    return {error: `no trace named ${trace}; the chart has ${names.join(', ')}`};
+                }
+                const data = group.__data__[0].trace;
+                const index = Array.from(data.x).findIndex(
+                    (value, i) => String(value) === String(x) && (y === null || String(data.y[i]) === String(y)));
+                if (index < 0) return {error: `${trace} has no point at x=${x}, y=${y}`};
+                const point = [...group.querySelectorAll('.point')].find(p => p.__data__ && p.__data__.i === index);
+                if (!point) return {error: `${trace}: point ${index} is not drawn`};
+                point.scrollIntoView({block: 'center', inline: 'center'});
+                const box = point.getBoundingClientRect();
+                return {x: box.x + box.width / 2, y: box.y + box.height / 2};
+            }""",
+            {"trace": trace, "x": x, "y": y},
+        )
+        if "error" in found:
+            raise AssertionError(found["error"])
+        return found["x"], found["y"]
+
+    def tooltip(self):
+        return self.graph.locator(".hoverlayer .hovertext")
+
+    def hover(self, trace: str, x, y=None):
+        """Rest the mouse on a point; returns its tooltip (a locator: wait on it with ``expect``)."""
+        left, top = self.point_position(trace, x, y)
+        self.page.mouse.move(left, top)
+        return self.tooltip()
+
+    def click(self, trace: str, x, y=None, *, tooltip_says: str) -> None:
+        """Hover the point, check its tooltip says ``tooltip_says`` (so the click lands on the intended point),
+        then click it."""
+        left, top = self.point_position(trace, x, y)
+        self.page.mouse.move(left, top)
+        expect(self.tooltip()).to_contain_text(tooltip_says)
+        self.page.mouse.click(left, top)
+
+    def marked_x(self) -> list[float]:
+        """The x data value of every vertical line drawn on the chart (dashed "current k" lines), read back from
+        where each line is drawn."""
+        return self.graph.evaluate("""graph => {
+            const layout = graph._fullLayout;
+            return [...graph.querySelectorAll('.shapelayer path[data-index]')].flatMap(path => {
+                const ends = path.getAttribute('d').match(/^M([-\\d.]+),[-\\d.]+L([-\\d.]+),[-\\d.]+$/);
+                if (!ends || Math.abs(Number(ends[1]) - Number(ends[2])) > 0.5) return [];
+                const shape = layout.shapes[Number(path.dataset.index)];
+                const axis = layout[shape.xref.split(' ')[0].replace(/^x/, 'xaxis')];
+                return [axis.p2l(Number(ends[1]) - axis._offset)];
+            });
+        }""")
+
+
+class RunsPage(AppPage):
+    """The "Evaluate a run" page, driven the way a person uses it."""
+
+    def __init__(self, page, base_url: str, artifact_prefix: str = "runs") -> None:
+        super().__init__(page, base_url, artifact_prefix)
+
+    def open(self) -> RunsPage:
+        self.page.goto(self.base_url + "/runs")
+        self._wait_for_page()
+        return self
+
+    def open_from_the_sidebar(self) -> RunsPage:
+        """Start at the explorer, then click "Evaluate a run" in the sidebar's page list."""
+        self.page.goto(self.base_url + "/")
+        self.page.get_by_test_id("stMetric").first.wait_for()
+        self.wait_until_idle()
+        self.page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate a run").click()
+        self.page.wait_for_url(re.compile(r"/runs(\?|$)"))
+        self._wait_for_page()
+        return self
+
+    def _wait_for_page(self) -> None:
+        expect(self.page.get_by_role("heading", name="Evaluate a run")).to_be_visible()
+        self.wait_until_idle()
+
+    def upload(self, qrels: Path, *runs: Path) -> None:
+        """Give the qrels and run uploaders their files; the page evaluates once both are there."""
+        self.page.locator(".st-key-runs_qrels input[type=file]").set_input_files(qrels)
+        expect(self.page.locator(".st-key-runs_qrels").get_by_text(qrels.name)).to_be_visible()
+        self.wait_until_idle()
+        self.page.locator(".st-key-runs_runs input[type=file]").set_input_files(list(runs))
+        for run in runs:
+            expect(self.page.locator(".st-key-runs_runs").get_by_text(run.name)).to_be_visible()
+        self.wait_until_idle()
+
+    def use_built_in_collection(self) -> None:
+        self.wait_until_idle()
+        self.page.locator(".st-key-runs_use_samples").get_by_text("Use the built-in sample collection instead").click()
+        expect(self.page.locator(".st-key-runs_use_samples input")).to_be_checked()
+        self.wait_until_idle()
+
+    def means_table(self) -> dict[str, str]:
+        """The one row of means in the open "Per-query results" tab, ``{measure: value}``."""
+        (row,) = self.table_rows(self.visible_tables().nth(0))
+        return row
+
+    def per_query_table(self) -> list[dict[str, str]]:
+        return self.table_rows(self.visible_tables().nth(1))
+
+    def check_reported_score(self, measure: str, value: str) -> None:
+        """In "Check a reported score": type the measure and the value someone reported."""
+        for key, text in (("check_measure", measure), ("check_value", value)):
+            box = self.page.locator(f".st-key-{key} input")
+            box.fill(text)
+            box.press("Enter")
+            self.wait_until_idle()
+
+    def choose(self, container_key: str, option: str) -> None:
+        """Pick ``option`` in the select box with key ``container_key`` (e.g. ``compare_measure``)."""
+        self.wait_until_idle()
+        self._pick(container_key, option)
+        expect(self.page.locator(f".st-key-{container_key} [role=combobox]")).to_have_value(option)
+        self.wait_until_idle()
 
 
 def url_parameters(url: str) -> dict[str, str]:
@@ -375,7 +613,35 @@ def save_screenshot(page, path: Path, *, whole_page: bool = True) -> None:
         page.set_viewport_size(viewport)
 
 
-# ---- pytest fixtures (imported by tests/test_browser.py) ----------------------------------------------
+# ---- pytest fixtures (imported by each tests/test_browser*.py) -----------------------------------------
+
+#: pytest gives every module that imports a session fixture its own instance, but Playwright's sync API allows one
+#: instance per thread (and one server is enough): the first instance starts the app or the browser and owns it,
+#: later ones borrow it. The owner is set up first, so it is torn down last, after every borrower.
+_SHARED: dict[str, object] = {}
+
+
+@contextlib.contextmanager
+def _shared(name: str, start: Callable[[], contextlib.AbstractContextManager]) -> Iterator[object]:
+    if name in _SHARED:
+        yield _SHARED[name]
+        return
+    with start() as resource:
+        _SHARED[name] = resource
+        try:
+            yield resource
+        finally:
+            del _SHARED[name]
+
+
+@contextlib.contextmanager
+def _browser_context() -> Iterator[object]:
+    with chromium_browser() as chromium:
+        context = chromium.new_context(viewport=VIEWPORT)
+        try:
+            yield context
+        finally:
+            context.close()
 
 
 @pytest.fixture(scope="session")
@@ -383,7 +649,7 @@ def app_url() -> Iterator[str]:
     reason = chromium_missing_reason()
     if reason:
         pytest.skip(reason)
-    with running_app() as base_url:
+    with _shared("app_url", running_app) as base_url:
         yield base_url
 
 
@@ -394,20 +660,29 @@ def browser_context() -> Iterator[object]:
     reason = chromium_missing_reason()
     if reason:
         pytest.skip(reason)
-    with chromium_browser() as chromium:
-        context = chromium.new_context(viewport=VIEWPORT)
-        try:
-            yield context
-        finally:
-            context.close()
+    with _shared("browser_context", _browser_context) as context:
+        yield context
+
+
+def _artifact_prefix(request) -> str:
+    return request.node.name.removeprefix("test_").replace("[", "-").replace("]", "")
 
 
 @pytest.fixture
 def explorer(browser_context, app_url, request) -> Iterator[ExplorerPage]:
     """A new tab (a new Streamlit session) for the explorer page, not yet opened."""
     page = browser_context.new_page()
-    name = request.node.name.removeprefix("test_").replace("[", "-").replace("]", "")
     try:
-        yield ExplorerPage(page, app_url, artifact_prefix=name)
+        yield ExplorerPage(page, app_url, artifact_prefix=_artifact_prefix(request))
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def runs_page(browser_context, app_url, request) -> Iterator[RunsPage]:
+    """A new tab (a new Streamlit session) for the "Evaluate a run" page, not yet opened."""
+    page = browser_context.new_page()
+    try:
+        yield RunsPage(page, app_url, artifact_prefix=_artifact_prefix(request))
     finally:
         page.close()

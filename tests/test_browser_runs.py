@@ -1,0 +1,118 @@
+"""The "Evaluate a run" page in a real browser: a person uploads TREC files (or switches on the built-in
+collection), reads the tables, checks a reported score and compares two runs.
+
+Expected numbers come from trec_eval's own output for its test files (tests/data/trec_eval/out.test) or from the
+engine on the same files; nothing is typed in by hand. Screenshots of each step land in tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from metrics.bulk import evaluate_files, evaluate_tables
+from metrics.compare import compare_values
+from metrics.trec_io import TrecFormatError, read_run
+
+from browser_support import (  # noqa: F401 (app_url, browser_context and runs_page are fixtures)
+    RunsPage,
+    app_url,
+    browser_context,
+    chromium_missing_reason,
+    runs_page,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
+]
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+QRELS = DATA / "qrels.test"
+RESULTS = DATA / "results.test"
+
+
+def trec_eval_mean(measure: str) -> str:
+    """The ``all`` line of trec_eval's output for its test files, e.g. ``"0.1785"`` for ``map``."""
+    for line in (DATA / "out.test").read_text().splitlines():
+        name, qid, value = line.split()
+        if name == measure and qid == "all":
+            return value
+    raise LookupError(f"out.test has no 'all' line for {measure}")
+
+
+def test_uploading_trec_evals_test_files_shows_its_means_and_every_query(runs_page: RunsPage) -> None:
+    runs_page.open_from_the_sidebar()
+    runs_page.expect_message("Upload qrels and at least one run")
+    runs_page.upload(QRELS, RESULTS)
+
+    means = runs_page.means_table()
+    assert f"{float(means['map']):.4f}" == trec_eval_mean("map")
+    assert f"{float(means['P_10']):.4f}" == trec_eval_mean("P_10")
+    qids, values, _ = evaluate_files(QRELS, RESULTS, ["map"])
+    rows = runs_page.per_query_table()
+    assert [row["query"] for row in rows] == qids == ["301", "302", "303"]
+    assert [float(row["map"]) for row in rows] == pytest.approx(values["map"].tolist(), abs=1e-12)
+    expect(runs_page.page.get_by_text(f"{RESULTS.name}: {len(qids)} queries evaluated.")).to_be_visible()
+    runs_page.chart("Per-query distribution of each measure")
+    runs_page.screenshot("uploaded", whole_page=True)
+    runs_page.expect_no_traceback()
+
+
+def test_a_reported_ndcg_at_10_is_reproduced_by_trec_evals_defaults(runs_page: RunsPage) -> None:
+    _, _, means = evaluate_files(QRELS, RESULTS, ["ndcg_cut.10"])
+    reported = f"{means['ndcg_cut_10']:.4f}"
+    runs_page.open()
+    runs_page.upload(QRELS, RESULTS)
+    runs_page.open_tab("Check a reported score")
+    runs_page.check_reported_score("nDCG@10", reported)
+
+    success = runs_page.page.get_by_test_id("stAlert").filter(has_text=re.compile(rf"reproduce {re.escape(reported)}"))
+    expect(success).to_be_visible()
+    findings = runs_page.table_rows(runs_page.visible_tables().last)
+    assert "trec_eval defaults" in [row["conventions"] for row in findings]
+    runs_page.screenshot("reproduced", whole_page=True)
+    runs_page.expect_no_traceback()
+
+
+def test_comparing_the_built_in_runs_shows_wins_ties_losses_and_the_differences(runs_page: RunsPage) -> None:
+    from ui.run_data import _built_in  # the collection the toggle loads
+
+    collection = _built_in()
+    per_query = {name: evaluate_tables(collection.qrels, run, ["ndcg_cut.10"]) for name, run in collection.runs.items()}
+    samples, oracle = ({qid: value for qid, value in zip(qids, values["ndcg_cut_10"].tolist())}
+                       for qids, values, _ in (per_query["samples"], per_query["oracle rerank"]))
+    expected = compare_values(samples, oracle, measure="ndcg_cut_10")
+
+    runs_page.open()
+    runs_page.use_built_in_collection()
+    runs_page.open_tab("Compare two runs")
+    runs_page.choose("compare_measure", "ndcg_cut_10")
+
+    expect(runs_page.metric_card("B wins / ties / losses").get_by_test_id("stMetricValue")).to_have_text(
+        f"{expected.wins} / {expected.ties} / {expected.losses}")
+    expect(runs_page.metric_card("queries compared").get_by_test_id("stMetricValue")).to_have_text(
+        str(len(expected.qids)))
+    chart = runs_page.chart("Where oracle rerank beats samples, query by query")
+    expect(chart.graph.locator(".barlayer .point")).to_have_count(len(expected.qids))
+    chart.graph.scroll_into_view_if_needed()
+    runs_page.screenshot("compared")
+    runs_page.expect_no_traceback()
+
+
+def test_a_malformed_run_is_refused_with_its_line_and_no_traceback(runs_page: RunsPage, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.run"
+    broken.write_text("301 Q0 FR940202-2-00124 1 4.2 mine\n301 Q0 FR940203-1-00020 2 3.9\n")
+    with pytest.raises(TrecFormatError) as refusal:
+        read_run(broken.read_bytes(), name=broken.name)
+    assert "line 2" in str(refusal.value)
+
+    runs_page.open()
+    runs_page.upload(QRELS, broken)
+    runs_page.expect_error_message(str(refusal.value))
+    expect(runs_page.page.get_by_test_id("stDataFrame")).to_have_count(0)
+    runs_page.screenshot("refused")
+    runs_page.expect_no_traceback()
