@@ -1,7 +1,7 @@
 """Regenerate the README screenshots: start the app, open each view in Debian's Chromium, save a PNG.
 
     .venv/bin/python docs/make_screenshots.py            # every screenshot
-    .venv/bin/python docs/make_screenshots.py explorer   # only the named ones
+    .venv/bin/python docs/make_screenshots.py explorer runs   # only the named ones
 
 Uses the same server and browser recipe as the browser tests (tests/browser_support.py): /usr/bin/chromium driven
 by Playwright, never a downloaded browser. Each PNG is saved with a 256-colour palette, which keeps text sharp on
@@ -11,11 +11,13 @@ the page's flat backgrounds, and must stay under 300 KB.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
+from playwright.sync_api import Locator, Page
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -23,6 +25,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from browser_support import (  # noqa: E402 (needs the path above)
     VIEWPORT,
     ExplorerPage,
+    RunsPage,
     chromium_browser,
     chromium_missing_reason,
     running_app,
@@ -33,16 +36,82 @@ OUT = REPO / "docs" / "screenshots"
 MAX_BYTES = 300 * 1024
 
 
-def explorer_default(explorer: ExplorerPage) -> None:
+#: A view returns None to keep the whole page, or the first and the last element of the part to keep.
+Region = tuple[Locator, Locator] | None
+
+
+def explorer_default(page: Page, base_url: str) -> Region:
     """The explorer as a newcomer first sees it: the "sweet pastry" sample, its metrics, list and charts."""
-    explorer.open()
+    explorer = ExplorerPage(page, base_url).open()
     explorer.wait_for_charts()
+    return None
 
 
-#: name -> how to bring the page into the state to photograph (the whole page is saved).
-SHOTS: dict[str, Callable[[ExplorerPage], None]] = {
+def _whatif_tab(page: Page, base_url: str, tab: str, chart_title: str) -> Region:
+    """The "What if…" section of the explorer on "sweet pastry", from its heading to the chart of ``tab``."""
+    explorer = ExplorerPage(page, base_url).open()
+    explorer.open_whatif_tab(tab)
+    chart = explorer.chart(chart_title)
+    explorer.wait_for_charts()
+    return page.get_by_role("heading", name="What if…"), chart.graph
+
+
+def whatif_swaps(page: Page, base_url: str) -> Region:
+    """The swap heatmaps: what swapping any two ranks does to each metric; a click applies the swap."""
+    return _whatif_tab(page, base_url, "Swapping two ranks", "What swapping two ranks does to each metric")
+
+
+def whatif_k(page: Page, base_url: str) -> Region:
+    """Every metric at every cut-off k, the current k marked."""
+    return _whatif_tab(page, base_url, "Changing k", "Every metric at every cut-off k")
+
+
+def runs_per_query(page: Page, base_url: str) -> Region:
+    """The "Evaluate a run" page on the built-in collection: means, per-query table and distribution."""
+    runs = RunsPage(page, base_url).open()
+    runs.use_built_in_collection()
+    runs.chart("Per-query distribution of each measure")
+    runs.wait_for_charts()
+    return None
+
+
+def runs_compare(page: Page, base_url: str) -> Region:
+    """Two runs of the built-in collection compared on nDCG@10: tests, per-query differences, both rankings."""
+    runs = RunsPage(page, base_url).open()
+    runs.use_built_in_collection()
+    runs.open_tab("Compare two runs")
+    runs.choose("compare_measure", "ndcg_cut_10")
+    runs.chart("Where oracle rerank beats samples")
+    runs.wait_for_charts()
+    return None
+
+
+#: name -> how to bring the page into the state to photograph, and which part of it to keep.
+SHOTS: dict[str, Callable[[Page, str], Region]] = {
     "explorer": explorer_default,
+    "whatif-swaps": whatif_swaps,
+    "whatif-k": whatif_k,
+    "runs": runs_per_query,
+    "runs-compare": runs_compare,
 }
+
+
+def save_region(page: Page, path: Path, first: Locator, last: Locator, *, padding: int = 16) -> None:
+    """A picture of the part of the page from the top of ``first`` to the bottom of ``last``. The viewport first grows
+    to the content's height (Streamlit scrolls inside its own container), so the region is on screen whole."""
+    viewport = page.viewport_size
+    content = page.get_by_test_id("stMainBlockContainer")
+    height = math.ceil(content.evaluate("element => element.scrollHeight"))
+    page.set_viewport_size({"width": viewport["width"], "height": max(height, viewport["height"])})
+    try:
+        page.wait_for_timeout(300)  # one layout pass after the resize; nothing to wait on
+        top, bottom = first.bounding_box(), last.bounding_box()
+        x, y = max(min(top["x"], bottom["x"]) - padding, 0), max(top["y"] - padding, 0)
+        right = max(top["x"] + top["width"], bottom["x"] + bottom["width"]) + padding
+        page.screenshot(path=path, clip={"x": x, "y": y, "width": right - x,
+                                         "height": bottom["y"] + bottom["height"] + padding - y})
+    finally:
+        page.set_viewport_size(viewport)
 
 
 def shrink(path: Path, max_bytes: int = MAX_BYTES) -> int:
@@ -76,9 +145,16 @@ def main(argv: list[str] | None = None) -> int:
         context = browser.new_context(viewport=VIEWPORT)
         for name in names:
             page = context.new_page()
-            SHOTS[name](ExplorerPage(page, base_url, artifact_prefix=name))
+            region = SHOTS[name](page, base_url)
+            # No focus ring on the last control used, and no chart toolbar shown by a mouse resting on a chart.
+            page.evaluate("document.activeElement && document.activeElement.blur()")
+            sidebar = page.get_by_test_id("stSidebar").bounding_box()
+            page.mouse.move(sidebar["x"] + sidebar["width"] + 10, 10)  # the empty top margin of the main column
             path = args.out / f"{name}.png"
-            save_screenshot(page, path, whole_page=True)
+            if region is None:
+                save_screenshot(page, path, whole_page=True)
+            else:
+                save_region(page, path, *region)
             size = shrink(path)
             with Image.open(path) as picture:
                 width, height = picture.size
