@@ -449,12 +449,22 @@ class PlotlyChart:
         )
         return self
 
-    def title(self) -> str:
-        return self.graph.locator(".gtitle").first.text_content()
+    def scroll_into_view(self) -> PlotlyChart:
+        self.graph.scroll_into_view_if_needed()
+        return self
 
-    def subplot_titles(self) -> list[str]:
-        """The title above each panel (plotly draws them as annotations)."""
-        return self.graph.locator(".annotation-text").all_text_contents()
+    def title(self):
+        """The chart's title (a locator: read it, or wait on it with ``expect``)."""
+        return self.graph.locator(".gtitle").first
+
+    def panel_title(self, starting_with: str):
+        """The title above the panel whose title starts with ``starting_with`` (plotly draws them as
+        annotations), e.g. ``"AP@4 (now"``."""
+        return self.graph.locator(".annotation-text", has_text=re.compile("^" + re.escape(starting_with)))
+
+    def bars(self):
+        """Every bar drawn, whatever its trace."""
+        return self.graph.locator(".barlayer .point")
 
     def point_position(self, trace: str, x, y=None) -> tuple[float, float]:
         """Where the point of ``trace`` at data ``(x, y)`` is drawn, in page pixels, after scrolling it into view.

@@ -97,8 +97,8 @@ def test_comparing_the_built_in_runs_shows_wins_ties_losses_and_the_differences(
     expect(runs_page.metric_card("queries compared").get_by_test_id("stMetricValue")).to_have_text(
         str(len(expected.qids)))
     chart = runs_page.chart("Where oracle rerank beats samples, query by query")
-    expect(chart.graph.locator(".barlayer .point")).to_have_count(len(expected.qids))
-    chart.graph.scroll_into_view_if_needed()
+    expect(chart.bars()).to_have_count(len(expected.qids))
+    chart.scroll_into_view()
     runs_page.screenshot("compared")
     runs_page.expect_no_traceback()
 

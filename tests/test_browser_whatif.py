@@ -35,7 +35,8 @@ def test_clicking_the_ap_cell_for_ranks_2_and_3_swaps_bagel_and_muffin_until_und
     explorer.open()
     explorer.open_whatif_tab("Swapping two ranks")
     heatmaps = explorer.swap_heatmaps()
-    assert f"AP@4 (now {PASTRY['AP@4']:.3f})" in heatmaps.subplot_titles()
+    expect(heatmaps.panel_title("AP@4 (now")).to_have_text(f"AP@4 (now {PASTRY['AP@4']:.3f})")
+    heatmaps.scroll_into_view()
     explorer.screenshot("heatmaps")
 
     heatmaps.click("AP@4 swaps", x=3, y=2, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)")
@@ -51,8 +52,7 @@ def test_clicking_the_ap_cell_for_ranks_2_and_3_swaps_bagel_and_muffin_until_und
     })
     explorer.expect_message("Swapping ranks 2 and 3 (bagel and muffin): applied")
     assert explorer.ranked_documents() == ["1. donut", "2. muffin", "3. bagel", "4. croissant"]
-    expect(explorer.swap_heatmaps().graph.locator(".annotation-text", has_text="AP@4 (now")).to_have_text(
-        f"AP@4 (now {(1 / 1 + 2 / 2) / 3:.3f})")
+    expect(explorer.swap_heatmaps().panel_title("AP@4 (now")).to_have_text(f"AP@4 (now {(1 / 1 + 2 / 2) / 3:.3f})")
     explorer.screenshot("swapped", whole_page=True)
 
     explorer.press_undo()
@@ -83,6 +83,7 @@ def test_clicking_donuts_removal_bar_removes_it_until_undo(explorer: ExplorerPag
     explorer.open()
     explorer.open_whatif_tab("Removing a document")
     bars = explorer.removal_bars()
+    bars.scroll_into_view()
     explorer.screenshot("bars")
 
     bars.click("Recall@4", x="1. donut", tooltip_says="Remove donut (rank 1)")
@@ -104,16 +105,16 @@ def test_typing_k_3_moves_the_k_charts_marked_cut_off_to_3(explorer: ExplorerPag
     explorer.open()
     explorer.open_whatif_tab("Changing k")
     curves = explorer.k_curves()
-    assert "current k = 4" in curves.title()
+    expect(curves.title()).to_contain_text("current k = 4")
     assert [round(x, 2) for x in curves.marked_x()] == [4.0] * len(PASTRY)  # one dashed line per metric panel
 
     explorer.set_k(3)
 
-    expect(curves.graph.locator(".gtitle")).to_contain_text("current k = 3")
+    expect(curves.title()).to_contain_text("current k = 3")
     assert [round(x, 2) for x in curves.marked_x()] == [3.0] * len(PASTRY)
     # donut and muffin in the top 3: P@3 = 2/3, the ideal DCG@3 is over three relevant documents.
     explorer.expect_metrics({"P@3": 2 / 3, "Recall@3": 2 / 3, "AP@3": (1 / 1 + 2 / 3) / 3,
                              "nDCG@3": (1 + 1 / log2(4)) / IDEAL_DCG})
-    curves.graph.scroll_into_view_if_needed()
+    curves.scroll_into_view()
     explorer.screenshot("k-3")
     explorer.expect_no_traceback()
