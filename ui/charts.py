@@ -237,8 +237,8 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
     return _layout(
         fig,
         "What swapping two ranks does to each metric",
-        f"Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing; "
-        f"dotted lines mark the top k = {k}. "
+        f"Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
+        + (f"; dotted lines mark the top k = {k}. " if 0 < k < n else ". ")
         + ("Click a cell to apply the swap." if n <= CLICKABLE_SWAPS_UP_TO else
            f"Lists over {CLICKABLE_SWAPS_UP_TO} items: hover shows ranks; apply moves from the move preview."),
         height=330 * rows + 110,

@@ -59,13 +59,14 @@ def ranking_editor(query: QueryState) -> None:
         on_change=_on_ranking_change,
         args=(key,),
         column_config={
-            "rank": st.column_config.NumberColumn("rank", help="Type a new rank to move the document", min_value=1, step=1, width="small"),
+            "rank": st.column_config.NumberColumn("rank", help="Type a new rank to move the document", min_value=1, step=1,
+                                                 width=60),
             "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200,
                                                width="medium"),
             "score": st.column_config.NumberColumn("score", help="Optional retrieval score; trec_eval orders by it",
-                                                   format="%.4g", width="small"),
-            "grade": st.column_config.NumberColumn("grade", help="Relevance grade; empty = unjudged, negative = unjudged in pool", step=1, min_value=-1000, max_value=1000, width="small"),
-            "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width="small"),
+                                                   format="%.4g", width=80),
+            "grade": st.column_config.NumberColumn("grade", help="Relevance grade; empty = unjudged, negative = unjudged in pool", step=1, min_value=-1000, max_value=1000, width=70),
+            "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width=80),
         },
     )
 

@@ -48,7 +48,7 @@ def page() -> None:
     )
     metrics_panel.agreement_panel(agreement, labels)
 
-    list_side, explain_side = st.columns(2, gap="large")
+    list_side, explain_side = st.columns([3, 2], gap="large")
     with list_side:
         st.subheader(f"Ranked list · {query.query}")
         editor.ranking_editor(query)

@@ -7,7 +7,19 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .charts import _layout, plain
+from .charts import _layout, metric_colour, plain
+
+#: The explorer's metric families by measure name, so that a metric has one colour on every page.
+_FAMILY = {"P": "P", "recall": "Recall", "recip_rank": "RR", "recip_rank_cut": "RR", "map": "AP", "map_cut": "AP",
+           "ndcg": "nDCG", "ndcg_cut": "nDCG", "success": "Success", "R": "Recall", "RR": "RR", "AP": "AP",
+           "nDCG": "nDCG", "Success": "Success"}
+
+
+def _colour(key: str) -> str:
+    name = key.split("@")[0].split("(")[0]
+    family = _FAMILY.get(name) or _FAMILY.get(name.rsplit("_", 1)[0] if name[-1:].isdigit() else name)
+    return metric_colour(family) if family else "#555555"
+
 
 WIN, LOSS, TIE = "#0072B2", "#D55E00", "#A0A4AB"
 
@@ -22,7 +34,7 @@ def distribution_figure(values: Mapping[str, np.ndarray], qids: Sequence[str]) -
     for name, column in values.items():
         fig.add_trace(go.Box(
             y=column, name=name, boxpoints="all", jitter=0.4, pointpos=0, boxmean=True, text=names,
-            marker=dict(size=5, opacity=0.6), line=dict(width=1.5),
+            marker=dict(size=5, opacity=0.6, color=_colour(name)), line=dict(width=1.5, color=_colour(name)),
             hovertemplate="query %{text}: %{y:.4f}<extra>" + plain(name) + "</extra>",
         ))
     fig.update_layout(showlegend=False)
@@ -43,7 +55,12 @@ def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str
         text=[plain(str(q)) for q in qids], textposition="none",
         hovertemplate="query %{text}: %{y:+.4f}<extra></extra>",
     ))
-    fig.update_xaxes(title_text="queries, sorted by difference", showticklabels=len(deltas) <= 30)
+    if len(deltas) <= 30:  # few enough to name every query under its bar
+        fig.update_xaxes(tickmode="array", tickvals=np.arange(1, len(deltas) + 1),
+                         ticktext=[plain(str(q)) for q in qids], tickangle=-30)
+    else:
+        fig.update_xaxes(showticklabels=False)
+    fig.update_xaxes(title_text="queries, sorted by difference")
     fig.update_yaxes(title_text=f"{plain(measure)}: {plain(name_b)} − {plain(name_a)}", zeroline=True,
                      zerolinecolor="#888", tickformat="+.2f")
     wins = int((deltas > 1e-12).sum())
