@@ -74,11 +74,42 @@ class TrecFormatError(InputError):
 # ---- tables ----------------------------------------------------------------------------------------
 
 
+class _PerDocument:
+    """What qrels and runs share: one value per (qid, docno) line; ``_values`` names the column."""
+
+    __slots__ = ()
+
+    def _values(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return int(self._values().shape[0])
+
+    @property
+    def qids(self) -> list[str]:
+        """The query ids, each once, in order of first appearance."""
+        return pc.unique(self.qid).to_pylist()
+
+    def to_dict(self) -> dict[str, dict]:
+        """pytrec_eval-shaped ``{qid: {docno: value}}`` (documents in file order)."""
+        result: dict[str, dict] = {}
+        for qid, docno, value in zip(self.qid.to_pylist(), self.docno.to_pylist(), self._values().tolist()):
+            result.setdefault(qid, {})[docno] = value
+        return result
+
+    def query(self, qid: str) -> dict:
+        """``{docno: value}`` of one query in file order (empty if the file has no such query)."""
+        mask = pc.equal(self.qid, qid)
+        docs = pc.filter(self.docno, mask).to_pylist()
+        return dict(zip(docs, self._values()[to_numpy(mask)].tolist()))
+
+
 @dataclass(frozen=True, slots=True)
-class QrelsTable:
+class QrelsTable(_PerDocument):
     """Judgments, one row per qrels line in file order.
 
     qid, docno: pyarrow string arrays; grade: int64 numpy array (negative = in the pool but unjudged).
+    ``to_dict()`` gives ``{qid: {docno: grade}}`` and ``query(qid)`` one query's ``{docno: grade}``.
     """
 
     qid: pa.Array
@@ -90,34 +121,16 @@ class QrelsTable:
     qid_code: np.ndarray | None = None  # from value_codes(qid): int32 code of each line's query
     qid_values: pa.Array | None = None  # the distinct query ids, in order of first appearance
 
-    def __len__(self) -> int:
-        return int(self.grade.shape[0])
-
-    @property
-    def qids(self) -> list[str]:
-        """The query ids, each once, in order of first appearance."""
-        return pc.unique(self.qid).to_pylist()
-
-    def to_dict(self) -> dict[str, dict[str, int]]:
-        """pytrec_eval-shaped ``{qid: {docno: grade}}``."""
-        result: dict[str, dict[str, int]] = {}
-        for qid, docno, grade in zip(self.qid.to_pylist(), self.docno.to_pylist(), self.grade.tolist()):
-            result.setdefault(qid, {})[docno] = grade
-        return result
-
-    def query(self, qid: str) -> dict[str, int]:
-        """``{docno: grade}`` of one query (empty if the query has no judgments)."""
-        mask = pc.equal(self.qid, qid)
-        docs = pc.filter(self.docno, mask).to_pylist()
-        grades = self.grade[to_numpy(mask)].tolist()
-        return dict(zip(docs, grades))
+    def _values(self) -> np.ndarray:
+        return self.grade
 
 
 @dataclass(frozen=True, slots=True)
-class RunTable:
+class RunTable(_PerDocument):
     """A run, one row per line in file order.
 
     qid, docno: pyarrow string arrays; score: float64 numpy array; runid: the tag of the last line (trec_eval).
+    ``to_dict()`` gives ``{qid: {docno: score}}`` and ``query(qid)`` one query's ``{docno: score}``.
     """
 
     qid: pa.Array
@@ -130,27 +143,8 @@ class RunTable:
     qid_code: np.ndarray | None = None  # from value_codes(qid): int32 code of each line's query
     qid_values: pa.Array | None = None  # the distinct query ids, in order of first appearance
 
-    def __len__(self) -> int:
-        return int(self.score.shape[0])
-
-    @property
-    def qids(self) -> list[str]:
-        """The query ids, each once, in order of first appearance."""
-        return pc.unique(self.qid).to_pylist()
-
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        """pytrec_eval-shaped ``{qid: {docno: score}}`` (documents in file order)."""
-        result: dict[str, dict[str, float]] = {}
-        for qid, docno, score in zip(self.qid.to_pylist(), self.docno.to_pylist(), self.score.tolist()):
-            result.setdefault(qid, {})[docno] = score
-        return result
-
-    def query(self, qid: str) -> dict[str, float]:
-        """``{docno: score}`` of one query in file order (empty if the run has no such query)."""
-        mask = pc.equal(self.qid, qid)
-        docs = pc.filter(self.docno, mask).to_pylist()
-        scores = self.score[to_numpy(mask)].tolist()
-        return dict(zip(docs, scores))
+    def _values(self) -> np.ndarray:
+        return self.score
 
 
 # ---- public readers --------------------------------------------------------------------------------
