@@ -43,6 +43,15 @@ class Context:
         return np.cumsum(self.relevant, axis=1, dtype=np.int64)
 
     @cached_property
+    def relevant_positions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every relevant document in row-major order: its row, its rank, and how many relevant documents of its
+        row are at or above it. Relevant documents are few, so kernels that only look at them stay cheap."""
+        flat = np.flatnonzero(self.relevant)
+        rows, columns = np.divmod(flat, self.batch.width)
+        nth = np.arange(1, flat.shape[0] + 1) - np.searchsorted(rows, rows, side="left")
+        return rows, columns + 1, nth
+
+    @cached_property
     def num_relevant(self) -> np.ndarray:
         """R: judged documents with grade >= the relevance level, retrieved or not."""
         return (self.batch.judged_grades >= self.level).sum(axis=1)
@@ -89,6 +98,14 @@ class Context:
     def cum_dcg(self) -> np.ndarray:
         # gain / log2(r + 1), accumulated in rank order, exactly as trec_eval sums it.
         return np.cumsum(self.gains / self.discounts, axis=1)
+
+    def cum_dcg_through(self, rank: int) -> np.ndarray:
+        """``cum_dcg`` for the first ``rank`` ranks only: nDCG@10 of a 1000-document run needs 1% of the work."""
+        if rank <= 0 or rank >= self.batch.width:
+            return self.cum_dcg
+        judged = self.batch.judged[:, :rank]
+        gains = np.where(judged, self.gain_of(self.batch.grades[:, :rank]), 0.0)
+        return np.cumsum(gains / self.discounts[:rank], axis=1)
 
     @cached_property
     def cum_ideal_dcg(self) -> np.ndarray:
@@ -195,8 +212,15 @@ def reciprocal_rank(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""AP@k = \frac{1}{D}\sum_{r \le k,\ rel_r = 1} P@r, with D = R (trec_eval), min(R, k), or the relevant in the top k."""
-    precision_at_rank = np.where(ctx.relevant, ctx.cum_relevant / ctx.ranks, 0.0)
-    summed = ctx.at(np.cumsum(precision_at_rank, axis=1), cutoffs)
+    rows, ranks, nth = ctx.relevant_positions
+    precision_at_rank = nth / ranks
+    summed = np.empty((ctx.batch.size, cutoffs.shape[0]))
+    found = np.empty_like(summed)
+    for j, cutoff in enumerate(cutoffs):
+        inside = ranks <= cutoff if cutoff > 0 else slice(None)
+        # bincount adds the weights in rank order, as trec_eval accumulates them.
+        summed[:, j] = np.bincount(rows[inside], weights=precision_at_rank[inside], minlength=ctx.batch.size)
+        found[:, j] = np.bincount(rows[inside], minlength=ctx.batch.size)
     rule = ctx.conventions.ap_denominator
     if rule == "R":
         denominator = np.broadcast_to(ctx.num_relevant[:, None], summed.shape)
@@ -204,13 +228,14 @@ def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
         k = np.where(cutoffs <= 0, np.iinfo(np.int64).max, cutoffs)[None, :]
         denominator = np.minimum(ctx.num_relevant[:, None], k)
     else:
-        denominator = ctx.at(ctx.cum_relevant, cutoffs)
+        denominator = found
     return _ratio(summed, denominator.astype(np.float64))
 
 
 def ndcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""nDCG@k = DCG@k / IDCG@k with DCG@k = \sum_{r=1}^{k} gain_r / \log_2(r+1); 0 when IDCG@k = 0."""
-    return _ratio(ctx.at(ctx.cum_dcg, cutoffs), ctx.at(ctx.cum_ideal_dcg, cutoffs))
+    deepest = int(cutoffs.max()) if (cutoffs > 0).all() else 0
+    return _ratio(ctx.at(ctx.cum_dcg_through(deepest), cutoffs), ctx.at(ctx.cum_ideal_dcg, cutoffs))
 
 
 def r_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
@@ -221,14 +246,19 @@ def r_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 def bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""bpref = \frac{1}{R}\sum_{rel_r=1} \left(1 - \frac{\min(n_r, R)}{\min(N, R)}\right), n_r the judged non-relevant above r, N all judged non-relevant."""
-    nonrelevant = ctx.batch.judged & (ctx.batch.grades < ctx.level)
-    above = np.cumsum(nonrelevant, axis=1)
-    R = ctx.num_relevant[:, None]
-    cap = np.minimum(ctx.num_judged_nonrelevant[:, None], R).astype(np.float64)
-    penalty = _ratio(np.minimum(above, R).astype(np.float64), cap)
-    terms = np.where(ctx.relevant, np.where(above > 0, 1.0 - penalty, 1.0), 0.0)
+    rows, ranks, _ = ctx.relevant_positions
+    width = ctx.batch.width
+    # Judged non-relevant documents above each relevant one, counted on the flat (row-major) positions.
+    nonrelevant = np.flatnonzero(ctx.batch.judged & (ctx.batch.grades < ctx.level))
+    here = rows * width + ranks - 1
+    above = np.searchsorted(nonrelevant, here) - np.searchsorted(nonrelevant, rows * width)
+    R = ctx.num_relevant[rows]
+    cap = np.minimum(ctx.num_judged_nonrelevant[rows], R).astype(np.float64)
+    penalty = np.minimum(above, R) / np.where(cap > 0, cap, 1.0)
+    terms = np.where(above > 0, 1.0 - penalty, 1.0)
     # Summed in rank order, as trec_eval accumulates it.
-    return _ratio(np.cumsum(terms, axis=1)[:, -1], ctx.num_relevant)[:, None]
+    summed = np.bincount(rows, weights=terms, minlength=ctx.batch.size)
+    return _ratio(summed, ctx.num_relevant)[:, None]
 
 
 def num_ret(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
