@@ -213,14 +213,21 @@ def reciprocal_rank(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""AP@k = \frac{1}{D}\sum_{r \le k,\ rel_r = 1} P@r, with D = R (trec_eval), min(R, k), or the relevant in the top k."""
     rows, ranks, nth = ctx.relevant_positions
-    precision_at_rank = nth / ranks
-    summed = np.empty((ctx.batch.size, cutoffs.shape[0]))
-    found = np.empty_like(summed)
-    for j, cutoff in enumerate(cutoffs):
-        inside = ranks <= cutoff if cutoff > 0 else slice(None)
-        # bincount adds the weights in rank order, as trec_eval accumulates them.
-        summed[:, j] = np.bincount(rows[inside], weights=precision_at_rank[inside], minlength=ctx.batch.size)
-        found[:, j] = np.bincount(rows[inside], minlength=ctx.batch.size)
+    if rows.shape[0] * cutoffs.shape[0] > ctx.relevant.size:
+        # Many cut-offs over many relevant documents (a curve over k): one cumulative pass over the matrix.
+        precision = np.where(ctx.relevant, ctx.cum_relevant / ctx.ranks, 0.0)
+        summed = ctx.at(np.cumsum(precision, axis=1), cutoffs)
+        found = ctx.at(ctx.cum_relevant, cutoffs)
+    else:
+        # Few relevant documents (a large run): work on them alone.
+        precision_at_rank = nth / ranks
+        summed = np.empty((ctx.batch.size, cutoffs.shape[0]))
+        found = np.empty_like(summed)
+        for j, cutoff in enumerate(cutoffs):
+            inside = ranks <= cutoff if cutoff > 0 else slice(None)
+            # bincount adds the weights in rank order, as trec_eval accumulates them.
+            summed[:, j] = np.bincount(rows[inside], weights=precision_at_rank[inside], minlength=ctx.batch.size)
+            found[:, j] = np.bincount(rows[inside], minlength=ctx.batch.size)
     rule = ctx.conventions.ap_denominator
     if rule == "R":
         denominator = np.broadcast_to(ctx.num_relevant[:, None], summed.shape)
