@@ -125,11 +125,8 @@ def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno, 
     candidate_docno = _single(pc.filter(docno, from_numpy(candidate)))  # filter keeps chunks; take joins them
     candidate_rows = rows[candidates]
     # Join on a 64-bit hash of (batch row, docno), then confirm every match on the strings themselves.
-    # One key computation over both arrays: the hashed keys depend on the longest string in the array hashed.
-    both = pa.concat_arrays([_as_string(candidate_docno), _as_string(qrels_docno)])
-    keys, _ = docno_keys(both, hashed=True)
-    run_pairs = _pair_hash(candidate_rows, keys[: len(candidate_docno)])
-    qrels_pairs = _pair_hash(qrels_rows, keys[len(candidate_docno):])
+    run_pairs = _pair_hash(candidate_rows, docno_keys(candidate_docno, hashed=True)[0])
+    qrels_pairs = _pair_hash(qrels_rows, docno_keys(qrels_docno, hashed=True)[0])
     by_pair = np.argsort(qrels_pairs)
     sorted_pairs = qrels_pairs[by_pair]
     slot = np.minimum(np.searchsorted(sorted_pairs, run_pairs), sorted_pairs.shape[0] - 1)
@@ -168,10 +165,6 @@ def _maybe_judged(run_keys: np.ndarray, exact: bool, qrels_docno: pa.Array) -> n
             np.right_shift(slots, shift, out=slots)
             maybe[start:start + (1 << 20)] = table[slots]
     return maybe
-
-
-def _as_string(values: pa.Array) -> pa.Array:
-    return values if values.type == pa.string() else values.cast(pa.string())
 
 
 def _pair_hash(rows: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -88,7 +88,8 @@ class _PerDocument:
     @property
     def qids(self) -> list[str]:
         """The query ids, each once, in order of first appearance."""
-        return pc.unique(self.qid).to_pylist()
+        values = self.qid_values if self.qid_values is not None else pc.unique(self.qid)
+        return values.to_pylist()
 
     def to_dict(self) -> dict[str, dict]:
         """pytrec_eval-shaped ``{qid: {docno: value}}`` (documents in file order)."""

@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from metrics import CONVENTION_INFO, Conventions
+from metrics.conventions import ConventionInfo
 from metrics.model import order_documents
 
 from . import state
@@ -68,6 +69,15 @@ def k_and_level(query: QueryState) -> None:
               help="A document is relevant when its grade is at least this (trec_eval -l). nDCG uses the grades themselves.")
 
 
+def convention_select(info: ConventionInfo) -> dict[str, Any]:
+    """Label, options, option text and help of a convention's select box, from its documentation."""
+    meanings = {choice.value: choice.meaning for choice in info.choices}
+    return dict(
+        label=info.label, options=list(meanings), format_func=lambda value: f"{value} — {meanings[value]}",
+        help="Used by: " + "; ".join(f"{c.value}: {', '.join(c.used_by)}" for c in info.choices),
+    )
+
+
 def conventions_panel(query: QueryState) -> None:
     """One selectbox per convention, generated from the documented CONVENTION_INFO."""
     with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False):
@@ -75,13 +85,10 @@ def conventions_panel(query: QueryState) -> None:
         for info in CONVENTION_INFO:
             if info.name not in QUERY_CONVENTIONS:
                 continue
-            choices = {choice.value: choice for choice in info.choices}
             bound(
                 st.selectbox, f"convention_{info.name}", getattr(query.conventions, info.name),
                 lambda value, name=info.name: _change(conventions=state.current().conventions.replace(**{name: value})),
-                label=info.label, options=list(choices),
-                format_func=lambda value, choices=choices: f"{value} — {choices[value].meaning}",
-                help="Used by: " + "; ".join(f"{c.value}: {', '.join(c.used_by)}" for c in info.choices),
+                **convention_select(info),
             )
         st.button("Reset to trec_eval's conventions", key="reset_conventions", disabled=not query.conventions.differences(),
                   on_click=lambda: _change(conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))

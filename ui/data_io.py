@@ -9,12 +9,11 @@ import streamlit as st
 
 from metrics import InputError
 from metrics.export import pytrec_eval_snippet, qrels_to_trec, run_to_trec, to_json
-from metrics.model import order_documents
 from metrics.reference import scores_for_pytrec_eval
 
 from . import state
 from .loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
-from .query_state import MAX_ITEMS, Item, QueryState
+from .query_state import MAX_ITEMS, QueryState
 
 LOADED = "loaded_data"
 
@@ -73,18 +72,7 @@ def data_in() -> None:
 
 
 def _open(qid: str, judgments: dict[str, int], scores: dict[str, float]) -> None:
-    current = state.current()
-    order = order_documents(scores, current.conventions.tie_order)
-    note = ""
-    if len(order) > MAX_ITEMS:
-        note = f" Only the top {MAX_ITEMS} of {len(order)} documents are shown."
-        order = order[:MAX_ITEMS]
-    items = tuple(Item(doc, scores[doc]) for doc in order)
-    k = current.k if order else 10
-    state.commit(QueryState(items, dict(judgments), k, current.conventions, query=str(qid)[:200]))
-    st.session_state[state.SAMPLE] = None
-    st.session_state[state.BASELINE] = None
-    state.say("info", f"Opened query {qid!r}: {len(order)} retrieved, {len(judgments)} judged.{note}")
+    state.open_query(qid, judgments, scores)
     st.rerun()
 
 

@@ -14,7 +14,6 @@ from metrics.model import order_documents
 
 from . import run_charts, run_data, state
 from .explore import show_message
-from .query_state import MAX_ITEMS, Item, QueryState
 from .text import escape_markdown
 
 
@@ -84,16 +83,7 @@ def open_in_explorer(collection: run_data.Collection, run_name: str, qids: list[
 
 
 def _open_query(collection: run_data.Collection, run_name: str, qid: str) -> None:
-    current = state.current()
-    judgments = collection.qrels.query(qid)
-    scores = collection.runs[run_name].query(qid)
-    order = order_documents(scores, current.conventions.tie_order)[:MAX_ITEMS]
-    state.commit(QueryState(tuple(Item(doc, scores[doc]) for doc in order), judgments, current.k,
-                            current.conventions, query=str(qid)[:200]))
-    st.session_state[state.SAMPLE] = None
-    st.session_state[state.BASELINE] = None
-    state.say("info", f"Opened query {qid!r} of {run_name}: {len(scores)} retrieved, {len(judgments)} judged."
-              + (f" Only the top {MAX_ITEMS} are shown." if len(scores) > MAX_ITEMS else ""))
+    state.open_query(qid, collection.qrels.query(qid), collection.runs[run_name].query(qid), source=f" of {run_name}")
     st.session_state["switch_to_explorer"] = True
 
 

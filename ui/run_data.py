@@ -17,6 +17,7 @@ from metrics.export import qrels_to_trec, run_to_trec
 from metrics.samples import load_samples, sample_to_trec
 from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
 
+from .controls import convention_select
 from .text import escape_markdown
 
 #: Whole runs: an MS MARCO dev run (7M lines) is about 240 MB.
@@ -133,11 +134,7 @@ def settings() -> tuple[list[str], Conventions]:
                                 key="runs_depth")
         changes: dict[str, object] = {}
         for info in CONVENTION_INFO:
-            choices = {choice.value: choice for choice in info.choices}
-            changes[info.name] = st.selectbox(
-                info.label, list(choices), key=f"runs_convention_{info.name}",
-                format_func=lambda value, choices=choices: f"{value} — {choices[value].meaning}",
-                help="Used by: " + "; ".join(f"{c.value}: {', '.join(c.used_by)}" for c in info.choices))
+            changes[info.name] = st.selectbox(key=f"runs_convention_{info.name}", **convention_select(info))
     conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
     return measures or DEFAULT_MEASURES, conventions
 

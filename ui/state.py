@@ -9,9 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from metrics import InputError
+from metrics.model import order_documents
 from metrics.samples import Sample, load_samples
 
-from .query_state import MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url
+from .query_state import MAX_ITEMS, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url
 
 QUERY = "query_state"
 EDITOR_VERSION = "editor_version"
@@ -94,6 +95,20 @@ def undo() -> None:
 
 def can_undo() -> bool:
     return bool(st.session_state.get(UNDO))
+
+
+def open_query(qid: str, judgments: dict[str, int], scores: dict[str, float], *, source: str = "") -> None:
+    """Make one query of a loaded run the explorer's list: ordered by score with the current tie order, at most
+    MAX_ITEMS documents, a fresh baseline."""
+    current_state = current()
+    order = order_documents(scores, current_state.conventions.tie_order)
+    items = tuple(Item(doc, scores[doc]) for doc in order[:MAX_ITEMS])
+    commit(QueryState(items, dict(judgments), current_state.k if order else 10, current_state.conventions,
+                      query=str(qid)[:200]))
+    st.session_state[SAMPLE] = None
+    st.session_state[BASELINE] = None
+    cut = f" Only the top {MAX_ITEMS} of {len(order)} documents are shown." if len(order) > MAX_ITEMS else ""
+    say("info", f"Opened query {qid!r}{source}: {len(order)} retrieved, {len(judgments)} judged.{cut}")
 
 
 def say(kind: str, text: str) -> None:
