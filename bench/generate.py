@@ -4,6 +4,8 @@
   (about 1.1 relevant documents per query, as in MS MARCO). Scores carry 3 decimals, so about 1 in 6 adjacent
   pairs is tied and trec_eval's doc-id tie-break matters. Written twice: single-space and tab separated.
 * ``trecdl``: a TREC-DL-like graded run: 43 queries, grades 0-3, 100-200 judged documents per query.
+* ``lopsided``: 2,000 one-document queries and one 1,000,000-document query (about 35 MB): a padded
+  queries x longest-ranking batch would need 2,001 x 1,000,000 cells.
 
 Usage: ``python bench/generate.py [--force]``.
 """
@@ -74,6 +76,25 @@ def trecdl(rng: np.random.Generator) -> tuple[bytes, bytes]:
     return ("\n".join(qrels_lines) + "\n").encode(), _run_lines(qids, docs_per_query, scores_per_query, "dl")
 
 
+LOPSIDED_SHORT_QUERIES = 2000
+LOPSIDED_LONG_DEPTH = 1_000_000
+
+
+def lopsided(rng: np.random.Generator) -> tuple[bytes, bytes]:
+    """2,000 one-document queries (one judgment each) and one query of 1,000,000 documents (1,000 judgments)."""
+    short = [f"{qid} Q0 {doc} 1 {score:.3f} lop" for qid, doc, score in
+             zip(range(1, LOPSIDED_SHORT_QUERIES + 1), rng.choice(CORPUS, size=LOPSIDED_SHORT_QUERIES),
+                 rng.normal(20.0, 2.0, size=LOPSIDED_SHORT_QUERIES))]
+    qrels = [f"{qid} 0 {line.split()[2] if rng.random() < 0.5 else rng.integers(CORPUS)} {rng.integers(0, 3)}"
+             for qid, line in enumerate(short, 1)]
+    docs = rng.choice(CORPUS, size=LOPSIDED_LONG_DEPTH, replace=False)
+    scores = np.sort(np.round(rng.normal(20.0, 2.0, size=LOPSIDED_LONG_DEPTH), 3))[::-1]
+    long_run = _run_lines([0], [docs], [scores], "lop")
+    judged = np.concatenate([rng.choice(docs, size=800, replace=False), rng.choice(CORPUS, size=200)])
+    qrels += [f"0 0 {doc} {grade}" for doc, grade in zip(np.unique(judged), rng.integers(0, 4, size=1000))]
+    return ("\n".join(qrels) + "\n").encode(), ("\n".join(short) + "\n").encode() + long_run
+
+
 def generate(force: bool = False) -> dict[str, Path]:
     """Write every data file that is missing (all of them with ``force``); return name -> path."""
     DATA.mkdir(parents=True, exist_ok=True)
@@ -85,6 +106,11 @@ def generate(force: bool = False) -> dict[str, Path]:
         "trecdl_run": DATA / "trecdl.run",
         "trecdl_run_gz": DATA / "trecdl.run.gz",
     }
+    extra = {"lopsided_qrels": DATA / "lopsided.qrels", "lopsided_run": DATA / "lopsided.run"}
+    if force or not all(path.exists() for path in extra.values()):
+        qrels, run = lopsided(np.random.default_rng(SEED + 1))
+        extra["lopsided_qrels"].write_bytes(qrels)
+        extra["lopsided_run"].write_bytes(run)
     if force or not all(path.exists() for path in paths.values()):
         rng = np.random.default_rng(SEED)
         qrels, run = msmarco(rng)
@@ -96,7 +122,7 @@ def generate(force: bool = False) -> dict[str, Path]:
         paths["trecdl_qrels"].write_bytes(qrels)
         paths["trecdl_run"].write_bytes(run)
         paths["trecdl_run_gz"].write_bytes(gzip.compress(run, mtime=0))
-    return paths
+    return paths | extra
 
 
 if __name__ == "__main__":

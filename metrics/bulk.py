@@ -33,7 +33,92 @@ from .trec_io import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_
 def batch_for_run(
     qrels: QrelsTable, run: RunTable, conventions: Conventions | None = None
 ) -> tuple[list[str], RankingBatch]:
-    """The evaluated query ids and their batch (one row per query), as the dict path builds them."""
+    """The evaluated query ids and their batch (one row per query), as the dict path builds them.
+
+    One padded batch: its size is queries x the longest ranking. :func:`batches_for_run` keeps memory
+    proportional to the number of lines whatever the lengths.
+    """
+    ranked = _ranked_lines(qrels, run, conventions)
+    return ranked.qids, ranked.batch(None)
+
+
+def batches_for_run(
+    qrels: QrelsTable, run: RunTable, conventions: Conventions | None = None
+) -> tuple[list[str], list[tuple[np.ndarray | None, RankingBatch]]]:
+    """The evaluated query ids and batches covering them: ``(rows, batch)`` pairs, ``rows`` the query index of each
+    batch row (``None``: every query, in order).
+
+    One batch when padding every ranking to the longest costs at most about twice the lines (a run of equal-depth
+    rankings); otherwise queries are grouped by the power of two above their ranking length and judgment count, so
+    each ranking is padded to less than twice its own size. A run with 2,000 one-document queries and one
+    1,000,000-document query then takes a few MB of batches instead of 2,001 x 1,000,000 cells.
+    """
+    ranked = _ranked_lines(qrels, run, conventions)
+    return ranked.qids, [(rows, ranked.batch(rows)) for rows in ranked.row_groups()]
+
+
+#: Padding one batch may cost this many cells beyond twice the lines and judgments before queries are grouped.
+_PADDING_SLACK = 1 << 20
+
+
+@dataclass(frozen=True)
+class _RankedLines:
+    """Every evaluated run line in batch order (query row, then rank) and every judgment >= 0 (row, grade desc)."""
+
+    qids: list[str]
+    rows: np.ndarray  # batch row of each ranked line, ascending
+    grades: np.ndarray  # its grade (NO_JUDGMENT where unjudged)
+    judged: np.ndarray  # grade >= 0
+    lengths: np.ndarray  # ranking length of each row
+    judgment_rows: np.ndarray  # batch row of each judgment >= 0, ascending
+    judgment_grades: np.ndarray  # its grade, descending within a row
+    judgment_counts: np.ndarray  # judgments >= 0 of each row
+
+    def row_groups(self) -> list[np.ndarray | None]:
+        """Query rows of each batch to build: all at once (``None``) when padding is cheap, else by size class."""
+        n = self.lengths.shape[0]
+        width = int(self.lengths.max(initial=0))
+        judged_width = int(self.judgment_counts.max(initial=0))
+        cells = self.lengths.sum() + self.judgment_counts.sum() + 2 * n
+        if n * (max(1, width) + max(1, judged_width)) <= 2 * cells + _PADDING_SLACK:
+            return [None]
+        # The power of two at or above each size: padding stays below twice each row's own size.
+        size_class = (_ceil_log2(self.lengths) << 8) | _ceil_log2(self.judgment_counts)
+        classes, group = np.unique(size_class, return_inverse=True)
+        order = np.argsort(group, kind="stable")
+        return np.split(order, np.cumsum(np.bincount(group, minlength=classes.shape[0]))[:-1])
+
+    def batch(self, rows: np.ndarray | None) -> RankingBatch:
+        """The padded batch of the given query rows (ascending), or of every query."""
+        if rows is None:
+            lines, judgments, lengths, counts = None, None, self.lengths, self.judgment_counts
+        else:
+            member = np.zeros(self.lengths.shape[0], dtype=bool)
+            member[rows] = True
+            lines, judgments = member[self.rows], member[self.judgment_rows]
+            lengths, counts = self.lengths[rows], self.judgment_counts[rows]
+        grades = self.grades if lines is None else self.grades[lines]
+        judged = self.judged if lines is None else self.judged[lines]
+        judgment_grades = self.judgment_grades if judgments is None else self.judgment_grades[judgments]
+        # Rows are sorted and each ranking fills ranks 1..length, so a row-major boolean mask takes the values in order.
+        filled = np.arange(max(1, int(lengths.max(initial=0)))) < lengths[:, None]
+        grade_matrix = np.zeros(filled.shape)
+        grade_matrix[filled] = np.maximum(grades, 0)
+        judged_matrix = np.zeros(filled.shape, dtype=bool)
+        judged_matrix[filled] = judged
+        del filled
+        present = np.arange(max(1, int(counts.max(initial=0)))) < counts[:, None]
+        judged_grades = np.full(present.shape, float(NO_JUDGMENT))
+        judged_grades[present] = judgment_grades
+        return RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades)
+
+
+def _ceil_log2(sizes: np.ndarray) -> np.ndarray:
+    """The smallest e with 2^e >= size (0 for sizes 0 and 1)."""
+    return np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+
+
+def _ranked_lines(qrels: QrelsTable, run: RunTable, conventions: Conventions | None) -> _RankedLines:
     conv = conventions if conventions is not None else Conventions()
     run_codes, run_qids = _query_codes(run)
     qrels_codes, qrels_qids = _query_codes(qrels)
@@ -49,7 +134,7 @@ def batch_for_run(
     n_rows = len(qids)
     row_of_qrels_query = _index_in(qrels_qids, evaluated_qids).astype(np.int32)
     qrels_rows = row_of_qrels_query[qrels_codes]
-    judged_grades = _judged_grade_matrix(qrels_rows, qrels.grade, n_rows)
+    judgment_rows, judgment_grades = _sorted_judgments(qrels_rows, qrels.grade)
 
     # Run lines of evaluated queries and each one's grade (NO_JUDGMENT when unjudged).
     rows = row_of_run_query[run_codes]
@@ -75,16 +160,9 @@ def batch_for_run(
     judged = grades >= 0
     if conv.unjudged == "removed":
         rows, grades, judged = rows[judged], grades[judged], judged[judged]
-
     lengths = np.bincount(rows, minlength=n_rows).astype(np.int64)
-    width = max(1, int(lengths.max(initial=0)))
-    # Rows are sorted and each ranking fills ranks 1..length, so a row-major boolean mask takes the values in order.
-    filled = np.arange(width) < lengths[:, None]
-    grade_matrix = np.zeros((n_rows, width))
-    grade_matrix[filled] = np.maximum(grades, 0)
-    judged_matrix = np.zeros((n_rows, width), dtype=bool)
-    judged_matrix[filled] = judged
-    return qids, RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades)
+    counts = np.bincount(judgment_rows, minlength=n_rows).astype(np.int64)
+    return _RankedLines(qids, rows, grades, judged, lengths, judgment_rows, judgment_grades, counts)
 
 
 def _query_codes(table: QrelsTable | RunTable) -> tuple[np.ndarray, pa.Array]:
@@ -94,17 +172,12 @@ def _query_codes(table: QrelsTable | RunTable) -> tuple[np.ndarray, pa.Array]:
     return value_codes(table.qid)
 
 
-def _judged_grade_matrix(rows: np.ndarray, grades: np.ndarray, n_rows: int) -> np.ndarray:
-    """(n_rows, m): each evaluated query's grades >= 0 sorted descending, padded with NO_JUDGMENT."""
+def _sorted_judgments(rows: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The batch row and grade of every judgment >= 0 of an evaluated query, by row, grades descending."""
     use = (rows >= 0) & (grades >= 0)
     rows, grades = rows[use], grades[use]
     order = np.lexsort((-grades, rows))
-    rows, grades = rows[order], grades[order]
-    counts = np.bincount(rows, minlength=n_rows)
-    width = max(1, int(counts.max(initial=0)))
-    matrix = np.full((n_rows, width), float(NO_JUDGMENT))
-    matrix[rows, _position_in_group(rows)] = grades
-    return matrix
+    return rows[order], grades[order].astype(np.float64)
 
 
 def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno, run_keys: np.ndarray,
@@ -263,10 +336,11 @@ def _position_in_group(rows: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """A run's batches, ready for the kernels: one batch per unjudged-document rule the measures need."""
+    """A run's batches, ready for the kernels: for each unjudged-document rule the measures need, the batches of
+    :func:`batches_for_run` (each with the query rows it covers) and the measures scored on them."""
 
     qids: list[str]
-    groups: list[tuple[RankingBatch, list[Measure]]]
+    groups: list[tuple[list[tuple[np.ndarray | None, RankingBatch]], list[Measure]]]
     measures: list[Measure]
     conventions: Conventions
 
@@ -276,7 +350,7 @@ def prepare_run(
 ) -> PreparedRun:
     """Build the batches; afterwards the tables are no longer needed (the CLI drops them before evaluating).
 
-    Measures that score the condensed list (``-J`` or an ir_measures ``judged_only``) get their own batch.
+    Measures that score the condensed list (``-J`` or an ir_measures ``judged_only``) get their own batches.
     """
     from .evaluate import _as_measures, judged_only
 
@@ -288,8 +362,8 @@ def prepare_run(
     qids: list[str] = []
     groups = []
     for removed, group in by_rule.items():
-        qids, batch = batch_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
-        groups.append((batch, group))
+        qids, batches = batches_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
+        groups.append((batches, group))
     return PreparedRun(qids, groups, parsed, conv)
 
 
@@ -298,8 +372,14 @@ def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.nd
     from .evaluate import aggregate_columns, evaluate_batch
 
     results: dict[str, np.ndarray] = {}
-    for batch, group in prepared.groups:
-        results.update(evaluate_batch(batch, group, prepared.conventions))
+    for batches, group in prepared.groups:
+        for rows, batch in batches:
+            values = evaluate_batch(batch, group, prepared.conventions)
+            if rows is None:
+                results.update(values)
+                continue
+            for key, column in values.items():
+                results.setdefault(key, np.zeros(len(prepared.qids)))[rows] = column
     values = {measure.key: results[measure.key] for measure in prepared.measures}
     return prepared.qids, values, aggregate_columns(values)
 
@@ -324,4 +404,4 @@ def evaluate_files(
     return evaluate_prepared(prepare_run(read_qrels(qrels_source), read_run(run_source), measures, conventions))
 
 
-__all__ = ["PreparedRun", "batch_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables", "prepare_run"]
+__all__ = ["PreparedRun", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables", "prepare_run"]
