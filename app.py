@@ -2,8 +2,7 @@
 
 import streamlit as st
 
+from ui import pages
+
 st.set_page_config(page_title="IR Metrics Explorer", page_icon=":material/leaderboard:", layout="wide")
-
-from ui import pages  # noqa: E402  (pages are built after set_page_config)
-
-st.navigation(pages.ALL).run()
+st.navigation(pages.build()).run()

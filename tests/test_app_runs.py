@@ -45,10 +45,32 @@ def test_gzipped_uploads_and_the_query_filter():
     at = open_runs_page()
     at = upload(at, ("q.gz", gzip.compress((DATA / "qrels.test").read_bytes())),
                 ("r.gz", gzip.compress((DATA / "results.test").read_bytes())))
-    at.text_input(key="query_filter").input("30[12]").run()
-    assert list(at.dataframe[1].value.index) == ["301", "302"]
-    at.text_input(key="query_filter").input("30[").run()
-    assert any("regular expression" in e.value for e in at.error)
+    at.text_input(key="query_filter").input("30?").run()
+    assert list(at.dataframe[1].value.index) == ["301", "302", "303"]
+    at.text_input(key="query_filter").input("2").run()
+    assert list(at.dataframe[1].value.index) == ["302"]
+    at.text_input(key="query_filter").input("*3").run()
+    assert list(at.dataframe[1].value.index) == ["303"]
+
+
+def test_a_catastrophic_regular_expression_is_only_text_to_the_filter():
+    """``^(a+)+$`` once held the whole server (every session) for 25 s on a 30-character qid."""
+    hostile_qid = "a" * 30 + "!"
+    at = open_runs_page()
+    at = upload(at, ("qrels", f"{hostile_qid} 0 d 1\n".encode()), ("run", f"{hostile_qid} Q0 d 1 1.0 x\n".encode()))
+    at.text_input(key="query_filter").input("^(a+)+$").run(timeout=10)
+    assert_no_failure(at)
+    assert list(at.dataframe[1].value.index) == []
+    assert any("0 queries shown" in c.value for c in at.caption)
+
+
+def test_a_run_whose_queries_have_no_judgments_says_so_and_shows_no_means():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN.replace(b"jam ", b"marmalade ")))
+    assert_no_failure(at)
+    assert any("nothing to evaluate" in w.value for w in at.warning)
+    assert not at.dataframe
+    assert not [m.value for m in at.markdown if "Means over" in m.value]
 
 
 def test_queries_missing_from_either_file_are_named():
@@ -138,3 +160,12 @@ def test_opening_a_query_in_the_explorer_switches_page_with_its_list():
                                 {"jam": {"pretzel": 0.9, "bagel": 0.85, "muffin": 0.7, "donut": 0.6}},
                                 ["ndcg_cut.4"])["jam"]["ndcg_cut_4"]
     assert {m.label: m.value for m in at.metric}["nDCG@4"] == f"{expected:.3f}"
+
+
+def test_every_run_builds_its_own_page_objects():
+    """st.Page objects hold per-run state; objects shared by every session raced when two sessions reran at once."""
+    from ui import pages
+
+    first, second = pages.build(), pages.build()
+    assert not {id(page) for page in first} & {id(page) for page in second}
+    assert not [name for name, value in vars(pages).items() if type(value).__name__ in ("Page", "StreamlitPage")]

@@ -3,8 +3,6 @@ of two runs with significance tests."""
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
@@ -12,17 +10,14 @@ from metrics import InputError
 from metrics.compare import compare_values
 from metrics.model import order_documents
 
-from . import run_charts, run_data, state
+from . import pages, run_charts, run_data, state
 from .explore import show_message
-from .text import escape_markdown
-
+from .text import MAX_FILTER_CHARS, escape_markdown, literal, matches_filter
 
 
 def page() -> None:
     if st.session_state.pop("switch_to_explorer", False):
-        from .pages import EXPLORE  # the pages module imports this one
-
-        st.switch_page(EXPLORE)
+        st.switch_page(pages.EXPLORE)
     st.title("Evaluate a run")
     st.caption(
         "Upload qrels and one or more runs. Read every query's numbers, find the conventions behind a reported "
@@ -52,19 +47,18 @@ def results_tab(collection: run_data.Collection, results: dict, conventions) -> 
     names = list(collection.runs)
     name = st.selectbox("Run", names, key="results_run") if len(names) > 1 else names[0]
     qids, values, means = results[name]
-    st.markdown(f"**Means over {len(qids)} queries** · conventions: {escape_markdown(conventions.describe())}")
+    if not qids:
+        st.warning(f"No query of {literal(name)} has judgments in the qrels (no query id is in both files), so "
+                   "there is nothing to evaluate. Check that the qrels belong to this run.")
+        return
+    st.markdown(f"**Means over {len(qids)} queries** · conventions: {conventions.describe()}")
     st.dataframe(pd.DataFrame([means]), hide_index=True, width="stretch",
                  column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in means})
     frame = pd.DataFrame(values, index=pd.Index(qids, name="query"))
-    pattern = st.text_input("Filter queries (text or regular expression)", key="query_filter",
-                            placeholder="e.g. 30[12] or ^1")
+    pattern = st.text_input("Filter queries (text, or a pattern with * and ?)", key="query_filter",
+                            max_chars=MAX_FILTER_CHARS, placeholder="e.g. 30 or 30? or *-dev")
     if pattern:
-        try:
-            regex = re.compile(pattern[:200])
-        except re.error as error:
-            st.error(f"Not a valid regular expression: {error}")
-        else:
-            frame = frame[[bool(regex.search(str(qid))) for qid in frame.index]]
+        frame = frame[[matches_filter(str(qid), pattern) for qid in frame.index]]
     st.caption(f"{len(frame)} queries shown. Click a column header to sort.")
     st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
                  column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in frame.columns})

@@ -1,10 +1,17 @@
-"""The app's pages, defined once so that pages can link to each other (st.switch_page)."""
+"""The app's pages, built afresh on every run: an ``st.Page`` holds per-run state, so objects shared by every
+session (module level) race when two sessions rerun at once. Pages link to each other by script path."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-EXPLORE = st.Page("ui/page_explore.py", title="Explore a query", icon=":material/search:", url_path="explore",
-                  default=True)
-RUNS = st.Page("ui/page_runs.py", title="Evaluate a run", icon=":material/table_chart:", url_path="runs")
-ALL = [EXPLORE, RUNS]
+EXPLORE = "ui/page_explore.py"
+RUNS = "ui/page_runs.py"
+
+
+def build() -> list[st.Page]:
+    """New page objects for this run (call it from app.py only)."""
+    return [
+        st.Page(EXPLORE, title="Explore a query", icon=":material/search:", url_path="explore", default=True),
+        st.Page(RUNS, title="Evaluate a run", icon=":material/table_chart:", url_path="runs"),
+    ]

@@ -1,26 +1,51 @@
-"""User text (doc ids, qids, file names, URL values) shown exactly as typed.
+"""User text (doc ids, qids, file names, URL values) shown exactly as typed, and matched as typed.
 
 Every piece of user text that reaches a Markdown-rendering element (st.markdown, st.caption, st.subheader,
 st.error, widget labels...) goes through :func:`literal`. Nothing else in ui/ builds Markdown from user text.
+User patterns never reach a regular-expression engine (a pattern such as ``^(a+)+$`` would hold the server for
+seconds): :func:`matches_filter` is a substring or ``*``/``?`` wildcard match whose work is bounded by the lengths
+of the pattern and the text.
 """
 
 from __future__ import annotations
 
-import re
+#: CommonMark lets every ASCII punctuation character be backslash-escaped, and an escaped character is always
+#: literal: no emphasis, links, autolinks (the ':' of 'https:' and the '.' of 'www.' are escaped), images, HTML,
+#: LaTeX ($), colour directives (:red[...]) or emoji shortcodes (:smile:).
+_ESCAPES = {ord(ch): "\\" + ch for ch in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}
+#: Every line break Markdown or Python knows, folded to one space: user text never starts a new block.
+_LINE_BREAKS = {ord(ch): " " for ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
 
-# CommonMark lets every ASCII punctuation character be backslash-escaped, and an escaped character is always
-# literal: no emphasis, links, autolinks (the ':' of 'https:' and the '.' of 'www.' are escaped), images, HTML,
-# LaTeX ($), colour directives (:red[...]) or emoji shortcodes (:smile:).
-_ASCII_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
-_LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029]+")
+MAX_FILTER_CHARS = 200
 
 
 def literal(text: object) -> str:
     """``text`` as Markdown that renders exactly as typed, on one line."""
-    one_line = _LINE_BREAKS.sub(" ", str(text))
-    return _ASCII_PUNCTUATION.sub(r"\\\1", one_line)
+    return str(text).translate(_LINE_BREAKS).translate(_ESCAPES)
 
 
 def escape_markdown(text: str) -> str:
     """Deprecated name of :func:`literal`."""
     return literal(text)
+
+
+def matches_filter(text: str, pattern: str) -> bool:
+    """Whether ``text`` matches a filter typed by a person, ignoring case: without ``*`` or ``?`` the pattern is
+    looked for anywhere in the text; with them, the whole text must match (``*`` any run of characters, ``?`` one
+    character). At most len(text) x len(pattern) steps, whatever the pattern."""
+    text, pattern = text.casefold(), pattern.casefold()
+    if "*" not in pattern and "?" not in pattern:
+        return pattern in text
+    position = at = 0
+    star, star_position = -1, 0
+    while position < len(text):
+        if at < len(pattern) and pattern[at] in ("?", text[position]):
+            position, at = position + 1, at + 1
+        elif at < len(pattern) and pattern[at] == "*":
+            star, star_position, at = at, position, at + 1
+        elif star >= 0:  # let the last * swallow one more character and retry from there
+            star_position += 1
+            position, at = star_position, star + 1
+        else:
+            return False
+    return all(ch == "*" for ch in pattern[at:])

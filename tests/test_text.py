@@ -1,0 +1,50 @@
+"""User text in the UI: literal Markdown (ui.text.literal) and a query filter that no pattern can stall."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ui.text import literal, matches_filter
+
+
+@pytest.mark.parametrize("typed", [
+    "[Session expired, sign in](https://evil.example/login)",
+    "![x](https://evil.example/pixel.png)",
+    "https://x.y", "www.x.y", "someone@example.org", "<b>bold</b>", "**bold**", "_it_", ":red[alarm]",
+    ":material/home:", ":smile:", "$x^2$", "$$\\int$$", "`code`", "# heading", "> quote", "1. item", "- item",
+    "a\\b", "~~struck~~", "| a | b |",
+])
+def test_every_ascii_punctuation_character_is_escaped(typed):
+    escaped = literal(typed)
+    unescaped = [ch for i, ch in enumerate(escaped) if not ch.isalnum() and not ch.isspace()
+                 and (i == 0 or escaped[i - 1] != "\\") and ch != "\\"]
+    assert unescaped == []
+    assert escaped.replace("\\", "") == typed.replace("\\", "")
+
+
+@pytest.mark.parametrize("typed", ["one\ntwo", "one\r\ntwo", "one\rtwo", "one\u2028two", "one\x85two", "one\ftwo"])
+def test_line_breaks_fold_to_a_space_so_user_text_never_starts_a_block(typed):
+    assert "\n" not in literal(typed) and "\r" not in literal(typed)
+    assert literal(typed).startswith("one ") and literal(typed).endswith("two")
+
+
+@pytest.mark.parametrize(("qid", "pattern", "matches"), [
+    ("301", "30", True), ("301", "01", True), ("301", "4", False), ("MSMARCO-dev", "dev", True),
+    ("301", "30?", True), ("3010", "30?", False), ("train-17", "*-17", True), ("train-17", "train*", True),
+    ("train-17", "t*n-?7", True), ("train-17", "*x*", False), ("ab", "a**b", True), ("", "*", True),
+    ("Q1", "q1", True),  # case is ignored
+    ("30[12]", "30[12]", True), ("301", "30[12]", False),  # brackets are plain characters
+    ("a" * 30 + "!", "^(a+)+$", False),
+])
+def test_the_filter_is_a_substring_or_a_wildcard_pattern(qid, pattern, matches):
+    assert matches_filter(qid, pattern) is matches
+
+
+def test_the_worst_wildcard_pattern_costs_at_most_text_times_pattern_steps():
+    qid = "a" * 1000
+    pattern = "*a" * 99 + "*b"
+    started = time.perf_counter()
+    assert not matches_filter(qid, pattern)
+    assert time.perf_counter() - started < 2  # ~200,000 steps; a backtracking engine takes forever here
