@@ -1,0 +1,31 @@
+"""Measure kernels and the measure registry.
+
+Every kernel is one vectorised function over a :class:`~metrics.model.RankingBatch`. It receives a
+:class:`Context` (the batch, the conventions, and cached intermediates such as cumulative relevance) and an
+array of cut-offs, and returns an ``(n, len(cutoffs))`` array of per-ranking values. A cut-off of 0 means "the
+whole ranking". Measures without a cut-off return one column. Averaging over queries is left to the caller.
+
+Notation: for ranking i, rel_r is 1 when the document at rank r has grade >= ℓ (the relevance level), R is the
+number of judged documents with grade >= ℓ, and |L| is the number of documents retrieved.
+
+Modules:
+    context     :class:`Context` (the batch, conventions and shared intermediates) and ``ratio``
+    set_based   relevant documents in a prefix: P, recall, Success, R-precision
+    rank_based  where relevant documents sit: reciprocal rank, average precision, bpref
+    gain_based  graded gains: nDCG
+    counts      num_q, num_ret, num_rel, num_rel_ret
+    registry    :class:`MeasureInfo` and ``MEASURES``, the table every other module reads
+"""
+
+from .context import Context, Kernel, ratio, trec_eval_ideal_gains
+from .counts import num_q, num_rel, num_rel_ret, num_ret
+from .gain_based import ndcg
+from .rank_based import average_precision, bpref, reciprocal_rank
+from .registry import MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo
+from .set_based import precision, r_precision, recall, success
+
+__all__ = [
+    "MEASURES", "TREC_CUTOFFS", "TREC_DEFAULT_MEASURES", "Context", "Kernel", "MeasureInfo", "average_precision",
+    "bpref", "ndcg", "num_q", "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "ratio", "recall",
+    "reciprocal_rank", "success", "trec_eval_ideal_gains",
+]
