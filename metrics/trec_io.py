@@ -25,10 +25,11 @@ What we accept, and where we are stricter than trec_eval (which turns bad number
 Every error is a :class:`TrecFormatError` naming the file, the line and the fix, e.g.
 ``run.txt line 12: expected 6 columns (qid Q0 docno rank score tag), found 4``.
 
-Speed: a well-formed file (one kind of separator, no comments) is parsed by pyarrow's multi-threaded CSV reader;
-any other file is first normalised to single spaces with numpy; whenever the fast path rejects the input, a
-line-by-line reader re-reads it to report the exact line (or, for legal input the fast path does not handle,
-to parse it). No Python object is created per line on the fast path.
+Speed: a well-formed file (one kind of separator) is parsed by pyarrow's CSV reader; comment lines are cut out
+first in one numpy pass, and any other file is first normalised to single spaces with numpy. A file without a
+data line (blank lines, comments) is refused by those passes. Whenever the fast path rejects the input, a
+line-by-line reader re-reads it, a line at a time, to report the exact line (or, for legal input the fast path
+does not handle, to parse it). No Python object is created per line on the fast path.
 """
 
 from __future__ import annotations
@@ -289,24 +290,29 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
     speculative = None
     guess = _separator_guess(buffer)
     first = _first_line(buffer)
-    if guess is not None and first is not None and len(buffer) >= _SPECULATE_ABOVE:
+    if guess is not None and first is not None and not first.startswith(b"#") and len(buffer) >= _SPECULATE_ABOVE:
         speculative = _PARSER.submit(_arrow_table, buffer, guess, len(first.split()), kind)
     try:
         separator, comment = _scan(buffer)
     finally:
         parsed = speculative.result() if speculative is not None else None
     if comment:
-        return None
+        # Comment lines are cut out in one vectorised pass; the rest of the file stays on this path.
+        buffer = _drop_comment_lines(buffer)
+        separator, _ = _scan(buffer)
+        parsed = None
     if separator is None:
         buffer = _normalise_whitespace(buffer)
         separator = b" "
         # Indented comment lines now start at the line start.
         if _has_comment(buffer):
-            return None
+            buffer = _drop_comment_lines(buffer)
+            comment = True
         parsed = None
     first = _first_line(buffer)
     if first is None:
-        return None
+        # Only blank lines (and comments): said now, without reading the lines one by one.
+        raise TrecFormatError(_no_data_lines(label, kind, "has only comments and blank lines" if comment else "is empty"))
     n_fields = len(first.split())
     if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
         return None
@@ -366,9 +372,10 @@ def _arrow_table(buffer, separator: bytes, n_fields: int, kind: str) -> pa.Table
 def _scan(buffer) -> tuple[bytes | None, bool]:
     """(separator, comment) in one pass: the one separator byte of a file that pyarrow can split as is (no empty
     field, no other whitespace or control character), else None; and whether a line starts with '#'."""
-    has_tab = buffer.find(b"\t") != -1
-    if has_tab and buffer.find(b" ") != -1:
-        return None, False
+    has_tab = _contains(buffer, b"\t")
+    if has_tab and _contains(buffer, b" "):
+        # Spaces may sit in comments of a tab-separated file only: say so, the caller drops them and looks again.
+        return None, _has_comment(_as_array(buffer))
     separator = b"\t" if has_tab else b" "
     code = separator[0]
     data = np.frombuffer(buffer, dtype=np.uint8)
@@ -395,6 +402,12 @@ def _scan(buffer) -> tuple[bytes | None, bool]:
             clean = False
     del data
     return (separator if clean else None), False
+
+
+def _contains(buffer, byte: bytes) -> bool:
+    if isinstance(buffer, np.ndarray):
+        return bool((buffer == byte[0]).any())
+    return buffer.find(byte) != -1
 
 
 def _has_comment(text: np.ndarray) -> bool:
@@ -450,26 +463,96 @@ def _normalise_whitespace(buffer) -> np.ndarray:
 
 
 def _first_line(buffer) -> bytes | None:
-    """The first non-blank line (bytes, bytearray, mmap or a uint8 array)."""
-    text = _as_bytes(buffer, 0, 1 << 16)
-    if len(text) < len(buffer) and b"\n" not in text.lstrip():
-        text = _as_bytes(buffer, 0, len(buffer))
-    for line in text.split(b"\n"):
-        if line.strip():
-            return line
-    return None
+    """The first non-blank line (bytes, bytearray, mmap or a uint8 array), or None if every byte is blank."""
+    data = _as_array(buffer)
+    where = _first_nonblank(data)
+    if where is None:
+        return None
+    start = _line_start(data, int(where))
+    return _as_bytes(buffer, start, _find_newline(data, start))
 
 
 def _last_line(buffer) -> bytes:
     """The last non-blank line."""
-    size = len(buffer)
-    text = _as_bytes(buffer, max(0, size - (1 << 16)), size)
-    if len(text) < size and b"\n" not in text.rstrip():
-        text = _as_bytes(buffer, 0, size)
-    for line in reversed(text.split(b"\n")):
-        if line.strip():
-            return line
-    return b""
+    data = _as_array(buffer)
+    where = _first_nonblank(data[::-1])
+    if where is None:
+        return b""
+    last = data.shape[0] - 1 - int(where)
+    return _as_bytes(buffer, _line_start(data, last), last + 1)
+
+
+def _line_start(data: np.ndarray, index: int) -> int:
+    """Index of the start of the line holding ``index``: searched backwards in growing slices."""
+    end, step = index, 1 << 12
+    while end > 0:
+        piece = data[max(0, end - step):end]
+        newlines = np.flatnonzero(piece == 10)
+        if newlines.shape[0]:
+            return end - piece.shape[0] + int(newlines[-1]) + 1
+        end -= piece.shape[0]
+        step = min(step * 4, _NORMALISE_CHUNK)
+    return 0
+
+
+#: bytes.split()'s whitespace: space, tab, newline, CR, VT, FF.
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[32, 9, 10, 13, 11, 12]] = True
+
+
+def _first_nonblank(data: np.ndarray) -> int | None:
+    """Index of the first byte that is not whitespace, in growing slices (a file of blank lines costs one pass)."""
+    start, step = 0, 1 << 16
+    while start < data.shape[0]:
+        piece = data[start:start + step]
+        found = np.flatnonzero(~_BLANK[piece])
+        if found.shape[0]:
+            return start + int(found[0])
+        start += piece.shape[0]
+        step = min(step * 4, _NORMALISE_CHUNK)
+    return None
+
+
+def _find_newline(data: np.ndarray, start: int) -> int:
+    """Index of the first newline at or after ``start``, or the length of the data."""
+    step = 1 << 12
+    while start < data.shape[0]:
+        piece = data[start:start + step]
+        found = np.flatnonzero(piece == 10)
+        if found.shape[0]:
+            return start + int(found[0])
+        start += piece.shape[0]
+        step = min(step * 4, _NORMALISE_CHUNK)
+    return data.shape[0]
+
+
+def _as_array(buffer) -> np.ndarray:
+    return buffer if isinstance(buffer, np.ndarray) else np.frombuffer(buffer, dtype=np.uint8)
+
+
+def _drop_comment_lines(buffer) -> np.ndarray:
+    """The text without the lines that start with '#' (newline included), in chunks, as a uint8 array."""
+    data = _as_array(buffer)
+    size = data.shape[0]
+    out = np.empty(size, dtype=np.uint8)
+    written = 0
+    at_line_start, in_comment = True, False  # where the previous chunk left off
+    step = min(_NORMALISE_CHUNK, 1 << 22)  # the line numbers take 4 bytes per byte of the slice
+    for start in range(0, size, step):
+        chunk = data[start:start + step]
+        newline = chunk == 10
+        # Line of each byte within the chunk (a newline belongs to the line it ends).
+        line = np.cumsum(newline, dtype=np.int32)
+        line -= newline
+        line_starts = np.flatnonzero(newline[:-1]) + 1
+        is_comment = np.empty(line_starts.shape[0] + 1, dtype=bool)
+        is_comment[0] = chunk[0] == 35 if at_line_start else in_comment
+        is_comment[1:] = chunk[line_starts] == 35
+        kept = chunk[~is_comment[line]]
+        out[written:written + kept.shape[0]] = kept
+        written += kept.shape[0]
+        at_line_start, in_comment = bool(newline[-1]), bool(is_comment[-1])
+    return out[:written]
 
 
 def _as_bytes(buffer, start: int, end: int) -> bytes:
@@ -480,9 +563,19 @@ def _as_bytes(buffer, start: int, end: int) -> bytes:
 
 
 def _data_lines(buffer: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
-    """(line number, fields) of every data line; comments and blank lines skipped."""
-    for number, line in enumerate(buffer.split(b"\n"), start=1):
-        fields = line.split()
+    """(line number, fields) of every data line; comments and blank lines skipped.
+
+    Lines are cut one at a time, so a bad line near the start is reported without splitting the whole file.
+    """
+    start, size = 0, len(buffer)
+    number = 0
+    while start < size:
+        end = buffer.find(b"\n", start)
+        if end == -1:
+            end = size
+        number += 1
+        fields = bytes(buffer[start:end]).split()
+        start = end + 1
         if not fields or fields[0].startswith(b"#"):
             continue
         yield number, fields
@@ -522,11 +615,15 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
         qids.append(qid)
         docnos.append(docno)
     if not qids:
-        what = "is empty" if not buffer.strip() else "has only comments and blank lines"
-        columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
-        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
+        what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
+        raise TrecFormatError(_no_data_lines(label, kind, what))
     array = np.array(values, dtype=np.int64 if kind == "qrels" else np.float64)
     return pa.array(qids, type=pa.string()), pa.array(docnos, type=pa.string()), array, tag
+
+
+def _no_data_lines(label: str, kind: str, what: str) -> str:
+    columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
+    return f"{label}: the file {what}; expected lines of '{columns}'"
 
 
 def _text(field: bytes, where: str, column: str) -> str:
