@@ -6,12 +6,14 @@ calls each kernel once per group with all of its cut-offs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from .conventions import Conventions
 from .measures import MEASURES, Context
+from .ids import check_ids
 from .model import InputError, Qrels, RankingBatch, Run, check_grades, check_unique, rankings_for_run
 from .names import Measure, parse_measures
 
@@ -22,13 +24,50 @@ def make_conventions(
     conventions: Conventions | None = None, *, relevance_level: int | None = None,
     judged_docs_only: bool | None = None, **changes: object,
 ) -> Conventions:
-    """Conventions from an optional base plus keyword changes; ``judged_docs_only`` is trec_eval's -J."""
+    """Conventions from an optional base plus keyword changes; ``judged_docs_only`` is trec_eval's -J.
+
+    Raises InputError for a value or a keyword that is not a convention.
+    """
+    if conventions is not None and not isinstance(conventions, Conventions):
+        raise InputError(f"Argument `conventions` has to be a metrics.Conventions, got {type(conventions).__name__}")
     base = conventions if conventions is not None else Conventions()
+    if judged_docs_only is not None and not isinstance(judged_docs_only, (bool, np.bool_)):
+        raise InputError(f"Argument `judged_docs_only` has to be True or False, got {judged_docs_only!r}")
     if relevance_level is not None:
         changes["relevance_level"] = relevance_level
     if judged_docs_only is not None:
         changes["unjudged"] = "removed" if judged_docs_only else base.unjudged
-    return base.replace(**changes) if changes else base
+    unknown = [name for name in changes if name not in _CONVENTION_NAMES]
+    if unknown:
+        raise InputError(f"unknown convention {unknown[0]!r}; conventions: {', '.join(_CONVENTION_NAMES)}")
+    try:
+        return base.replace(**changes) if changes else base
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
+
+
+_CONVENTION_NAMES = tuple(field.name for field in dataclasses.fields(Conventions))
+
+#: 2^grade - 1 stays finite up to grade 1023; summed over many documents, 1000 leaves room for 2^23 of them.
+MAX_EXPONENTIAL_GRADE = 1000
+
+
+def check_gain_range(judgments: Sequence[Mapping[str, int]], measures: Sequence[Measure], conv: Conventions, *,
+                     names: Sequence[str] | None = None) -> None:
+    """Raise InputError when a measure uses exponential gain and a grade is so large that 2^grade overflows."""
+    if not any(_uses_exponential_gain(m, conv) for m in measures):
+        return
+    for i, judgment in enumerate(judgments):
+        for doc, grade in judgment.items():
+            if grade > MAX_EXPONENTIAL_GRADE:
+                where = f"query {names[i]!r}, " if names is not None else ""
+                raise InputError(f"{where}document {doc!r}: grade {grade} is too large for exponential gain "
+                                 f"(2^grade - 1 overflows); the limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain")
+
+
+def _uses_exponential_gain(measure: Measure, conv: Conventions) -> bool:
+    return (measure.gain_map is None and "gain" in MEASURES[measure.name].conventions
+            and (measure.gain or conv.gain) == "exponential")
 
 
 def evaluate(
@@ -51,11 +90,59 @@ def evaluate(
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
     parsed = _as_measures(measures)
-    for qid, judgments in qrels.items():
-        check_grades(judgments, qid=qid)
+    check_qrels(qrels)
+    check_run(run)
     qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero")
+    check_gain_range([qrels[qid] for qid in qids], parsed, conv, names=qids)
     values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv)
     return {qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)}
+
+
+def check_qrels(qrels: object, name: str = "qrels") -> None:
+    """Raise InputError unless ``qrels`` is ``{qid: {doc: grade}}`` with legal ids and integer grades."""
+    if not isinstance(qrels, Mapping):
+        raise InputError(f"Argument `{name}` has to be a dict {{qid: {{doc: grade}}}}, got {type(qrels).__name__}")
+    check_ids(list(qrels), "query id", where=name)
+    for qid, judgments in qrels.items():
+        check_grades(judgments, where=f"{name}, query {qid!r}")
+        check_ids(list(judgments), "document id", where=f"{name}, query {qid!r}")
+
+
+def check_run(run: object, name: str = "run") -> None:
+    """Raise InputError unless ``run`` is ``{qid: {doc: score}}`` with legal ids (scores are checked when the
+    query is ordered)."""
+    if not isinstance(run, Mapping):
+        raise InputError(f"Argument `{name}` has to be a dict {{qid: {{doc: score}}}}, got {type(run).__name__}")
+    check_ids(list(run), "query id", where=name)
+    for qid, scores in run.items():
+        if not isinstance(scores, Mapping):
+            raise InputError(f"{name}, query {qid!r}: has to map document ids to scores ({{doc: score}}), "
+                             f"got {type(scores).__name__}")
+        check_ids(list(scores), "document id", where=f"{name}, query {qid!r}")
+
+
+def _check_rankings(rankings: object, judgments: object) -> None:
+    for argument, value in (("rankings", rankings), ("judgments", judgments)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+            what = "rankings (each a list of doc ids in rank order)" if argument == "rankings" else \
+                "judgments (each a dict {doc: grade})"
+            raise InputError(f"Argument `{argument}` has to be a list of {what}, got {type(value).__name__}")
+    if len(rankings) != len(judgments):  # type: ignore[arg-type]
+        raise InputError(f"got {len(rankings)} rankings but {len(judgments)} judgment sets; "  # type: ignore[arg-type]
+                         "give one judgment set per ranking")
+    for i, ranking in enumerate(rankings):  # type: ignore[arg-type]
+        if isinstance(ranking, (str, bytes)) or not isinstance(ranking, (Sequence, np.ndarray)):
+            hint = " (a string would be read as its characters)" if isinstance(ranking, str) else ""
+            raise InputError(f"rankings[{i}] has to be a list of doc ids in rank order, got "
+                             f"{type(ranking).__name__}{hint}")
+        check_ids(list(ranking), "document id", where=f"rankings[{i}]")
+        try:
+            check_unique(ranking)
+        except InputError as error:
+            raise InputError(f"rankings[{i}]: {error}") from None
+    for i, judgment in enumerate(judgments):  # type: ignore[arg-type]
+        check_grades(judgment, where=f"judgments[{i}]")
+        check_ids(list(judgment), "document id", where=f"judgments[{i}]")
 
 
 def evaluate_rankings(
@@ -65,10 +152,10 @@ def evaluate_rankings(
     conventions: Conventions | None = None,
 ) -> dict[str, np.ndarray]:
     """Values of each measure for explicit rankings (doc ids in rank order), one array entry per ranking."""
-    conv = conventions if conventions is not None else Conventions()
-    for ranking in rankings:
-        check_unique(ranking)
+    conv = make_conventions(conventions)
+    _check_rankings(rankings, judgments)
     parsed = _as_measures(measures)
+    check_gain_range(judgments, parsed, conv)
     batches: dict[bool, RankingBatch] = {}
 
     def batch_for(condensed: bool) -> RankingBatch:
@@ -88,8 +175,15 @@ def evaluate_batch(
     batch: RankingBatch, measures: str | Iterable[str | Measure], conventions: Conventions | None = None
 ) -> dict[str, np.ndarray]:
     """Values of each measure for every ranking of a prepared batch: ``{key: array of batch.size}``."""
-    conv = conventions if conventions is not None else Conventions()
+    conv = make_conventions(conventions)
+    if not isinstance(batch, RankingBatch):
+        raise InputError(f"Argument `batch` has to be a metrics.RankingBatch, got {type(batch).__name__}")
     parsed = _as_measures(measures)
+    if batch.size and any(_uses_exponential_gain(m, conv) for m in parsed):
+        largest = float(batch.judged_grades.max(initial=0.0))
+        if largest > MAX_EXPONENTIAL_GRADE:
+            raise InputError(f"a grade of {largest:.0f} is too large for exponential gain (2^grade - 1 overflows); "
+                             f"the limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain")
     results: dict[str, np.ndarray] = {}
     for (level, gain, gain_map), group in _group_by(parsed, lambda m: _context_key(m, conv)).items():
         ctx = Context(batch, conv.replace(relevance_level=level, gain=gain), dict(gain_map) if gain_map else None)
@@ -136,6 +230,7 @@ class RelevanceEvaluator:
 
     def __init__(self, query_relevance: Qrels, measures: Iterable[str], relevance_level: int = 1,
                  judged_docs_only_flag: bool = False, **convention_changes: object):
+        check_qrels(query_relevance, "query_relevance")
         self.qrels = query_relevance
         self.measures = _as_measures(measures)
         self.conventions = make_conventions(relevance_level=relevance_level,
@@ -148,13 +243,22 @@ class RelevanceEvaluator:
 def _as_measures(measures: str | Iterable[str | Measure]) -> list[Measure]:
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise InputError(f"Argument `measures` has to be a measure name or a list of them (e.g. ['P.5', 'nDCG@10']), "
+                         f"got {type(measures).__name__}")
     # A dict keeps the first occurrence of each measure in order; a list scan made hundreds of cut-offs quadratic.
     parsed: dict[Measure, None] = {}
     for item in measures:
-        for measure in [item] if isinstance(item, Measure) else parse_measures(item):
+        try:
+            found = [item] if isinstance(item, Measure) else parse_measures(item)
+        except InputError:
+            raise
+        except ValueError as error:
+            raise InputError(str(error)) from None
+        for measure in found:
             parsed.setdefault(measure)
     if not parsed:
-        raise ValueError("Argument `measures` has to name at least one measure")
+        raise InputError("Argument `measures` has to name at least one measure")
     return list(parsed)
 
 
@@ -175,5 +279,5 @@ def _group_by(items, key) -> dict:
     return groups
 
 
-__all__ = ["InputError", "RelevanceEvaluator", "aggregate", "aggregate_columns", "evaluate", "evaluate_batch", "evaluate_rankings",
-           "is_count", "make_conventions"]
+__all__ = ["MAX_EXPONENTIAL_GRADE", "InputError", "RelevanceEvaluator", "aggregate", "aggregate_columns", "check_gain_range",
+           "check_qrels", "check_run", "evaluate", "evaluate_batch", "evaluate_rankings", "is_count", "make_conventions"]

@@ -38,9 +38,9 @@ def order_documents(scores: Mapping[str, float], tie_order: TieOrder = "trec_eva
     """
     items = list(scores.items())
     for doc, score in items:
-        if not isinstance(score, (int, float)) or isinstance(score, bool) or math.isnan(score):
+        if not _is_finite_number(score):
             where = f"query {qid!r}, " if qid else ""
-            raise InputError(f"{where}document {doc!r}: score must be a number, got {score!r}")
+            raise InputError(f"{where}document {doc!r}: score must be a finite number, got {score!r}")
     if tie_order == "trec_eval":
         items.sort(key=lambda item: item[0], reverse=True)
     elif tie_order == "docid_ascending":
@@ -50,6 +50,15 @@ def order_documents(scores: Mapping[str, float], tie_order: TieOrder = "trec_eva
     # Python's sort is stable, also with reverse=True, so the tie order set above survives.
     items.sort(key=lambda item: item[1], reverse=True)
     return [doc for doc, _ in items]
+
+
+def _is_finite_number(value: object) -> bool:
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond a double's range
+        return False
 
 
 def check_unique(ranking: Sequence[str], *, qid: str = "") -> None:
@@ -64,15 +73,27 @@ def check_unique(ranking: Sequence[str], *, qid: str = "") -> None:
         seen.add(doc)
 
 
-def check_grades(judgments: Mapping[str, int], *, qid: str = "") -> None:
-    """Raise InputError for a grade that is not an integer (NaN, text, 1.5)."""
+#: trec_eval reads a grade into a C long: the range of grades every reader and the API accept.
+MIN_GRADE, MAX_GRADE = -(2**63), 2**63 - 1
+
+
+def check_grades(judgments: Mapping[str, int], *, qid: str = "", where: str = "") -> None:
+    """Raise InputError for judgments that are not a mapping, or a grade that is not an integer (NaN, text, 1.5)
+    or lies outside trec_eval's range (a 64-bit integer). Messages start with ``where``, else the query."""
+    prefix = where or (f"query {qid!r}" if qid else "")
+    if not isinstance(judgments, Mapping):
+        raise InputError(f"{prefix}{': ' if prefix else ''}judgments have to map document ids to integer grades "
+                         f"({{doc: grade}}), got {type(judgments).__name__}")
+    where = f"{prefix}, " if prefix else ""
     for doc, grade in judgments.items():
         ok = isinstance(grade, (int, np.integer)) and not isinstance(grade, bool)
-        if not ok and isinstance(grade, float) and grade.is_integer():
+        if not ok and isinstance(grade, (float, np.floating)) and float(grade).is_integer():
             ok = True
         if not ok:
-            where = f"query {qid!r}, " if qid else ""
             raise InputError(f"{where}document {doc!r}: grade must be an integer, got {grade!r}")
+        if not MIN_GRADE <= grade <= MAX_GRADE:
+            raise InputError(f"{where}document {doc!r}: grade {grade!r} is out of range; grades are whole numbers "
+                             f"from -2^63 to 2^63-1, as trec_eval reads them")
 
 
 @dataclass(frozen=True, slots=True)
