@@ -230,6 +230,12 @@ class _View:
 # ---- one function per metric: (LaTeX formula, first line of the worked computation) ------------------
 
 
+def _lines(*lines: str) -> str:
+    """A formula of several short lines aligned at ``&`` (the explanation panel is about 300 px wide at 1280 px,
+    and a display formula never wraps by itself)."""
+    return r"\begin{aligned}" + r" \\[2pt] ".join(lines) + r"\end{aligned}"
+
+
 def _precision(view: _View, k: int) -> tuple[str, str]:
     hits = len(view.relevant_ranks(k))
     retrieved = len(view.docs)
@@ -261,7 +267,8 @@ def _recall(view: _View, k: int) -> tuple[str, str]:
 
 
 def _reciprocal_rank(view: _View, k: int) -> tuple[str, str]:
-    formula = r"\mathrm{RR} = \frac{1}{r^{*}}, \quad r^{*} = \text{rank of the first relevant document}"
+    formula = _lines(r"\mathrm{RR} &= \frac{1}{r^{*}}", r"r^{*} &= \text{rank of the first}",
+                     r"&\phantom{=}\ \text{relevant document}")
     ranks = view.relevant_ranks()
     if not ranks:
         return formula, f"RR = {_fmt(0.0)} (no relevant document retrieved)"
@@ -304,10 +311,12 @@ def _ndcg(view: _View, k: int) -> tuple[str, str]:
     conv = view.conv
     numerator = {"linear": "g_r", "exponential": "2^{g_r} - 1", "binary": r"\mathrm{rel}_r"}[conv.gain]
     ideal_source = "judged" if conv.ideal_from == "judgments" else "retrieved"
-    formula = (
-        rf"\mathrm{{nDCG@}}k = \frac{{\mathrm{{DCG@}}k}}{{\mathrm{{IDCG@}}k}}, \quad "
-        rf"\mathrm{{DCG@}}k = \sum_{{r=1}}^{{k}} \frac{{{numerator}}}{{\log_2(r+1)}}, \quad "
-        rf"\mathrm{{IDCG@}}k = \mathrm{{DCG@}}k \text{{ of the {ideal_source} documents sorted by gain}}"
+    formula = _lines(
+        r"\mathrm{nDCG@}k &= \frac{\mathrm{DCG@}k}{\mathrm{IDCG@}k}",
+        rf"\mathrm{{DCG@}}k &= \sum_{{r=1}}^{{k}} \frac{{{numerator}}}{{\log_2(r+1)}}",
+        r"\mathrm{IDCG@}k &= \mathrm{DCG@}k \text{ of the}",
+        rf"&\phantom{{=}}\ \text{{{ideal_source} documents}}",
+        r"&\phantom{=}\ \text{sorted by gain}",
     )
     top = min(k, len(view.docs))
     ranked_grades = view.grades[:top]

@@ -7,6 +7,7 @@ import pytest
 import metrics
 from apptest_support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
 from metrics.samples import load_samples
+from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
 def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval():
     at = open_app()
@@ -134,6 +135,16 @@ def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas(
     assert any("sorts by score" in w.value for w in at.warning) or any("conflicts with the scores" in c.value for c in at.caption)
     at.button(key="clear_baseline").click().run()
     assert all(not d for d in deltas(at).values())
+
+
+def test_against_a_baseline_only_changed_metrics_get_an_arrow():
+    at = open_app()
+    at.button(key="pin_baseline").click().run()
+    at.selectbox(key="move_doc").select("3. muffin").run()
+    at.button(key="move_up").click().run()
+    arrows = {metric.label: MetricProto.MetricDirection.Name(metric.proto.direction) for metric in at.metric}
+    assert arrows == {"P@4": "NONE", "Recall@4": "NONE", "RR": "NONE", "AP@4": "UP", "nDCG@4": "UP",
+                      "Success@4": "NONE"}
 
 
 def test_move_to_top_down_and_to_a_typed_rank():

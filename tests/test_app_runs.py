@@ -150,16 +150,37 @@ def test_changing_conventions_in_the_sidebar_re_evaluates():
     assert any("gain=exponential" in m.value for m in at.markdown)
 
 
-def test_opening_a_query_in_the_explorer_switches_page_with_its_list():
+def test_opening_a_query_in_the_explorer_switches_page_with_its_list_at_the_run_pages_k():
     at = open_runs_page()
     at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
     at.button(key="results_open").click().run()
     assert_no_failure(at)
-    assert [m.label for m in at.metric][:1] == ["P@4"]
+    # The default measures cut at 10 (P.10, ndcg_cut.10): the explorer opens at k = 10, not at its sample's k = 4.
+    assert at.number_input(key="k_input").value == 10
+    assert [m.label for m in at.metric][:1] == ["P@10"]
     expected = metrics.evaluate({"jam": {"bagel": 2, "croissant": 2, "roll": 2, "scone": 1, "muffin": 1, "donut": 1}},
                                 {"jam": {"pretzel": 0.9, "bagel": 0.85, "muffin": 0.7, "donut": 0.6}},
-                                ["ndcg_cut.4"])["jam"]["ndcg_cut_4"]
-    assert {m.label: m.value for m in at.metric}["nDCG@4"] == f"{expected:.3f}"
+                                ["ndcg_cut.10"])["jam"]["ndcg_cut_10"]
+    assert {m.label: m.value for m in at.metric}["nDCG@10"] == f"{expected:.3f}"
+
+
+def test_a_query_opens_at_the_cut_off_of_the_measures_being_read():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.multiselect(key="runs_measures").set_value(["ndcg_cut.20", "P.20", "map"]).run()
+    at.button(key="results_open").click().run()
+    assert_no_failure(at)
+    assert at.number_input(key="k_input").value == 20
+
+
+def test_the_comparison_opens_a_query_at_the_compared_measures_cut_off():
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    at.selectbox(key="compare_measure").select("success_1").run()
+    qid = at.selectbox(key="compare_qid").value
+    at.button(key=f"open_samples_{qid}").click().run()
+    assert_no_failure(at)
+    assert at.number_input(key="k_input").value == 1
 
 
 def test_every_run_builds_its_own_page_objects():

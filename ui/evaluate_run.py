@@ -33,17 +33,17 @@ def page() -> None:
 
     per_query, check, compare = st.tabs(["Per-query results", "Check a reported score", "Compare two runs"])
     with per_query:
-        results_tab(collection, results, conventions)
+        results_tab(collection, results, conventions, run_data.explorer_k(measures))
     with check:
         check_tab(collection, conventions)
     with compare:
-        compare_tab(collection, results, conventions)
+        compare_tab(collection, results, conventions, measures)
 
 
 # ---- per-query results ---------------------------------------------------------------------------------------------
 
 
-def results_tab(collection: run_data.Collection, results: dict, conventions) -> None:
+def results_tab(collection: run_data.Collection, results: dict, conventions, k: int) -> None:
     names = list(collection.runs)
     name = st.selectbox("Run", names, key="results_run") if len(names) > 1 else names[0]
     qids, values, means = results[name]
@@ -66,18 +66,20 @@ def results_tab(collection: run_data.Collection, results: dict, conventions) -> 
     if scores and qids:
         st.plotly_chart(run_charts.distribution_figure(scores, qids), key="distribution_chart")
     if qids:
-        open_in_explorer(collection, name, qids, key="results")
+        open_in_explorer(collection, name, qids, k, key="results")
 
 
-def open_in_explorer(collection: run_data.Collection, run_name: str, qids: list[str], *, key: str) -> None:
+def open_in_explorer(collection: run_data.Collection, run_name: str, qids: list[str], k: int, *, key: str) -> None:
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     qid = left.selectbox("Open a query in the explorer", qids, key=f"{key}_open_qid")
-    right.button("Open in explorer", key=f"{key}_open", on_click=_open_query, args=(collection, run_name, qid),
-                 icon=":material/open_in_new:", width="stretch")
+    right.button("Open in explorer", key=f"{key}_open", on_click=_open_query, args=(collection, run_name, qid, k),
+                 icon=":material/open_in_new:", width="stretch",
+                 help=f"Opens the query with k = {k}, the cut-off of the measures on this page.")
 
 
-def _open_query(collection: run_data.Collection, run_name: str, qid: str) -> None:
-    state.open_query(qid, collection.qrels.query(qid), collection.runs[run_name].query(qid), source=f" of {run_name}")
+def _open_query(collection: run_data.Collection, run_name: str, qid: str, k: int) -> None:
+    state.open_query(qid, collection.qrels.query(qid), collection.runs[run_name].query(qid), k=k,
+                     source=f" of {run_name}")
     st.session_state["switch_to_explorer"] = True
 
 
@@ -121,7 +123,7 @@ def check_tab(collection: run_data.Collection, conventions) -> None:
 # ---- compare two runs ----------------------------------------------------------------------------------------------
 
 
-def compare_tab(collection: run_data.Collection, results: dict, conventions) -> None:
+def compare_tab(collection: run_data.Collection, results: dict, conventions, measures: list[str]) -> None:
     names = list(collection.runs)
     if len(names) < 2:
         st.info("Upload a second run to compare them query by query.")
@@ -155,10 +157,10 @@ def compare_tab(collection: run_data.Collection, results: dict, conventions) -> 
     ordered = comparison.sorted_deltas()
     st.plotly_chart(run_charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
                                                  name_a, name_b), key="difference_chart")
-    side_by_side(collection, name_a, name_b, [r.qid for r in ordered])
+    side_by_side(collection, name_a, name_b, [r.qid for r in ordered], run_data.explorer_k(measures, measure))
 
 
-def side_by_side(collection: run_data.Collection, name_a: str, name_b: str, qids: list[str]) -> None:
+def side_by_side(collection: run_data.Collection, name_a: str, name_b: str, qids: list[str], k: int) -> None:
     st.subheader("One query, both rankings")
     qid = st.selectbox("Query (sorted by difference)", qids, key="compare_qid")
     judgments = collection.qrels.query(qid)
@@ -173,7 +175,7 @@ def side_by_side(collection: run_data.Collection, name_a: str, name_b: str, qids
             st.markdown(f"**{escape_markdown(name)}**")
             st.dataframe(frame, width="stretch", height=320)
             column.button(f"Open {name} in explorer", key=f"open_{name}_{qid}", on_click=_open_query,
-                          args=(collection, name, qid))
+                          args=(collection, name, qid, k))
 
 
 def _p(value: float) -> str:

@@ -14,11 +14,13 @@ from . import state
 
 def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None) -> None:
     for column, item in zip(st.columns(len(explanations)), explanations):
-        delta, colour = None, "normal"
+        delta, colour, arrow = None, "normal", "auto"
         if baseline is not None and item.measure in baseline:
             change = round(item.value - baseline[item.measure], 3)
-            delta, colour = (f"{change:+.3f}", "normal") if change else ("±0.000", "off")
-        column.metric(item.label, f"{item.value:.3f}", delta=delta, delta_color=colour, help=item.rewards)
+            # An unchanged metric gets no arrow: Streamlit would read "±0.000" as a rise.
+            delta, colour, arrow = (f"{change:+.3f}", "normal", "auto") if change else ("±0.000", "off", "off")
+        column.metric(item.label, f"{item.value:.3f}", delta=delta, delta_color=colour, delta_arrow=arrow,
+                      help=item.rewards)
 
 
 def baseline_values(baseline: dict | None, measures: list[str], conventions) -> dict[str, float] | None:
@@ -42,7 +44,7 @@ def baseline_controls() -> None:
     def clear() -> None:
         st.session_state[state.BASELINE] = None
 
-    left, undo, right, _ = st.columns([1, 1, 1, 3], vertical_alignment="center")
+    left, undo, right, _ = st.columns([3, 2, 3, 4], vertical_alignment="center")  # "Pin as baseline" whole at 1280 px
     undo.button("Undo", key="undo", on_click=state.undo, disabled=not state.can_undo(), icon=":material/undo:",
                 width="stretch", help="Take back the last change to the list, k or conventions.")
     left.button("Pin as baseline", key="pin_baseline", on_click=pin, icon=":material/push_pin:", width="stretch",

@@ -139,6 +139,17 @@ def settings() -> tuple[list[str], Conventions]:
     return measures or DEFAULT_MEASURES, conventions
 
 
+def explorer_k(measures: list[str], chosen_key: str | None = None) -> int:
+    """The k a query opens with in the explorer: the cut-off of the measure the user is looking at (``chosen_key``,
+    e.g. ``"ndcg_cut_10"``), else the cut-off most of the measures share (the first on a tie), else 10."""
+    parsed = [measure for spec in measures for measure in parse_measures(spec)]
+    for measure in parsed:
+        if measure.key == chosen_key and measure.cutoff is not None:
+            return measure.cutoff
+    cutoffs = [measure.cutoff for measure in parsed if measure.cutoff is not None]
+    return max(cutoffs, key=cutoffs.count) if cutoffs else 10
+
+
 def evaluate_all(collection: Collection, measures: list[str], conventions: Conventions) -> dict:
     """{run name: (qids, {measure key: per-query array}, {measure key: mean})}, cached for the session."""
     cache = st.session_state.setdefault("run_results", {})

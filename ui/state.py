@@ -12,7 +12,7 @@ from metrics import InputError
 from metrics.model import order_documents
 from metrics.samples import Sample, load_samples
 
-from .query_state import MAX_ITEMS, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url
+from .query_state import MAX_ITEMS, MAX_K, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url
 
 QUERY = "query_state"
 EDITOR_VERSION = "editor_version"
@@ -97,13 +97,17 @@ def can_undo() -> bool:
     return bool(st.session_state.get(UNDO))
 
 
-def open_query(qid: str, judgments: dict[str, int], scores: dict[str, float], *, source: str = "") -> None:
+def open_query(qid: str, judgments: dict[str, int], scores: dict[str, float], *, k: int | None = None,
+               source: str = "") -> None:
     """Make one query of a loaded run the explorer's list: ordered by score with the current tie order, at most
-    MAX_ITEMS documents, a fresh baseline."""
+    MAX_ITEMS documents, a fresh baseline. ``k``: the cut-off the user was looking at (the run page's); None keeps
+    the explorer's."""
     current_state = current()
     order = order_documents(scores, current_state.conventions.tie_order)
     items = tuple(Item(doc, scores[doc]) for doc in order[:MAX_ITEMS])
-    commit(QueryState(items, dict(judgments), current_state.k if order else 10, current_state.conventions,
+    if k is None:
+        k = current_state.k if order else 10
+    commit(QueryState(items, dict(judgments), min(max(int(k), 1), MAX_K), current_state.conventions,
                       query=str(qid)[:200]))
     st.session_state[SAMPLE] = None
     st.session_state[BASELINE] = None

@@ -1,0 +1,57 @@
+"""What a newcomer sees in a real browser: nothing on screen is cut off or needs a scroll bar of its own.
+
+Checked at 1280 px, the narrowest of the widths the app is tried at (1280, 1400 and 1920): every column only gets
+wider from there.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
+    ExplorerPage,
+    app_url,
+    browser_context,
+    chromium_missing_reason,
+    explorer,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
+]
+
+NARROWEST = {"width": 1280, "height": 1000}
+#: The conventions that make the formulas longest: exponential gain, the ideal from the retrieved documents, AP@k's
+#: denominator as a sum, P@k over min(k, |L|).
+LONGEST_FORMULAS = ("ranking=donut,muffin,bagel,croissant&qrels=donut:1,muffin:1,scone:1&k=4&gain=exponential"
+                    "&ideal=retrieved&ap_denominator=retrieved_relevant&p_short=retrieved")
+
+
+def _overflow(page, locator) -> float:
+    """How far the rendered formula reaches past the right edge of its column, in CSS pixels (<= 0: it fits)."""
+    return locator.evaluate("""display => {
+        const formula = display.querySelector('.katex-html').getBoundingClientRect();
+        const column = display.closest('[data-testid=stColumn]').getBoundingClientRect();
+        return formula.right - column.right;
+    }""")
+
+
+def test_every_formula_fits_its_panel_at_1280_px(explorer: ExplorerPage) -> None:
+    explorer.page.set_viewport_size(NARROWEST)
+    explorer.open(LONGEST_FORMULAS)
+    tabs = explorer.page.get_by_role("tab").filter(has_text="@").or_(explorer.page.get_by_role("tab", name="RR"))
+    labels = tabs.all_inner_texts()
+    assert {"nDCG@4", "RR", "AP@4", "P@4"} <= set(labels)
+    for label in labels:
+        tab = explorer.page.get_by_role("tab", name=label, exact=True)
+        tab.click()
+        expect(tab).to_have_attribute("aria-selected", "true")
+        formula = explorer.page.locator(".katex-display:visible")
+        expect(formula).to_have_count(1)
+        assert _overflow(explorer.page, formula) <= 0, f"the {label} formula is cut off"
+    explorer.page.get_by_role("tab", name="nDCG@4", exact=True).click()
+    explorer.page.get_by_role("heading", name="How each number is computed").scroll_into_view_if_needed()
+    explorer.screenshot("ndcg-formula-1280")
+    explorer.expect_no_traceback()
