@@ -33,12 +33,16 @@ def keep_freed_memory() -> None:
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
 
 
-if __name__ == "__main__":
+def run() -> int:
+    """The command line as a process: ``python -m metrics`` and the installed ``ir-metrics`` script."""
     keep_freed_memory()
     try:
-        status = main()
+        return main()
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): stop quietly, as trec_eval does.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        status = 1
-    sys.exit(status)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -24,8 +24,9 @@ from pathlib import Path
 from .conventions import TieOrder
 from .model import InputError, order_documents
 
-#: The repository's samples/ folder.
-SAMPLES_FOLDER = Path(__file__).resolve().parent.parent / "samples"
+#: The built-in samples: the copy installed inside the package (pip install .), else the source tree's samples/.
+_INSTALLED_SAMPLES = Path(__file__).resolve().parent / "_samples"
+SAMPLES_FOLDER = _INSTALLED_SAMPLES if _INSTALLED_SAMPLES.is_dir() else Path(__file__).resolve().parent.parent / "samples"
 INDEX_FILE = "index.json"
 
 _KEYS = ("title", "description", "query", "k", "ranking", "judgments")

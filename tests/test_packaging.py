@@ -1,0 +1,133 @@
+"""The library installs: ``pip install .`` and ``pip install -e .`` give ``import metrics``, ``python -m metrics``,
+``python -m metrics.check``, the ``ir-metrics`` scripts and the built-in samples, run from another directory.
+
+Offline and fast: each install goes into a fresh venv that sees this interpreter's packages through a ``.pth`` file
+(numpy, pyarrow, setuptools, pip), with ``--no-index --no-deps --no-build-isolation``. The source is copied first,
+so a build never leaves ``build/`` or ``*.egg-info`` in the working tree.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+QRELS = REPO / "tests" / "data" / "trec_eval" / "qrels.test"
+RUN = REPO / "tests" / "data" / "trec_eval" / "results.test"
+#: What a wheel is built from (pyproject.toml's readme is README.md; setup.py names the packages).
+SOURCE = ("pyproject.toml", "setup.py", "README.md", "metrics", "samples")
+
+pytestmark = pytest.mark.slow
+
+
+def _copy_source(target: Path) -> Path:
+    target.mkdir()
+    for name in SOURCE:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__", "_samples"))
+        else:
+            shutil.copy2(source, target / name)
+    return target
+
+
+def _venv_seeing_this_interpreter(path: Path) -> Path:
+    """A venv without pip of its own; a .pth file lends it this interpreter's site-packages. Returns its python."""
+    venv.EnvBuilder(with_pip=False).create(path)
+    python = path / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def _install(tmp_path: Path, *pip_args: str) -> Path:
+    source = _copy_source(tmp_path / "source")
+    python = _venv_seeing_this_interpreter(tmp_path / "venv")
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--no-build-isolation",
+                    *pip_args, str(source)], check=True, capture_output=True, text=True)
+    return python
+
+
+def _run(*command: str | Path, cwd: Path) -> str:
+    result = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _elsewhere(tmp_path: Path) -> Path:
+    """A directory with no metrics/ in it, so that only the installed package can be imported."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    tmp_path = tmp_path_factory.mktemp("installed")
+    return _install(tmp_path), _elsewhere(tmp_path)
+
+
+def test_pip_install_gives_the_library_where_the_source_is_not(installed):
+    python, cwd = installed
+    where = _run(python, "-c", "import metrics; print(metrics.__file__)", cwd=cwd)
+    assert "site-packages" in where and not where.startswith(str(REPO))
+    value = _run(python, "-c", "import metrics; print(metrics.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0, 'b': 0.5}},"
+                 " ['P.2'])['q']['P_2'])", cwd=cwd)
+    assert value.strip() == "0.5"
+
+
+def test_the_installed_command_lines_match_trec_eval(installed):
+    python, cwd = installed
+    expected = "P_5                   \tall\t0.2667"  # tests/data/trec_eval: trec_eval -m P.5
+    assert _run(python, "-m", "metrics", "-m", "P.5", QRELS, RUN, cwd=cwd).strip() == expected
+    assert _run(python.parent / "ir-metrics", "-m", "P.5", QRELS, RUN, cwd=cwd).strip() == expected
+    check = _run(python.parent / "ir-metrics-check", QRELS, RUN, "--measure", "P@5", "--value", "0.2667", cwd=cwd)
+    assert "trec_eval defaults" in check
+
+
+def test_the_installed_package_carries_the_samples_and_not_the_app(installed):
+    python, cwd = installed
+    shown = _run(python, "-c", "from metrics.samples import load_samples; print(len(load_samples()))", cwd=cwd)
+    assert int(shown) == len(list((REPO / "samples").glob("*.json"))) - 1  # index.json lists them
+    missing = _run(python, "-c", "import importlib.util as u; print([m for m in ('ui', 'app', 'tests') if u.find_spec(m)])",
+                   cwd=cwd)
+    assert missing.strip() == "[]"
+
+
+def test_an_editable_install_imports_the_source_tree(tmp_path):
+    python = _install(tmp_path, "--editable")
+    where = _run(python, "-c", "import metrics, metrics.samples as s; print(metrics.__file__, s.SAMPLES_FOLDER)",
+                 cwd=_elsewhere(tmp_path))
+    module, samples = where.split()
+    assert Path(module).is_relative_to(tmp_path / "source") and Path(samples) == tmp_path / "source" / "samples"
+
+
+def _requirement_names(lines: list[str]) -> dict[str, str]:
+    return {line.split(">")[0].split("=")[0].strip().lower(): line.strip() for line in lines}
+
+
+def test_requirements_txt_is_the_core_and_the_app_extra_of_pyproject():
+    """`make app` installs requirements.txt; `pip install ".[app]"` must give the same packages."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    declared = _requirement_names(project["dependencies"] + project["optional-dependencies"]["app"])
+    listed = _requirement_names([line for line in (REPO / "requirements.txt").read_text().splitlines()
+                                 if line.strip() and not line.startswith("#")])
+    assert listed == declared
+
+
+def test_the_metrics_package_imports_nothing_outside_its_declared_dependencies():
+    """The core install is numpy and pyarrow: importing every metrics module needs nothing else."""
+    code = ("import sys, pkgutil, importlib, metrics\n"
+            "for info in pkgutil.walk_packages(metrics.__path__, 'metrics.'):\n"
+            "    if not info.name.endswith('__main__'): importlib.import_module(info.name)\n"
+            "roots = {name.split('.')[0] for name in sys.modules}\n"
+            "print(sorted(roots & {'streamlit', 'plotly', 'pandas', 'pytrec_eval', 'scipy'}))")
+    assert _run(sys.executable, "-c", code, cwd=REPO).strip() == "[]"
