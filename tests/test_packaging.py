@@ -118,8 +118,17 @@ def test_requirements_txt_is_the_core_and_the_app_extra_of_pyproject():
     """`make app` installs requirements.txt; `pip install ".[app]"` must give the same packages."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     declared = _requirement_names(project["dependencies"] + project["optional-dependencies"]["app"])
-    listed = _requirement_names([line for line in (REPO / "requirements.txt").read_text().splitlines()
+    listed = _requirement_names([line.split(" #")[0] for line in (REPO / "requirements.txt").read_text().splitlines()
                                  if line.strip() and not line.startswith("#")])
+    assert listed == declared
+
+
+def test_requirements_dev_txt_is_the_dev_extra_of_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    declared = _requirement_names([spec for spec in project["optional-dependencies"]["dev"]
+                                   if not spec.startswith(project["name"])])
+    listed = _requirement_names([line.split(" #")[0] for line in (REPO / "requirements-dev.txt").read_text().splitlines()
+                                 if line.strip() and not line.startswith(("#", "-r"))])
     assert listed == declared
 
 
