@@ -31,6 +31,11 @@ def figures(at) -> list:
     return [_decode(json.loads(chart.proto.spec)) for chart in at.get("plotly_chart")]
 
 
+def unescaped(markdown: str) -> str:
+    """The text a reader sees of Markdown made literal by ui.text.literal."""
+    return markdown.replace("\\", "")
+
+
 def callout_lines(at) -> list[str]:
     blocks = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("- ")]
     return [line[2:] for block in blocks for line in block.splitlines()]
@@ -106,3 +111,66 @@ def test_an_empty_list_explains_instead_of_drawing():
     assert_no_failure(at)
     assert any("Add documents" in i.value for i in at.info)
     assert shown(at)["P@3"] == "0.000"
+
+
+# ---- long lists and the confirmation under the chart -------------------------------------------------------------
+
+LONG = {"ranking": ",".join(f"doc{i:03d}" for i in range(500)), "qrels": "doc003:1,doc499:1", "k": "10"}
+
+
+def test_a_500_item_list_shows_the_swaps_of_its_top_40_ranks_with_rank_1_at_the_top():
+    at = open_app(**LONG)
+    at.session_state["whatif_tab"] = "Swapping two ranks"
+    at.run()
+    assert_no_failure(at)
+    figure = figures(at)[0]
+    heatmaps = [trace for trace in figure.data if trace.type == "heatmap"]
+    assert len(heatmaps) == 6 and all(np.asarray(trace.z).shape == (40, 40) for trace in heatmaps)
+    assert list(heatmaps[0].y) == list(range(1, 41))
+    y_axes = [value for name, value in vars(figure.layout).items() if name.startswith("yaxis")]
+    assert len(y_axes) == 6 and all(axis.autorange == "reversed" for axis in y_axes)  # rank 1 on top, as on short lists
+    assert "Ranks 1-40 of 500" in figure.layout.title.subtitle.text
+    ap = next(trace for trace in heatmaps if trace.name == "AP@10")
+    assert np.asarray(ap.z)[0][3] > 0  # swapping the relevant doc003 up from rank 4 to rank 1 raises AP@10
+
+
+def test_applying_a_move_confirms_it_under_the_chart_with_an_undo_beside_it():
+    at = open_app()
+    at.session_state["whatif_tab"] = "Moving a document"
+    at.run()
+    at.selectbox(key="preview_doc").select("3. muffin").run()
+    at.number_input(key="preview_rank_4").set_value(2).run()
+    at.button(key="apply_preview").click().run()
+    assert_no_failure(at)
+    tab = next(tab for tab in at.tabs if tab.label == "Moving a document")
+    assert [unescaped(s.value) for s in tab.success] == ["Moving muffin from rank 3 to rank 2: applied."]
+    assert [b.key for b in tab.button] == ["apply_preview", "whatif_undo"]
+    assert not [i.value for i in at.info if "applied" in i.value]  # not (also) at the top of the page
+    tab.button(key="whatif_undo").click().run()
+    assert at.data_editor[0].value["doc"].tolist() == ["donut", "bagel", "muffin", "croissant"]
+    tab = next(tab for tab in at.tabs if tab.label == "Moving a document")
+    assert [unescaped(i.value) for i in tab.info] == ["Undid the last change."]
+    at.run()  # said once: the next rerun no longer shows it
+    tab = next(tab for tab in at.tabs if tab.label == "Moving a document")
+    assert not tab.info and not tab.success
+
+
+@pytest.mark.parametrize("tab", TABS)
+def test_only_the_open_tab_builds_its_figure(tab, monkeypatch):
+    import ui.charts
+
+    built = []
+    for name in ("k_curves_figure", "swap_heatmaps_figure", "move_preview_figure", "removal_bars_figure",
+                 "range_figure", "baseline_figure"):
+        builder = getattr(ui.charts, name)
+        monkeypatch.setattr(ui.charts, name, lambda *a, _b=builder, _n=name, **kw: built.append(_n) or _b(*a, **kw))
+    at = open_app(**LONG)
+    at.button(key="pin_baseline").click().run()
+    built.clear()
+    at.session_state["whatif_tab"] = tab
+    at.run()
+    assert_no_failure(at)
+    expected = {"Changing k": "k_curves_figure", "Swapping two ranks": "swap_heatmaps_figure",
+                "Moving a document": "move_preview_figure", "Removing a document": "removal_bars_figure",
+                "Range under reordering": "range_figure", "Against the baseline": "baseline_figure"}[tab]
+    assert built == [expected]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
 
 import metrics
 from metrics.whatif import (
+    SWAP_WINDOW,
     Change,
     MetricSet,
     Scenario,
@@ -355,3 +357,130 @@ def test_rr_of_a_first_hit_far_below_k_is_scored_from_the_deeper_ranks():
     assert swaps.of("RR")[0, 14] == pytest.approx(1 - 1 / 15)
     assert removals.of("RR")[3] == pytest.approx(1 / 14 - 1 / 15)
     assert value_range(query).maximum[RR] == 1.0
+
+
+# ---- bounded work: chunks, the swap window and lazy chart data ------------------------------------------------------
+
+
+def written_out(query: Scenario, changes: list[Change]) -> np.ndarray:
+    """The six metrics of every changed ranking, written out and scored by the engine in one batch over every
+    rank: the naive computation the bounded one must equal, value for value."""
+    rankings = [change.apply(query.ranking) for change in changes]
+    values = metrics.evaluate_rankings(rankings, [query.judgments] * len(rankings), list(query.metrics.measures),
+                                       query.conventions)
+    return np.column_stack([values[measure] for measure in values])
+
+
+def graded_query_with_ties(rng: np.random.Generator, n: int) -> tuple[list[str], dict[str, int]]:
+    """Graded judgments (0-3, some unjudged) with many equal grades, and relevant documents deep down."""
+    ranking = [f"doc{i:03d}" for i in range(n)]
+    judgments = {doc: int(rng.choice([-1, 0, 0, 1, 1, 1, 2, 2, 3])) for doc in rng.choice(ranking, n // 2)}
+    if ranking:
+        judgments[ranking[-1]] = 2  # a relevant document at the very bottom: uncut RR has to read every rank
+    judgments["never-retrieved"] = 3
+    return ranking, judgments
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: c.describe())
+def test_chunked_swaps_and_removals_equal_the_written_out_rankings_scored_in_one_batch(conventions, monkeypatch):
+    monkeypatch.setattr("metrics.whatif.scenario.CHUNK_CELLS", 50)  # a few rows per kernel call
+    rng = np.random.default_rng(8)
+    for n in (1, 2, 7, 23):
+        ranking, judgments = graded_query_with_ties(rng, n)
+        query = Scenario(ranking, judgments, k=int(rng.integers(1, 9)), conventions=conventions)
+        current = written_out(query, [Change("swap", 0, 0)])  # swapping rank 1 with itself: the list as it is
+        swaps = swap_deltas(query, window=None)
+        pairs = list(itertools.combinations(range(n), 2))
+        if pairs:
+            expected = written_out(query, [Change("swap", i, j) for i, j in pairs]) - current
+            got = np.array([swaps.deltas[:, i, j] for i, j in pairs])
+            assert np.array_equal(got, expected), np.abs(got - expected).max()
+        removals = removal_deltas(query)
+        expected = written_out(query, [Change("remove", i) for i in range(n)]) - current
+        assert np.array_equal(removals.deltas, expected), np.abs(removals.deltas - expected).max()
+
+
+def test_swaps_and_removals_of_a_graded_list_agree_with_pytrec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ranking, judgments = graded_query_with_ties(np.random.default_rng(3), 30)
+    query = Scenario(ranking, judgments, k=10)
+    evaluator = pytrec_eval.RelevanceEvaluator({"q": dict(judgments)}, set(query.metrics.measures))
+    keys = [measure.replace(".", "_") for measure in query.metrics.measures]
+
+    def reference(order: list[str]) -> np.ndarray:
+        scores = {doc: float(len(order) - rank) for rank, doc in enumerate(order)}  # no ties left to break
+        values = evaluator.evaluate({"q": scores})["q"]
+        return np.array([values[key] for key in keys])
+
+    swaps, removals = swap_deltas(query, window=None), removal_deltas(query)
+    current = reference(ranking)
+    for i, j in itertools.combinations(range(len(ranking)), 2):
+        after = reference(Change("swap", i, j).apply(ranking))
+        assert swaps.current + swaps.deltas[:, i, j] == pytest.approx(after, abs=1e-12), (i, j)
+    for i in range(len(ranking)):
+        after = reference(Change("remove", i).apply(ranking))
+        assert removals.current + removals.deltas[i] == pytest.approx(after, abs=1e-12), i
+    assert swaps.current == pytest.approx(current, abs=1e-12)
+
+
+def test_swaps_of_a_long_list_cover_its_top_window_and_say_so():
+    ranking = [f"doc{i}" for i in range(100)]
+    query = Scenario(ranking, {"doc0": 1, "doc60": 1}, k=10)
+    swaps = swap_deltas(query)
+    assert swaps.window == SWAP_WINDOW and swaps.windowed
+    assert swaps.deltas.shape == (6, SWAP_WINDOW, SWAP_WINDOW)
+    full = swap_deltas(query, window=None)
+    assert np.array_equal(swaps.deltas, full.deltas[:, :SWAP_WINDOW, :SWAP_WINDOW], equal_nan=True)
+    short = swap_deltas(Scenario(PASTRY_RANKING, PASTRY_JUDGMENTS, k=4))
+    assert short.window == 4 and not short.windowed
+
+
+def test_the_best_swap_callout_of_a_long_list_names_the_window():
+    ranking = [f"doc{i}" for i in range(100)]
+    lines = callouts(chart_data(Scenario(ranking, {"doc5": 1, "doc90": 1}, k=10)))
+    assert any(line.startswith(f"Best single swap in the top {SWAP_WINDOW}: swapping ranks 1 and 6") for line in lines)
+    lines = callouts(chart_data(Scenario(ranking, {"doc0": 1, "doc90": 1}, k=10)))
+    assert f"No single swap within the top {SWAP_WINDOW} ranks raises any metric." in lines
+
+
+def test_chart_data_computes_each_analysis_when_it_is_first_read(pastry):
+    data = chart_data(pastry)
+    assert data.computed() == ()
+    assert data.curves.of("P")[0] == 1.0
+    assert data.computed() == ("curves",)
+    assert data.swaps is data.swaps  # kept, not recomputed
+    assert data.computed() == ("curves", "swaps")
+
+
+def traced_peak_mb(function) -> float:
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def test_every_what_if_analysis_of_a_1000_item_list_with_its_only_relevant_document_last_stays_small():
+    # The link of issue 8: before, the swaps alone asked for more than 7 GB.
+    ranking = [f"doc{i:04d}" for i in range(1000)]
+    query = Scenario(ranking, {"doc0999": 1}, k=10)
+
+    def everything() -> None:
+        data = chart_data(query)
+        callouts(data, compare_to_baseline(query, ranking[::-1]))
+        move_preview(query, 999, 1)
+        assert data.computed() == ("curves", "swaps", "removals", "ranges")
+        assert data.removals.of("RR")[0] == pytest.approx(1 / 999 - 1 / 1000)
+        assert data.curves.ks[-1] == 1000
+
+    assert traced_peak_mb(everything) < 100
+
+
+def test_all_swaps_of_a_long_list_are_scored_in_chunks_of_bounded_size():
+    ranking = [f"doc{i:03d}" for i in range(200)]
+    query = Scenario(ranking, {"doc199": 1, "doc150": 2}, k=5)
+    swaps = []
+    # 19,900 swapped rankings of 200 items: four million positions at once before; a chunk at a time now.
+    assert traced_peak_mb(lambda: swaps.append(swap_deltas(query, window=None))) < 60
+    assert swaps[0].of("RR")[0, 150] == pytest.approx(1 - 1 / 151)

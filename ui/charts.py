@@ -47,6 +47,8 @@ METRIC_COLOURS: dict[str, str] = {
 BASELINE_COLOUR = "#A0A4AB"
 #: Swap heatmaps of lists up to this long carry clickable, named cells.
 CLICKABLE_SWAPS_UP_TO = 40
+#: Removal bars are drawn for the top this many items (six bars each); a longer list shows its top.
+REMOVAL_BARS_UP_TO = 40
 CURRENT_K_COLOUR = "#444444"
 #: Red for a drop, white for no change, blue for a gain.
 DIVERGING_SCALE = "RdBu"
@@ -137,7 +139,8 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
         values = curves.values[m]
         colour = metric_colour(spec.family)
         fig.add_trace(go.Scatter(
-            x=ks, y=values, mode="lines+markers", name=spec.curve_label, legendgroup=spec.family,
+            x=ks, y=values, mode="lines+markers" if ks.size <= 100 else "lines", name=spec.curve_label,
+            legendgroup=spec.family,
             line=dict(color=colour, width=2.5, shape="linear"), marker=dict(color=colour, size=5),
             hovertemplate=spec.curve_label.replace("@k", "@%{x}") + " = %{y:.3f}<extra></extra>",
             showlegend=False,
@@ -167,16 +170,18 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
 
 def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
     """One heatmap per metric, side by side: cell (row i, column j), i < j, is the change in that metric if ranks
-    i and j swap. All heatmaps share one zero-centred diverging colour scale (``layout.coloraxis``).
+    i and j swap, rank 1 at the top left. All heatmaps share one zero-centred diverging colour scale
+    (``layout.coloraxis``). A list longer than the swaps' window shows the swaps among its top ``swaps.window``
+    ranks, and the subtitle says so.
 
     Traces: for metric m, ``data[2m]`` is the heatmap (``z[i-1][j-1]`` for ranks i < j, NaN elsewhere) and
     ``data[2m + 1]`` the invisible cell markers that carry the hover text and ``customdata`` ``("swap", i, j)``.
-    Lists longer than ``CLICKABLE_SWAPS_UP_TO`` get no markers: thousands of them make the page slow and the
+    Windows over ``CLICKABLE_SWAPS_UP_TO`` ranks get no markers: thousands of them make the page slow and the
     cells too small to aim at; their heatmaps hover with ranks, and moves are applied from the move preview.
     """
     specs = swaps.metrics.specs
     ranking = swaps.ranking
-    n = len(ranking)
+    n = swaps.window
     rows, columns = _grid(len(specs), columns)
     titles = [f"{spec.label} (now {value:.3f})" for spec, value in zip(specs, swaps.current)]
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, horizontal_spacing=0.06,
@@ -187,18 +192,22 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
     scale = scale if scale > SAME else 1.0
     ranks = np.arange(1, n + 1)
     marker_size = int(np.clip(260 // max(n, 1), 4, 28))
-    customdata = [("swap", int(i), int(j)) for i, j in zip(upper_i, upper_j)]
+    clickable = n <= CLICKABLE_SWAPS_UP_TO
+    customdata = [("swap", int(i), int(j)) for i, j in zip(upper_i, upper_j)] if clickable else None
     for m, spec in enumerate(specs):
         row, col = _cell(m, columns)
         z = np.full((n, n), np.nan)
         z[upper_i, upper_j] = swaps.deltas[m, upper_i, upper_j]
-        clickable = n <= CLICKABLE_SWAPS_UP_TO
         fig.add_trace(go.Heatmap(
             z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
             hoverinfo="skip" if clickable else None,
             hovertemplate=None if clickable else f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>",
             xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0,
         ), row=row, col=col)
+        # Square cells with rank 1 at the top left, however long the list.
+        suffix = _axis_suffix(m)
+        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain", row=row, col=col)
+        fig.update_xaxes(constrain="domain", row=row, col=col)
         if not clickable:
             continue
         before = swaps.current[m]
@@ -213,9 +222,6 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
             marker=dict(symbol="square-open", size=marker_size, color="#111111", opacity=0.0, line=dict(width=2)),
             selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.0)),
         ), row=row, col=col)
-        suffix = _axis_suffix(m)
-        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain", row=row, col=col)
-        fig.update_xaxes(constrain="domain", row=row, col=col)
     # Every rank is labelled on short lists; long lists get about ten ticks.
     ticks = dict(tickmode="linear", tick0=1, dtick=1) if n <= 15 else dict(tickmode="auto", nticks=10)
     fig.update_xaxes(showgrid=False, zeroline=False, **ticks)
@@ -234,15 +240,20 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         colorscale=DIVERGING_SCALE, cmin=-scale, cmax=scale, cmid=0.0,
         colorbar=dict(title=dict(text="change"), tickformat="+.2f", thickness=14),
     ))
-    return _layout(
+    shown = (f"Ranks 1-{n} of {len(ranking):,}: the swaps among the top {n}." if swaps.windowed
+             else f"All {n} ranks.")
+    action = ("Click a cell to apply the swap." if clickable else
+              f"Windows over {CLICKABLE_SWAPS_UP_TO} ranks: hover shows ranks; apply moves from the move preview.")
+    figure = _layout(
         fig,
         "What swapping two ranks does to each metric",
-        f"Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
-        + (f"; dotted lines mark the top k = {k}. " if 0 < k < n else ". ")
-        + ("Click a cell to apply the swap." if n <= CLICKABLE_SWAPS_UP_TO else
-           f"Lists over {CLICKABLE_SWAPS_UP_TO} items: hover shows ranks; apply moves from the move preview."),
-        height=330 * rows + 110,
+        "Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
+        + (f"; dotted lines mark the top k = {k}." if 0 < k < n else ".")
+        + f"<br>{shown} {action}",
+        height=330 * rows + 130,
     )
+    figure.update_layout(margin=dict(t=130))  # room for the two-line subtitle
+    return figure
 
 
 def _before_after_bars(specs, before, after, names: tuple[str, str], after_hover: str,
@@ -281,18 +292,19 @@ def move_preview_figure(preview: MovePreview) -> go.Figure:
 # ---- 3. removing items -------------------------------------------------------------------------------------------
 
 
-def removal_bars_figure(removals: RemovalDeltas) -> go.Figure:
-    """Grouped bars, one group per item: how much each metric changes if that item is removed.
+def removal_bars_figure(removals: RemovalDeltas, *, window: int = REMOVAL_BARS_UP_TO) -> go.Figure:
+    """Grouped bars, one group per item of the top ``window`` ranks: how much each metric changes if that item is
+    removed. A longer list shows its top ``window`` items, and the subtitle says so.
 
     Traces: ``data[m]`` is metric m, with ``y[i]`` its change when item i goes and ``customdata[i]`` =
     ``("remove", i)``.
     """
     specs = removals.metrics.specs
-    ranking = removals.ranking
+    ranking = removals.ranking[:window]
     items = [f"{rank}. {plain(doc)}" for rank, doc in enumerate(ranking, start=1)]
     fig = go.Figure()
     for m, spec in enumerate(specs):
-        deltas = removals.deltas[:, m]
+        deltas = removals.deltas[: len(ranking), m]
         before = removals.current[m]
         text = [
             f"Remove {plain(doc)} (rank {i + 1})<br>{spec.label}: {before:.3f} → {before + d:.3f} "
@@ -308,8 +320,13 @@ def removal_bars_figure(removals: RemovalDeltas) -> go.Figure:
     fig.update_xaxes(title_text="item removed (rank. doc)", type="category")
     fig.update_yaxes(title_text="change", zeroline=True, zerolinecolor="#888", zerolinewidth=1.5,
                      tickformat="+.2f")
-    return _layout(fig, "What removing one item does to each metric",
-                   "Above zero the list is better without that item. Click a bar to remove the item.", height=420)
+    subtitle = "Above zero the list is better without that item. Click a bar to remove the item."
+    if len(ranking) < len(removals.ranking):
+        subtitle += f"<br>Ranks 1-{len(ranking)} of {len(removals.ranking):,}."
+    figure = _layout(fig, "What removing one item does to each metric", subtitle, height=420)
+    if len(ranking) < len(removals.ranking):
+        figure.update_layout(margin=dict(t=130))  # room for the two-line subtitle
+    return figure
 
 
 # ---- 4. range and random baseline --------------------------------------------------------------------------------
@@ -427,7 +444,7 @@ def _get(container: Any, key: str) -> Any:
 
 
 __all__ = [
-    "BASELINE_COLOUR", "CURVE_HINTS", "DIVERGING_SCALE", "METRIC_COLOURS", "baseline_figure", "baseline_from_values",
+    "BASELINE_COLOUR", "CLICKABLE_SWAPS_UP_TO", "CURVE_HINTS", "DIVERGING_SCALE", "REMOVAL_BARS_UP_TO", "METRIC_COLOURS", "baseline_figure", "baseline_from_values",
     "decode_selection", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
     "removal_bars_figure", "swap_heatmaps_figure",
 ]

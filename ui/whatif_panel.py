@@ -1,5 +1,10 @@
 """What-if charts under the metrics: changing k, swapping, moving and removing items, the range under reordering,
-and the pinned baseline. Clicking a swap cell or a removal bar applies that change; Undo takes it back."""
+and the pinned baseline. Clicking a swap cell or a removal bar applies that change; the confirmation and its Undo
+appear right under the chart that was clicked, where the reader is looking.
+
+Only the open tab builds its figure (and computes its data, apart from what the callouts read), and the chart data
+of the current list is kept for the next rerun (one entry per session), so switching tabs does not recompute it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import streamlit as st
 from metrics import InputError
 from metrics.whatif import (
     Change,
+    ChartData,
     Scenario,
     callouts,
     chart_data,
@@ -17,12 +23,15 @@ from metrics.whatif import (
 
 from . import charts, state
 from .query_state import QueryState, remove_active, reorder_active
-from .text import escape_markdown
+from .text import escape_markdown, literal
 
 
 SHOWN_CALLOUTS = 4
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")
+#: Session keys: the confirmation of the last change applied from a chart, and the chart data of the current list.
+CONFIRMATION = "whatif_confirmation"
+CHART_DATA = "whatif_chart_data"
 
 
 def _apply(change: Change) -> None:
@@ -35,16 +44,48 @@ def _apply(change: Change) -> None:
         else:
             new_state = reorder_active(query, change.apply(ranking))
     except (InputError, ValueError) as error:
-        state.say("error", f"That change could not be applied: {error}")
+        st.session_state[CONFIRMATION] = ("error", f"That change could not be applied: {error}")
         return
     state.commit(new_state)
-    state.say("info", f"{change.describe(ranking)}: applied. Use Undo to take it back.")
+    # Said under the chart that was clicked: the message box at the top of the page is out of sight from here.
+    st.session_state[CONFIRMATION] = ("success", f"{change.describe(ranking)}: applied.")
+
+
+def _undo_here() -> None:
+    state.undo()
+    state.pop_message()  # said under the chart instead of at the top of the page
+    st.session_state[CONFIRMATION] = ("info", "Undid the last change.")
+
+
+def _confirmation(confirmation: tuple[str, str] | None) -> None:
+    """The change just applied from a chart, with an Undo beside it."""
+    if confirmation is None:
+        return
+    kind, text = confirmation
+    with st.container(key="whatif_confirmation"):
+        message, button = st.columns([5, 1], vertical_alignment="center")
+        show = {"success": message.success, "error": message.error}.get(kind, message.info)
+        show(literal(text))
+        if kind != "error":
+            button.button("Undo", key="whatif_undo", on_click=_undo_here, disabled=not state.can_undo(),
+                          icon=":material/undo:", width="stretch", help="Take back the last change to the list.")
 
 
 def _on_chart_select(key: str) -> None:
     change = charts.decode_selection(st.session_state.get(key))
     if change is not None:
         _apply(change)
+
+
+def _chart_data(scenario: Scenario) -> ChartData:
+    """The chart data of this list, reused from the previous rerun when the list, k and conventions are the same."""
+    key = (scenario.ranking, tuple(sorted(scenario.judgments.items())), scenario.k, scenario.conventions)
+    cached = st.session_state.get(CHART_DATA)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    data = chart_data(scenario)
+    st.session_state[CHART_DATA] = (key, data)
+    return data
 
 
 def _chart(figure, name: str, clickable: bool = False) -> None:
@@ -58,11 +99,14 @@ def _chart(figure, name: str, clickable: bool = False) -> None:
 
 def whatif_section(query: QueryState, baseline: dict | None) -> None:
     st.header("What if…")
+    # A confirmation belongs under the chart it came from, and is shown once.
+    confirmation = st.session_state.pop(CONFIRMATION, None)
     if not query.ranking:
+        _confirmation(confirmation)  # e.g. the last item was removed from its bar: its Undo stays at hand
         st.info("Add documents to the list to see how each metric reacts to changes.")
         return
     scenario = Scenario(tuple(query.ranking), dict(query.judgments), query.k, query.conventions)
-    data = chart_data(scenario)
+    data = _chart_data(scenario)
     comparison = None
     if baseline is not None:
         comparison = compare_to_baseline(scenario, baseline["ranking"], baseline["judgments"])
@@ -87,6 +131,7 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
         if tab.open:
             with tab:
                 drawers[name]()
+                _confirmation(confirmation)
 
 
 def _baseline_chart(comparison) -> None:
