@@ -1,0 +1,105 @@
+"""``python -m metrics.ann EXACT_RUN ANN_RUN [QRELS] [-k 10 ...]``: ANN recall against retrieval recall.
+
+Prints trec_eval's three columns (measure, query, value): ``ann_recall_k`` for every query of the exact run and
+their mean. With QRELS it adds retrieval recall@k and nDCG@k of both lists, the relevant documents the ANN top k
+lost and gained, and the recall waterfall: how many relevant documents each stage keeps (``waterfall_*``, summed
+in the ``all`` line) and how many each stage loses (``lost_at_*``). Exit status 0, or 2 with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, TextIO
+
+from ..cli import FIELD_WIDTH
+from ..model import InputError
+from ..trec_io import read_qrels, read_run
+from .compare import compare_ann
+from .waterfall import pipeline_stages, recall_waterfall
+
+PROG = "python -m metrics.ann"
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{message} (see --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "))
+    parser.add_argument("exact_run", metavar="EXACT_RUN", help="run of the exact (flat, brute-force) search")
+    parser.add_argument("ann_run", metavar="ANN_RUN", help="run of the approximate index, same queries")
+    parser.add_argument("qrels", metavar="QRELS", nargs="?", help="judgments, for the retrieval side")
+    parser.add_argument("-k", dest="cutoffs", type=int, action="append",
+                        help="cut-off; repeat for several (default 10)")
+    parser.add_argument("-q", dest="per_query", action="store_true", help="print every query, then 'all'")
+    parser.add_argument("-l", dest="relevance_level", type=int, default=1,
+                        help="lowest grade that counts as relevant (trec_eval -l, default 1)")
+    parser.add_argument("--reranked", metavar="RUN", help="a reranked run: one more waterfall stage (needs QRELS)")
+    parser.add_argument("--context", metavar="C", type=int,
+                        help="passages a prompt holds: the last waterfall stage keeps the top C (needs QRELS)")
+    return parser
+
+
+def _line(name: str, qid: str, value: float, count: bool) -> str:
+    shown = str(int(value)) if count else f"{value:6.4f}"
+    return f"{name:<{FIELD_WIDTH}}\t{qid}\t{shown}"
+
+
+def report(args: argparse.Namespace) -> list[str]:
+    cutoffs = args.cutoffs or [10]
+    exact = read_run(args.exact_run).to_dict()
+    ann = read_run(args.ann_run).to_dict()
+    qrels = read_qrels(args.qrels).to_dict() if args.qrels else None
+    if qrels is None and (args.reranked or args.context):
+        raise InputError("--reranked and --context describe the recall waterfall, which needs QRELS")
+    comparison = compare_ann(exact, ann, qrels, cutoffs, relevance_level=args.relevance_level)
+    lines = []
+    is_count = {name: name.startswith(("lost_", "gained_")) for name in comparison.names}
+    if args.per_query:
+        for qid, values in comparison.per_query.items():
+            lines += [_line(name, qid, value, is_count[name]) for name, value in values.items()]
+    lines += [_line(name, "all", comparison.means[name], False) for name in comparison.names]
+    if qrels is not None:
+        reranked = read_run(args.reranked).to_dict() if args.reranked else None
+        stages = pipeline_stages(exact, ann, max(cutoffs), reranked_run=reranked, context=args.context)
+        waterfall = recall_waterfall(qrels, stages, relevance_level=args.relevance_level)
+        if args.per_query:
+            for query in waterfall.queries:
+                lines.append(_line("waterfall_relevant", query.qid, query.relevant, True))
+                for key, kept, lost in zip(waterfall.stage_keys, query.kept, query.lost):
+                    lines += [_line(f"waterfall_{key}", query.qid, kept, True),
+                              _line(f"lost_at_{key}", query.qid, len(lost), True)]
+        lines.append(_line("waterfall_relevant", "all", waterfall.relevant, True))
+        for key, kept, lost in zip(waterfall.stage_keys, waterfall.kept, waterfall.lost):
+            lines += [_line(f"waterfall_{key}", "all", kept, True), _line(f"lost_at_{key}", "all", lost, True)]
+    return lines
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        if any(arg in ("-h", "--help") for arg in argv):
+            out.write(parser.format_help())
+            return 0
+        lines = report(parser.parse_args(argv))
+        out.write("\n".join(lines) + "\n")
+        out.flush()
+        return 0
+    except FileNotFoundError as error:
+        message = f"cannot read {error.filename}: no such file"
+    except OSError as error:
+        message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
+    except ValueError as error:  # InputError names the file and the line
+        message = str(error)
+    err.write(f"{PROG}: {' '.join(message.split())}\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
