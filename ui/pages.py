@@ -7,6 +7,7 @@ import streamlit as st
 
 EXPLORE = "ui/page_explore.py"
 RUNS = "ui/page_runs.py"
+ANN = "ui/page_ann.py"
 
 
 def build() -> list[st.Page]:
@@ -14,4 +15,5 @@ def build() -> list[st.Page]:
     return [
         st.Page(EXPLORE, title="Explore a query", icon=":material/search:", url_path="explore", default=True),
         st.Page(RUNS, title="Evaluate a run", icon=":material/table_chart:", url_path="runs"),
+        st.Page(ANN, title="ANN recall", icon=":material/hub:", url_path="ann"),
     ]

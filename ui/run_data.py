@@ -46,7 +46,7 @@ class Collection:
         return self.dicts["qrels"], self.dicts[run_name]
 
 
-def _parse(kind: str, upload) -> QrelsTable | RunTable:
+def parsed(kind: str, upload) -> QrelsTable | RunTable:
     """Parse an upload once per session (keyed by its id); errors are raised each time it is asked for."""
     cache = st.session_state.setdefault(PARSED, {})
     key = (kind, upload.file_id)
@@ -99,10 +99,10 @@ def inputs() -> Collection | None:
         st.info("Upload qrels and at least one run, or switch on the built-in sample collection.")
         return None
     try:
-        qrels = _parse("qrels", qrels_upload)
+        qrels = parsed("qrels", qrels_upload)
         runs: dict[str, RunTable] = {}
         for upload in run_uploads[:MAX_RUNS]:
-            table = _parse("run", upload)
+            table = parsed("run", upload)
             name = upload.name if upload.name not in runs else f"{upload.name} ({len(runs) + 1})"
             runs[name] = table
     except InputError as error:

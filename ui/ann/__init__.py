@@ -1,0 +1,160 @@
+"""ANN recall vs retrieval recall: a real faiss index (or your own runs), and where relevant documents are lost."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from metrics.ann import compare_ann, pipeline_stages, recall_waterfall
+from metrics.ann import index as ann_index
+
+from .. import pages, state
+from ..text import literal
+from . import charts, data
+
+INTRO = (
+    "**ANN recall** measures how many of the true nearest neighbours, found by exact search, an approximate index "
+    "returns: it tests the index. **Retrieval recall** measures how many relevant documents a search returns: it "
+    "tests the whole system, embedding included. An index can reach perfect ANN recall and still return "
+    "irrelevant documents, and a lower ANN recall may or may not cost relevant ones."
+)
+SWITCH = "ann_switch_to_explorer"
+K_CHOICES = [1, 3, 5, 10, 20, 50, 100, 200]
+
+
+def page() -> None:
+    if st.session_state.pop(SWITCH, False):
+        st.switch_page(pages.EXPLORE)
+    st.title("ANN recall vs retrieval recall")
+    st.markdown(INTRO)
+    source = st.segmented_control("Lists from", ["A faiss index built here", "Your own runs"], key="ann_source",
+                                  default="A faiss index built here")
+    k = st.select_slider("k (the cut-off of every measure)", K_CHOICES, value=10, key="ann_k")
+    if source == "Your own runs":
+        lists = data.uploaded_lists(k)
+        setup = None
+    else:
+        setup = index_settings(k)
+        lists = data.search_lists(setup)
+    if lists is None:
+        return
+    comparison = compare_ann(lists.exact, lists.ann, lists.qrels, k)
+    summary(comparison, lists)
+    if setup is not None:
+        sweep_chart(setup)
+    if lists.qrels is not None:
+        waterfall_section(lists)
+    one_query(lists, comparison)
+
+
+def index_settings(k: int) -> data.Setup:
+    with st.container(border=True):
+        left, middle, right = st.columns(3)
+        collection = left.selectbox("Vectors", list(ann_index.COLLECTIONS), key="ann_collection",
+                                    format_func=lambda name: {"topics": "Generated topics (10,000 documents)",
+                                                              "digits": "Handwritten digits (scikit-learn)"}[name])
+        kind = middle.selectbox("Index", ["hnsw", "ivf"], key="ann_kind",
+                                format_func=lambda name: {"hnsw": "HNSW (graph)", "ivf": "IVF (clusters)"}[name])
+        powers = [1 << i for i in range(11)]
+        if kind == "hnsw":
+            m = right.select_slider("M (graph degree)", [4, 8, 16, 32, 64], value=16, key="ann_m")
+            spec = ann_index.IndexSpec("hnsw", m=m)
+            value = st.select_slider("efSearch (candidates kept while searching; faiss uses at least k)",
+                                     [v for v in powers if v <= ann_index.EF_SEARCH_RANGE[1]], value=16,
+                                     key="ann_ef_search")
+        else:
+            nlist = right.select_slider("nlist (clusters)", [16, 32, 64, 128, 256, 512, 1024], value=64,
+                                        key="ann_nlist")
+            spec = ann_index.IndexSpec("ivf", nlist=nlist)
+            choices = [v for v in powers if v <= nlist]
+            value = st.select_slider("nprobe (clusters searched)", choices, value=min(4, nlist), key="ann_nprobe")
+        st.caption(ann_index.COLLECTIONS[collection]().description + ". Distances are L2; searches run on one "
+                   "thread and are timed on this machine (best of three).")
+    return data.Setup(collection, spec, value, k)
+
+
+def summary(comparison, lists: data.AnnLists) -> None:
+    k, means = lists.k, comparison.means
+    st.subheader(f"Over {len(comparison.per_query)} queries · {literal(lists.label)}")
+    columns = st.columns(4)
+    columns[0].metric(f"ANN recall@{k}", f"{means[f'ann_recall_{k}']:.3f}",
+                      help="Share of the exact top k that the ANN top k contains (mean over queries).")
+    if lists.qrels is not None:
+        columns[1].metric(f"Recall@{k}: ANN list", f"{means[f'recall_{k}_ann']:.3f}",
+                          delta=f"{means[f'recall_{k}_ann'] - means[f'recall_{k}_exact']:+.3f} vs exact",
+                          delta_color="normal" if means[f"recall_{k}_ann"] != means[f"recall_{k}_exact"] else "off",
+                          help="Share of the judged relevant documents in the top k (trec_eval recall.k).")
+        columns[2].metric(f"nDCG@{k}: ANN list", f"{means[f'ndcg_cut_{k}_ann']:.3f}",
+                          delta=f"{means[f'ndcg_cut_{k}_ann'] - means[f'ndcg_cut_{k}_exact']:+.3f} vs exact",
+                          delta_color="normal" if means[f"ndcg_cut_{k}_ann"] != means[f"ndcg_cut_{k}_exact"] else "off")
+        columns[1].caption(f"exact list: {means[f'recall_{k}_exact']:.3f}")
+        columns[2].caption(f"exact list: {means[f'ndcg_cut_{k}_exact']:.3f}")
+    if lists.timing is not None:
+        timing = lists.timing
+        columns[3].metric("Queries per second: ANN", f"{timing.ann_qps:,.0f}",
+                          help="One thread, best of three searches of every query.")
+        columns[3].caption(f"exact: {timing.exact_qps:,.0f} · index built in {timing.build_seconds:.2f} s")
+    for note in comparison.notes:
+        st.caption(literal(note))
+    table = comparison.frame()
+    with st.expander("Every query (download as CSV)"):
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={name: st.column_config.NumberColumn(name, format="%.4f")
+                                    for name in comparison.names})
+        st.download_button("Download the table (CSV)", table.to_csv(index=False).encode(), "ann_recall.csv",
+                           "text/csv", key="ann_download_csv")
+
+
+def sweep_chart(setup: data.Setup) -> None:
+    points, recall_exact, ndcg_exact = data.sweep(setup.collection, setup.spec, setup.k)
+    figure = charts.sweep_figure(setup.spec.search_parameter, [p.value for p in points],
+                                 [p.ann_recall for p in points], [p.recall_ann for p in points],
+                                 [p.ndcg_ann for p in points], [p.qps for p in points], recall_exact, ndcg_exact,
+                                 setup.k, setup.search_value)
+    st.plotly_chart(figure, key="ann_sweep_chart")
+
+
+def waterfall_section(lists: data.AnnLists) -> None:
+    st.subheader("Where relevant documents are lost")
+    use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key="ann_use_context")
+    context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
+        if use_context else None
+    stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
+    waterfall = recall_waterfall(lists.qrels, stages)
+    st.plotly_chart(charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
+                                            waterfall.relevant), key="ann_waterfall_chart")
+    st.dataframe(pd.DataFrame(waterfall.rows()), hide_index=True, width="stretch")
+    st.caption(f"Relevant documents missing from the exact top {lists.k} are the embedding's ceiling: no index "
+               "setting brings them back. The ANN stage loses true neighbours that were relevant, and sometimes "
+               "gains relevant documents that lie just beyond the exact top k.")
+
+
+def one_query(lists: data.AnnLists, comparison) -> None:
+    st.subheader("One query")
+    qids = list(comparison.per_query)
+    if not qids:
+        return
+    qid = st.selectbox("Query", qids, key="ann_query",
+                       format_func=lambda q: f"{q} (ANN recall {comparison.per_query[q][f'ann_recall_{lists.k}']:.2f})")
+    judgments = (lists.qrels or {}).get(qid, {})
+    exact_list = data.top_k(lists.exact.get(qid, {}), lists.k)
+    ann_list = data.top_k(lists.ann.get(qid, {}), lists.k)
+    exact_side, ann_side = st.columns(2)
+    for column, title, ranked, other, role in ((exact_side, "Exact top k", exact_list, ann_list, "exact"),
+                                               (ann_side, "ANN top k", ann_list, exact_list, "ann")):
+        with column:
+            st.markdown(f"**{title}**")
+            st.dataframe(data.list_table(ranked, other, judgments, role), hide_index=True, width="stretch",
+                         key=f"ann_{role}_table")
+            scores = (lists.exact if role == "exact" else lists.ann).get(qid, {})
+            st.button(f"Open the {role if role == 'exact' else 'ANN'} list in the explorer", key=f"ann_open_{role}",
+                      on_click=_open, args=(qid, judgments, scores, lists.k, role), icon=":material/open_in_new:")
+    unreachable = data.unreachable(judgments, exact_list, ann_list)
+    if lists.qrels is not None:
+        st.caption(f"{len(unreachable)} relevant documents are in neither top {lists.k}"
+                   + (f" (e.g. {literal(', '.join(unreachable[:5]))})" if unreachable else "") + ".")
+
+
+def _open(qid: str, judgments: dict[str, int], scores: dict[str, float], k: int, role: str) -> None:
+    state.open_query(qid, judgments, scores, k=k, source=" (exact list)" if role == "exact" else " (ANN list)")
+    st.session_state[SWITCH] = True

@@ -1,0 +1,72 @@
+"""Pure plotly figure builders for the ANN page: data in, go.Figure out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..charts import _layout, metric_colour
+
+ANN_COLOUR, EXACT_COLOUR, QPS_COLOUR = "#CC79A7", "#555555", "#009E73"
+
+
+def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[float], recall_ann: Sequence[float],
+                 ndcg_ann: Sequence[float], qps: Sequence[float], recall_exact: float, ndcg_exact: float,
+                 k: int, current: int) -> go.Figure:
+    """ANN recall@k, and recall@k and nDCG@k of the ANN list, at every value of the search parameter, over the
+    exact list's recall@k and nDCG@k (dashed: the ceiling the embedding sets); queries per second below.
+
+    Traces: ``data[0]`` ANN recall, ``data[1]`` the ANN list's recall, ``data[2]`` its nDCG, ``data[3]`` and
+    ``data[4]`` the exact list's recall and nDCG (flat), ``data[5]`` queries per second.
+    """
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.06)
+    x = list(values)
+    lines = [
+        (f"ANN recall@{k} (the index)", ann_recall, ANN_COLOUR, "solid"),
+        (f"Recall@{k} of the ANN list (the system)", recall_ann, metric_colour("Recall"), "solid"),
+        (f"nDCG@{k} of the ANN list", ndcg_ann, metric_colour("nDCG"), "solid"),
+        (f"Recall@{k} of the exact list (ceiling)", [recall_exact] * len(x), metric_colour("Recall"), "dash"),
+        (f"nDCG@{k} of the exact list (ceiling)", [ndcg_exact] * len(x), metric_colour("nDCG"), "dash"),
+    ]
+    for name, y, colour, dash in lines:
+        fig.add_trace(go.Scatter(x=x, y=list(y), name=name, mode="lines" if dash == "dash" else "lines+markers",
+                                 line=dict(color=colour, dash=dash, width=2),
+                                 hovertemplate=f"{parameter}=%{{x}}: %{{y:.3f}}<extra>{name}</extra>"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=x, y=list(qps), name="queries per second (one thread)", mode="lines+markers",
+                             line=dict(color=QPS_COLOUR, width=2), showlegend=True,
+                             hovertemplate=f"{parameter}=%{{x}}: %{{y:,.0f}} queries/s<extra></extra>"), row=2, col=1)
+    for row in (1, 2):
+        fig.add_vline(x=current, line=dict(color="#999999", dash="dot", width=1), row=row, col=1)
+    fig.update_xaxes(type="log", dtick=0.30102999566, title_text=parameter, row=2, col=1)
+    fig.update_xaxes(type="log", dtick=0.30102999566, row=1, col=1)
+    fig.update_yaxes(range=[0, 1.05], title_text="value", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="queries/s", row=2, col=1)
+    return _layout(fig, f"What {parameter} buys",
+                   "ANN recall reaches 1 as the search widens; the system's recall stops at the exact list's "
+                   f"(dashed). Dotted: {parameter}={current}", height=560)
+
+
+def waterfall_figure(stages: Sequence[str], kept: Sequence[int], lost: Sequence[int], gained: Sequence[int],
+                     relevant: int) -> go.Figure:
+    """Relevant documents kept after each stage of the pipeline, with how many each stage lost and gained.
+
+    Traces: ``data[0]`` bars, ``x`` = stage names (first "judged relevant"), ``y`` = documents kept.
+    """
+    names = ["judged relevant", *stages]
+    counts = [relevant, *kept]
+    notes = ["all judged relevant documents"] + [
+        f"lost {lost_here:,}" + (f", gained {gained_here:,}" if gained_here else "")
+        for lost_here, gained_here in zip(lost, gained)
+    ]
+    colours = [EXACT_COLOUR] + [ANN_COLOUR if name.startswith("ANN") else metric_colour("Recall") for name in stages]
+    fig = go.Figure(go.Bar(x=names, y=counts, marker=dict(color=colours), text=[f"{c:,}" for c in counts],
+                           textposition="outside", customdata=notes,
+                           hovertemplate="%{x}: %{y:,} relevant documents (%{customdata})<extra></extra>"))
+    fig.update_xaxes(tickmode="array", tickvals=names,
+                     ticktext=[names[0]] + [f"{name}<br>{note}" for name, note in zip(names[1:], notes[1:])])
+    fig.update_yaxes(title_text="relevant documents", rangemode="tozero")
+    fig.update_layout(showlegend=False)
+    return _layout(fig, "Where relevant documents are lost",
+                   "Each bar: the relevant documents still present after that stage, over all queries", height=420)

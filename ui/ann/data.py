@@ -1,0 +1,155 @@
+"""The ANN page's data: a cached faiss index and its searches, or uploaded runs, as one ``AnnLists``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from metrics import TREC_EVAL, InputError
+from metrics.ann import compare_ann
+from metrics.ann.compare import ranked
+from metrics.ann import index as ann_index
+
+from .. import run_data
+from ..text import literal
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds to build the index, and queries per second of the exact and the approximate search."""
+
+    build_seconds: float
+    exact_qps: float
+    ann_qps: float
+
+
+@dataclass(frozen=True)
+class AnnLists:
+    """What every view of the page needs: the exact and the ANN run, qrels when there are any, a reranked run when
+    uploaded, the cut-off, and the timings when the index was built here."""
+
+    label: str
+    exact: dict[str, dict[str, float]]
+    ann: dict[str, dict[str, float]]
+    qrels: dict[str, dict[str, int]] | None
+    k: int
+    reranked: dict[str, dict[str, float]] | None = None
+    timing: Timing | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The index settings chosen on the page."""
+
+    collection: str
+    spec: ann_index.IndexSpec
+    search_value: int
+    k: int
+
+
+@st.cache_resource(max_entries=6, show_spinner="Building the index…")
+def _built(collection: str, spec: ann_index.IndexSpec) -> ann_index.BuiltIndex:
+    return ann_index.build_index(ann_index.COLLECTIONS[collection]().doc_vectors, spec)
+
+
+@st.cache_data(max_entries=8, show_spinner="Exact search (brute force)…")
+def _exact(collection: str, k: int) -> tuple[dict[str, dict[str, float]], float]:
+    data = ann_index.COLLECTIONS[collection]()
+    result = ann_index.exact_search(data.doc_vectors, data.query_vectors, k)
+    return ann_index.as_run(result, data.query_ids, data.doc_ids), result.queries_per_second
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _ann(collection: str, spec: ann_index.IndexSpec, k: int, value: int) -> tuple[dict, float]:
+    data = ann_index.COLLECTIONS[collection]()
+    result = ann_index.ann_search(_built(collection, spec), data.query_vectors, k, value)
+    return ann_index.as_run(result, data.query_ids, data.doc_ids), result.queries_per_second
+
+
+def search_lists(setup: Setup) -> AnnLists:
+    data = ann_index.COLLECTIONS[setup.collection]()
+    exact, exact_qps = _exact(setup.collection, setup.k)
+    ann, ann_qps = _ann(setup.collection, setup.spec, setup.k, setup.search_value)
+    timing = Timing(_built(setup.collection, setup.spec).build_seconds, exact_qps, ann_qps)
+    return AnnLists(f"{setup.spec.describe()}, {setup.spec.search_parameter}={setup.search_value}",
+                    exact, ann, data.qrels, setup.k, timing=timing)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    value: int
+    ann_recall: float
+    recall_ann: float
+    ndcg_ann: float
+    qps: float
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring every setting of the search parameter…")
+def sweep(collection: str, spec: ann_index.IndexSpec, k: int) -> tuple[list[SweepPoint], float, float]:
+    """The search parameter at every power of two: ANN recall, the ANN list's recall and nDCG, and queries per
+    second; with the exact list's recall and nDCG (the ceiling)."""
+    data = ann_index.COLLECTIONS[collection]()
+    exact, _ = _exact(collection, k)
+    points = []
+    exact_recall = exact_ndcg = 0.0
+    for value in ann_index.sweep_values(spec, k):
+        ann, qps = _ann(collection, spec, k, value)
+        means = compare_ann(exact, ann, data.qrels, k).means
+        exact_recall, exact_ndcg = means[f"recall_{k}_exact"], means[f"ndcg_cut_{k}_exact"]
+        points.append(SweepPoint(value, means[f"ann_recall_{k}"], means[f"recall_{k}_ann"],
+                                 means[f"ndcg_cut_{k}_ann"], qps))
+    return points, exact_recall, exact_ndcg
+
+
+def uploaded_lists(k: int) -> AnnLists | None:
+    """Exact and ANN runs (and optional qrels and reranked run) uploaded by the user, or None with a message."""
+    with st.container(border=True):
+        left, middle, right = st.columns(3)
+        exact_upload = left.file_uploader("Exact run (TREC)", key="ann_exact_run")
+        ann_upload = middle.file_uploader("ANN run (TREC)", key="ann_ann_run")
+        qrels_upload = right.file_uploader("qrels (optional)", key="ann_qrels")
+        reranked_upload = st.file_uploader("Reranked run (optional, one more waterfall stage)",
+                                           key="ann_reranked_run")
+    if exact_upload is None or ann_upload is None:
+        st.info("Upload the run of an exact (brute-force) search and the run of an approximate index over the same "
+                "queries. qrels add retrieval recall and nDCG; a reranked run adds a stage to the waterfall.")
+        return None
+    try:
+        exact = run_data.parsed("run", exact_upload).to_dict()
+        ann = run_data.parsed("run", ann_upload).to_dict()
+        qrels = run_data.parsed("qrels", qrels_upload).to_dict() if qrels_upload else None
+        reranked = run_data.parsed("run", reranked_upload).to_dict() if reranked_upload else None
+    except InputError as error:
+        st.error(literal(str(error)))
+        return None
+    return AnnLists("your runs", exact, ann, qrels, k, reranked=reranked)
+
+
+def top_k(scores: dict[str, float], k: int) -> list[tuple[str, float]]:
+    """The top k documents and scores, in trec_eval's order."""
+    return [(doc, scores[doc]) for doc in ranked(scores, TREC_EVAL)[:k]]
+
+
+def list_table(ranked: list[tuple[str, float]], other: list[tuple[str, float]], judgments: dict[str, int],
+               role: str):
+    """One side of the query view: rank, document, score, grade, and what the other list did with it."""
+    in_other = {doc for doc, _ in other}
+    if role == "exact":
+        status = ["kept by the index" if doc in in_other else "lost by the index" for doc, _ in ranked]
+    else:
+        status = ["true neighbour" if doc in in_other else "not in the exact top k" for doc, _ in ranked]
+    return pd.DataFrame({
+        "rank": range(1, len(ranked) + 1),
+        "document": [doc for doc, _ in ranked],
+        "score": [score for _, score in ranked],
+        "grade": [str(judgments[doc]) if doc in judgments else "unjudged" for doc, _ in ranked],
+        "status": status,
+    })
+
+
+def unreachable(judgments: dict[str, int], exact_list, ann_list, relevance_level: int = 1) -> list[str]:
+    """Relevant documents in neither list's top k, sorted."""
+    found = {doc for doc, _ in exact_list} | {doc for doc, _ in ann_list}
+    return sorted(doc for doc, grade in judgments.items() if grade >= relevance_level and doc not in found)
