@@ -87,7 +87,7 @@ def compare_ann(
     ``gained_relevant_k`` the reverse. Recall and nDCG follow trec_eval (queries without judgments are not
     evaluated on those measures) and the given conventions.
     """
-    cutoffs = check_cutoffs([k] if isinstance(k, int) else list(k))
+    cutoffs = check_cutoffs(list(k) if isinstance(k, (list, tuple, range)) else [k])
     conv = make_conventions(conventions, **convention_changes)
     check_run(exact_run, "exact_run")
     check_run(ann_run, "ann_run")
