@@ -27,7 +27,8 @@ MAX_K = 200
 
 @dataclass(frozen=True)
 class Collection:
-    """Document vectors, query vectors and binary judgments (same label = relevant)."""
+    """Document vectors, query vectors and binary judgments (same label = relevant). The qrels list the relevant
+    documents only: every other document is known to be non-relevant (see :meth:`judgments`)."""
 
     name: str
     description: str
@@ -37,12 +38,11 @@ class Collection:
     query_vectors: np.ndarray
     qrels: dict[str, dict[str, int]]
 
-    def doc_label(self, doc_id: str) -> str:
-        return self._labels[doc_id]
-
-    @property
-    def _labels(self) -> dict[str, str]:
-        return {}
+    def judgments(self, qid: str, docs) -> dict[str, int]:
+        """Every document is labelled here, so a document of ``docs`` that the qrels do not list as relevant is
+        judged non-relevant (grade 0), not unjudged."""
+        relevant = self.qrels.get(qid, {})
+        return {**{doc: 0 for doc in docs}, **relevant}
 
 
 def _judgments(query_ids, query_labels, doc_ids, doc_labels) -> dict[str, dict[str, int]]:
@@ -65,7 +65,7 @@ def digits_collection() -> Collection:
     query_ids = tuple(f"q{i:04d}" for i in np.flatnonzero(is_query))
     qrels = _judgments(query_ids, digits.target[is_query], doc_ids, digits.target[~is_query])
     return Collection("digits", "scikit-learn's handwritten digits: 1,597 images as documents, 200 as queries; "
-                      "relevant = the same digit", doc_ids, vectors[~is_query], query_ids, vectors[is_query], qrels)
+                      "relevant = the same digit (about 160 a query, so recall@k is at most about k/160)", doc_ids, vectors[~is_query], query_ids, vectors[is_query], qrels)
 
 
 @lru_cache(maxsize=1)

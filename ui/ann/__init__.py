@@ -59,7 +59,7 @@ def index_settings(k: int) -> data.Setup:
         if kind == "hnsw":
             m = right.select_slider("M (graph degree)", [4, 8, 16, 32, 64], value=16, key="ann_m")
             spec = ann_index.IndexSpec("hnsw", m=m)
-            value = st.select_slider("efSearch (candidates kept while searching; faiss uses at least k)",
+            value = st.select_slider("efSearch (candidates kept while walking the graph)",
                                      [v for v in powers if v <= ann_index.EF_SEARCH_RANGE[1]], value=16,
                                      key="ann_ef_search")
         else:
@@ -136,9 +136,10 @@ def one_query(lists: data.AnnLists, comparison) -> None:
         return
     qid = st.selectbox("Query", qids, key="ann_query",
                        format_func=lambda q: f"{q} (ANN recall {comparison.per_query[q][f'ann_recall_{lists.k}']:.2f})")
-    judgments = (lists.qrels or {}).get(qid, {})
     exact_list = data.top_k(lists.exact.get(qid, {}), lists.k)
     ann_list = data.top_k(lists.ann.get(qid, {}), lists.k)
+    shown = {doc for doc, _ in exact_list} | {doc for doc, _ in ann_list}
+    judgments = lists.judgments(qid, shown)
     exact_side, ann_side = st.columns(2)
     for column, title, ranked, other, role in ((exact_side, "Exact top k", exact_list, ann_list, "exact"),
                                                (ann_side, "ANN top k", ann_list, exact_list, "ann")):
@@ -148,7 +149,8 @@ def one_query(lists: data.AnnLists, comparison) -> None:
                          key=f"ann_{role}_table")
             scores = (lists.exact if role == "exact" else lists.ann).get(qid, {})
             st.button(f"Open the {role if role == 'exact' else 'ANN'} list in the explorer", key=f"ann_open_{role}",
-                      on_click=_open, args=(qid, judgments, scores, lists.k, role), icon=":material/open_in_new:")
+                      on_click=_open, args=(qid, lists.judgments(qid, scores), scores, lists.k, role),
+                      icon=":material/open_in_new:")
     unreachable = data.unreachable(judgments, exact_list, ann_list)
     if lists.qrels is not None:
         st.caption(f"{len(unreachable)} relevant documents are in neither top {lists.k}"

@@ -37,6 +37,13 @@ class AnnLists:
     k: int
     reranked: dict[str, dict[str, float]] | None = None
     timing: Timing | None = None
+    collection: ann_index.Collection | None = None
+
+    def judgments(self, qid: str, docs) -> dict[str, int]:
+        """The judgments of ``qid``; in a built-in collection every shown document is judged (0 if not relevant)."""
+        if self.collection is not None:
+            return self.collection.judgments(qid, docs)
+        return dict((self.qrels or {}).get(qid, {}))
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ def search_lists(setup: Setup) -> AnnLists:
     ann, ann_qps = _ann(setup.collection, setup.spec, setup.k, setup.search_value)
     timing = Timing(_built(setup.collection, setup.spec).build_seconds, exact_qps, ann_qps)
     return AnnLists(f"{setup.spec.describe()}, {setup.spec.search_parameter}={setup.search_value}",
-                    exact, ann, data.qrels, setup.k, timing=timing)
+                    exact, ann, data.qrels, setup.k, timing=timing, collection=data)
 
 
 @dataclass(frozen=True)
