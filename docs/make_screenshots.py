@@ -86,6 +86,16 @@ def runs_compare(page: Page, base_url: str) -> Region:
     return None
 
 
+def ann_recall(page: Page, base_url: str) -> Region:
+    """The "ANN recall" page on its HNSW index: the numbers against exact search and the efSearch sweep."""
+    page.goto(base_url + "/ann")
+    app = RunsPage(page, base_url)  # any page object: waiting and charts are shared
+    app.wait_until_idle()
+    chart = app.chart("What efSearch buys")
+    app.wait_for_charts()
+    return page.get_by_role("heading", name="ANN recall vs retrieval recall"), chart.graph
+
+
 #: name -> how to bring the page into the state to photograph, and which part of it to keep.
 SHOTS: dict[str, Callable[[Page, str], Region]] = {
     "explorer": explorer_default,
@@ -93,6 +103,7 @@ SHOTS: dict[str, Callable[[Page, str], Region]] = {
     "whatif-k": whatif_k,
     "runs": runs_per_query,
     "runs-compare": runs_compare,
+    "ann": ann_recall,
 }
 
 

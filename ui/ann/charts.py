@@ -42,7 +42,7 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
     fig.update_xaxes(type="log", dtick=0.30102999566, title_text=parameter, row=2, col=1)
     fig.update_xaxes(type="log", dtick=0.30102999566, row=1, col=1)
     fig.update_yaxes(range=[0, 1.05], title_text="value", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="queries/s", row=2, col=1)
+    fig.update_yaxes(type="log", dtick=1, title_text="queries/s", row=2, col=1)
     fig = _layout(fig, f"What {parameter} buys",
                   "ANN recall reaches 1 as the search widens; the system's recall stops at the exact list's "
                   f"(dashed). Dotted: {parameter}={current}", height=620)
