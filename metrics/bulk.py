@@ -7,7 +7,8 @@ and gives identical batches:
   appearance in the run; with ``missing_queries="zero"`` (trec_eval -c) judged queries absent from the run
   follow as empty rankings, in order of first appearance in the qrels;
 * order inside a query: score descending, ties by ``tie_order`` -- ``trec_eval``: doc id descending in byte
-  order; ``docid_ascending``; ``as_given``: file order;
+  order; ``docid_ascending``; ``as_given``: file order; scores are compared as ``score_precision`` says (float32
+  by default, as trec_eval 9 reads them with ``atof`` into a C float);
 * ``depth`` (trec_eval -M) keeps the top ``depth`` documents after sorting; ``unjudged="removed"`` (trec_eval
   -J) then drops documents without a grade >= 0;
 * a grade >= 0 is a judgment; a negative grade means "in the pool but unjudged".
@@ -149,6 +150,9 @@ def _ranked_lines(qrels: QrelsTable, run: RunTable, conventions: Conventions | N
         rows, scores, keys = rows[evaluated], scores[evaluated], keys[evaluated]
         docno = pc.filter(docno, from_numpy(evaluated))
     del evaluated
+    if conv.score_precision == "float32":
+        with np.errstate(over="ignore"):  # beyond the float range atof's double becomes an infinity, as here
+            scores = scores.astype(np.float32)
     grades = _grades(qrels, qrels_rows, rows, docno, keys, exact)
     rows, grades = _in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order, grades)
     del scores, keys, docno

@@ -19,6 +19,7 @@ TieOrder = Literal["trec_eval", "as_given", "docid_ascending"]
 Unjudged = Literal["nonrelevant", "removed"]
 PrecisionShortList = Literal["k", "retrieved"]
 MissingQueries = Literal["skip", "zero"]
+ScorePrecision = Literal["float32", "float64"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,9 @@ class Conventions:
     missing_queries: queries judged in the qrels but absent from the run are ``skip``-ped (trec_eval) or
         scored as empty rankings, i.e. ``zero`` (trec_eval ``-c``).
     depth: evaluate only the top ``depth`` documents of each ranking (trec_eval ``-M``); None means all.
+    score_precision: scores are compared as ``float32`` (trec_eval up to 9.0.8 and pytrec_eval store them as C
+        floats, so two doubles that round to the same float tie and go to the tie order) or as ``float64``
+        (trec_eval 10).
     """
 
     relevance_level: int = 1
@@ -51,6 +55,7 @@ class Conventions:
     precision_short_list: PrecisionShortList = "k"
     missing_queries: MissingQueries = "skip"
     depth: int | None = None
+    score_precision: ScorePrecision = "float32"
 
     def __post_init__(self) -> None:
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
@@ -105,6 +110,7 @@ _FIELD_TYPES = {
     "unjudged": Unjudged,
     "precision_short_list": PrecisionShortList,
     "missing_queries": MissingQueries,
+    "score_precision": ScorePrecision,
 }
 
 TREC_EVAL = Conventions()
@@ -192,6 +198,15 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         (
             Choice("skip", "are left out of the mean", ("trec_eval", "pytrec_eval")),
             Choice("zero", "score 0 and count in the mean", ("trec_eval -c", "ir_measures", "ranx (make_comparable=True)", "MS MARCO eval script")),
+        ),
+    ),
+    ConventionInfo(
+        "score_precision",
+        "Precision at which scores are compared",
+        ("all",),
+        (
+            Choice("float32", "scores are rounded to 32-bit floats (about 7 digits) before sorting, so scores closer than that tie and the tie order decides", ("trec_eval 9.0.8 and earlier", "pytrec_eval", "ir_measures (measures it takes from pytrec_eval)")),
+            Choice("float64", "scores are compared as 64-bit doubles, as written", ("trec_eval 10",)),
         ),
     ),
 )

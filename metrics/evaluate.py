@@ -92,7 +92,8 @@ def evaluate(
     parsed = _as_measures(measures)
     check_qrels(qrels)
     check_run(run)
-    qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero")
+    qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",
+                                      score_precision=conv.score_precision)
     check_gain_range([qrels[qid] for qid in qids], parsed, conv, names=qids)
     values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv)
     return {qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)}

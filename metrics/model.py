@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .conventions import TieOrder
+from .conventions import ScorePrecision, TieOrder
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
@@ -30,11 +30,16 @@ class InputError(ValueError):
     """Bad input data: names what is wrong and where."""
 
 
-def order_documents(scores: Mapping[str, float], tie_order: TieOrder = "trec_eval", *, qid: str = "") -> list[str]:
+def order_documents(
+    scores: Mapping[str, float], tie_order: TieOrder = "trec_eval", *, qid: str = "",
+    score_precision: ScorePrecision = "float32",
+) -> list[str]:
     """Doc ids by score descending; equal scores are ordered by ``tie_order``.
 
     ``trec_eval`` breaks ties by doc id descending in byte order (Python compares ``str`` by code point, which is
     UTF-8 byte order), ``docid_ascending`` the other way, and ``as_given`` keeps the mapping's insertion order.
+    With ``score_precision="float32"`` (trec_eval 9 and pytrec_eval) scores are compared after rounding to 32-bit
+    floats, so 0.1 and 0.1 + 1e-9 tie; ``float64`` compares them as given (trec_eval 10).
     """
     items = list(scores.items())
     for doc, score in items:
@@ -47,9 +52,32 @@ def order_documents(scores: Mapping[str, float], tie_order: TieOrder = "trec_eva
         items.sort(key=lambda item: item[0])
     elif tie_order != "as_given":
         raise ValueError(f"Argument `tie_order` has to be 'trec_eval', 'as_given' or 'docid_ascending', got {tie_order!r}")
+    sort_keys = compared_scores(np.fromiter((_as_double(score) for _, score in items), dtype=np.float64, count=len(items)),
+                                score_precision).tolist()
     # Python's sort is stable, also with reverse=True, so the tie order set above survives.
-    items.sort(key=lambda item: item[1], reverse=True)
-    return [doc for doc, _ in items]
+    order = sorted(range(len(items)), key=sort_keys.__getitem__, reverse=True)
+    return [items[i][0] for i in order]
+
+
+def _as_double(score: float) -> float:
+    try:
+        return float(score)
+    except OverflowError:  # an int beyond the double range: atof reads it as an infinity
+        return math.copysign(math.inf, score)
+
+
+def compared_scores(scores: np.ndarray, score_precision: ScorePrecision = "float32") -> np.ndarray:
+    """The scores as the ranking compares them: rounded to float32 (trec_eval 9, pytrec_eval) or as float64.
+
+    trec_eval 9 reads a score with ``atof`` into a C ``float``: a double rounded to nearest, and beyond the float
+    range an infinity. The result is float64 again (exactly representable), so callers compare it as usual.
+    """
+    if score_precision == "float64":
+        return np.asarray(scores, dtype=np.float64)
+    if score_precision != "float32":
+        raise ValueError(f"Argument `score_precision` has to be 'float32' or 'float64', got {score_precision!r}")
+    with np.errstate(over="ignore"):
+        return np.asarray(scores, dtype=np.float64).astype(np.float32).astype(np.float64)
 
 
 def _is_finite_number(value: object) -> bool:
@@ -195,7 +223,8 @@ def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:
 
 
 def rankings_for_run(
-    qrels: Qrels, run: Run, tie_order: TieOrder = "trec_eval", *, include_missing: bool = False
+    qrels: Qrels, run: Run, tie_order: TieOrder = "trec_eval", *, include_missing: bool = False,
+    score_precision: ScorePrecision = "float32",
 ) -> tuple[list[str], list[list[str]]]:
     """The evaluated query ids (in run order, trec_eval's rule) and each one's ordered ranking.
 
@@ -207,7 +236,7 @@ def rankings_for_run(
     for qid, scores in run.items():
         if not qrels.get(qid):  # no judgment line, as trec_eval (and pytrec_eval) see it
             continue
-        ranking = order_documents(scores, tie_order, qid=qid)
+        ranking = order_documents(scores, tie_order, qid=qid, score_precision=score_precision)
         qids.append(qid)
         rankings.append(ranking)
     if include_missing:

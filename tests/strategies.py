@@ -2,7 +2,7 @@
 
 Every generator takes a ``numpy.random.Generator`` made with ``numpy.random.default_rng(seed)``, so a failing case
 is reproduced by its seed alone. The shapes are chosen to hit what makes evaluators disagree: many tied scores,
-grades from -1 (unjudged) to 3, unjudged retrieved documents, judged documents never retrieved, queries with no
+float64 scores that tie only once rounded to float32, grades from -1 (unjudged) to 3, unjudged retrieved documents, judged documents never retrieved, queries with no
 relevant (or only grade-0) judgments, queries only in the run or only in the qrels, and doc ids whose byte order
 differs from their "natural" order ('10' < '9', 'Z' < 'a' < 'é' < '€' < '😀').
 """
@@ -22,6 +22,10 @@ ODD_DOC_IDS = (
 
 #: Scores drawn from a small set make ties common; the tie order then decides the ranking.
 TIED_SCORES = (0.0, 0.25, 0.5, 0.5, 1.0, 1.0, 1.0, -0.5)
+
+#: Offsets that keep float64 scores apart but make most of them equal as float32 (trec_eval 9 and pytrec_eval
+#: store scores as C floats): dense retrievers' scores differ in the 8th digit and beyond.
+NEAR_TIE_OFFSETS = (0.0, 1e-9, -1e-9, 2.5e-9, 1e-12, 3e-8, -3e-8, 1e-7)
 
 #: How a query's judgments are drawn: each profile gives weights over grades -1, 0, 1, 2, 3.
 GRADE_PROFILES = {
@@ -69,8 +73,11 @@ def random_query(
     judgments = {pool[i]: int(g) for i, g in zip(judged_docs, grades)}
     n_retrieved = int(rng.integers(1, len(pool) + 1))
     retrieved = rng.choice(len(pool), size=n_retrieved, replace=False)
-    if rng.random() < 0.5:
+    kind = rng.random()
+    if kind < 0.5:
         values = rng.choice(TIED_SCORES, size=n_retrieved)
+    elif kind < 0.65:  # float64 near-ties: distinct doubles, mostly equal floats
+        values = rng.choice(TIED_SCORES, size=n_retrieved) + rng.choice(NEAR_TIE_OFFSETS, size=n_retrieved)
     else:
         values = np.round(rng.normal(size=n_retrieved), int(rng.integers(1, 6)))
     scores = {pool[i]: float(v) for i, v in zip(retrieved, values)}

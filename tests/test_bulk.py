@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import metrics
 from metrics import Conventions, RankingBatch, evaluate
 from metrics.bulk import batch_for_run, evaluate_files
 from metrics.model import rankings_for_run
@@ -27,7 +28,9 @@ def random_trec_files(seed: int, long_ids: bool = False) -> tuple[str, str]:
             qrels_lines.append(f"{qid} 0 {doc} {rng.integers(-1, 4)}")
     for qid in qids[3:]:  # the first three judged queries are missing from the run
         for rank, doc in enumerate(rng.choice(docs, size=rng.integers(1, 25), replace=False), 1):
-            run_lines.append(f"{qid} Q0 {doc} {rank} {rng.integers(0, 5) / 2} tag")
+            # Some scores differ from another only in the 9th digit: they tie as trec_eval 9's C floats.
+            score = float(rng.integers(0, 5) / 2 + rng.choice([0.0, 0.0, 1e-9, -3e-8]))
+            run_lines.append(f"{qid} Q0 {doc} {rank} {score!r} tag")
     rng.shuffle(run_lines)
     return "\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n"
 
@@ -35,7 +38,8 @@ def random_trec_files(seed: int, long_ids: bool = False) -> tuple[str, str]:
 def dict_path_batch(qrels_text: str, run_text: str, conv: Conventions) -> tuple[list[str], RankingBatch]:
     qrels = read_qrels(qrels_text).to_dict()
     run = read_run(run_text).to_dict()
-    qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero")
+    qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",
+                                      score_precision=conv.score_precision)
     batch = RankingBatch.from_rankings(rankings, [qrels[q] for q in qids], depth=conv.depth,
                                        judged_only=conv.unjudged == "removed")
     return qids, batch
@@ -56,6 +60,8 @@ CONVENTIONS = [
     Conventions(unjudged="removed"),
     Conventions(depth=7, unjudged="removed", missing_queries="zero"),
     Conventions(missing_queries="zero", tie_order="as_given"),
+    Conventions(score_precision="float64"),
+    Conventions(score_precision="float64", tie_order="as_given"),
 ]
 
 
@@ -103,6 +109,22 @@ def test_ties_are_broken_by_doc_id_descending_in_byte_order_only_among_equal_sco
     _, batch = batch_for_run(qrels, run)
     # Z (2.0) first; then a before B, because 'a' (0x61) > 'B' (0x42); then c (0.5).
     assert batch.grades[0].tolist() == [3.0, 1.0, 2.0, 0.0]
+
+
+def test_scores_tie_when_they_are_the_same_c_float_as_trec_eval_9_reads_them_with_atof() -> None:
+    # 0.1000000001 and 0.1 are different doubles but one float: under float32 the tie goes to the doc id (y first).
+    run = read_run("a Q0 x 1 0.1000000001 t\na Q0 y 2 0.1 t\n")
+    qrels = read_qrels("a 0 y 1\na 0 x 0\n")
+    assert batch_for_run(qrels, run)[1].grades[0].tolist() == [1.0, 0.0]
+    assert batch_for_run(qrels, run, Conventions(score_precision="float64"))[1].grades[0].tolist() == [0.0, 1.0]
+
+
+def test_scores_beyond_the_float_range_tie_as_infinities_under_float32() -> None:
+    run = read_run("a Q0 x 1 1e300 t\na Q0 y 2 1e39 t\na Q0 z 3 3.4e38 t\n")
+    qrels = read_qrels("a 0 x 1\na 0 y 2\na 0 z 3\n")
+    assert batch_for_run(qrels, run)[1].grades[0].tolist() == [2.0, 1.0, 3.0]  # y, x (tied infinities), z
+    assert batch_for_run(qrels, run, Conventions(score_precision="float64"))[1].grades[0].tolist() == [1.0, 2.0, 3.0]
+    assert metrics.order_documents({"x": 1e300, "y": 1e39, "z": 3.4e38}) == ["y", "x", "z"]
 
 
 def test_queries_without_judgments_are_left_out_and_missing_ones_count_only_with_zero() -> None:

@@ -87,8 +87,8 @@ def test_a_match_explains_in_plain_words_how_it_differs_from_trec_eval():
 
 def test_conventions_that_cannot_change_this_data_are_named_not_listed_as_separate_matches():
     match = find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.4672").matches[0]
-    # No two scores tie and the run answers every judged query.
-    assert set(match.no_difference) == {"tie_order", "missing_queries"}
+    # No two scores tie, not even as 32-bit floats, and the run answers every judged query.
+    assert set(match.no_difference) == {"tie_order", "score_precision", "missing_queries"}
     assert match.equivalent_descriptions == ()
 
 
@@ -120,9 +120,20 @@ def test_every_candidate_is_a_value_evaluate_gives_under_its_conventions():
             assert got == candidate.value
 
 
+def test_a_value_that_only_doubles_give_is_credited_to_score_precision_float64():
+    # Dense-retrieval scores 1e-9 apart are one C float for trec_eval 9 and pytrec_eval, two doubles for trec_eval 10.
+    qrels = {"a": {"y": 1, "x": 0}}
+    run = {"a": {"x": 0.1 + 1e-9, "y": 0.1}}
+    assert find_conventions(qrels, run, "recip_rank", "1.0").matches[0].description == "trec_eval defaults"
+    (match,) = find_conventions(qrels, run, "recip_rank", "0.5").matches
+    assert "score_precision=float64" in (match.description, *match.equivalent_descriptions)
+    assert "trec_eval defaults" not in match.equivalent_descriptions
+
+
 def test_only_conventions_that_can_change_the_measure_are_searched():
     searched = find_conventions(JAM_QRELS, JAM_RUN, "P@4", "0.5").searched
-    assert set(searched) == {"relevance_level", "precision_short_list", "tie_order", "unjudged", "missing_queries"}
+    assert set(searched) == {"relevance_level", "precision_short_list", "tie_order", "score_precision", "unjudged",
+                             "missing_queries"}
     assert searched["relevance_level"] == (1, 2)
     assert "gain" not in searched and "ap_denominator" not in searched
     assert "ap_denominator" in find_conventions(JAM_QRELS, JAM_RUN, "AP@4", "0.5").searched

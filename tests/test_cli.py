@@ -220,6 +220,15 @@ def test_tie_order_as_given_keeps_file_order_of_equal_scores(tmp_path):
     assert number(cli("--tie-order", "as_given", "-m", "recip_rank", *paths)[1], "recip_rank") == 1.0
 
 
+def test_scores_tie_as_trec_eval_9_floats_unless_score_precision_is_float64(tmp_path):
+    (tmp_path / "q").write_text("a 0 y 1\na 0 x 0\n")
+    (tmp_path / "r").write_text("a Q0 x 1 0.1000000001 dense\na Q0 y 2 0.1 dense\n")
+    paths = [str(tmp_path / "q"), str(tmp_path / "r")]
+    # One C float: trec_eval 9.0.8 (and pytrec_eval) break the tie by doc id, y first; trec_eval 10 puts x first.
+    assert number(cli("-m", "recip_rank", *paths)[1], "recip_rank") == 1.0
+    assert number(cli("--score-precision", "float64", "-m", "recip_rank", *paths)[1], "recip_rank") == 0.5
+
+
 def test_precision_short_list_retrieved_divides_by_the_documents_retrieved(files):
     _, output, _ = cli("-q", "--precision-short-list", "retrieved", "-m", "P.10", *files)
     assert values(output)[("P_10", "q2")] == "0.5000"  # 1 relevant of 2 retrieved, not of 10

@@ -87,6 +87,8 @@ def test_the_collections_cover_the_cases_that_make_evaluators_disagree():
     assert sum(any(d not in qrels[q] for d in run[q]) for q in evaluated) > 300, "unjudged retrieved documents"
     assert sum(any(d not in run[q] for d in qrels[q]) for q in evaluated) > 300, "judged documents never retrieved"
     assert sum(len(set(run[q].values())) < len(run[q]) for q in evaluated) > 300, "tied scores"
+    assert sum(len(set(np.float32(list(run[q].values())))) < len(set(run[q].values())) for q in evaluated) > 50, (
+        "float64 scores that tie as float32")
     assert sum(len(run[q]) == 1 for q in evaluated) > 5, "single-document rankings"
     assert any(qid not in qrels for qid in run) and any(qid not in run for qid in qrels)
     odd = {doc for q in evaluated for doc in run[q] if any(stem in doc for stem in ODD_DOC_IDS)}
@@ -99,6 +101,29 @@ def test_largest_difference_seen_is_zero():
     reference = pytrec_eval.RelevanceEvaluator(qrels, specs).evaluate(run)
     ours = metrics.evaluate(qrels, run, specs)
     assert max_difference(ours, reference) == 0.0
+
+
+# ---- scores as trec_eval 9 stores them -----------------------------------------------------------------------------
+
+
+def test_doubles_that_round_to_the_same_float_tie_as_in_pytrec_eval():
+    # trec_eval 9.0.8 (inside pytrec_eval) keeps scores as C floats: 0.1 + 1e-9 and 0.1 are the same float, so the
+    # tie goes to the doc id (y before x) and the relevant y is first; trec_eval 10 compares doubles.
+    qrels = {"a": {"y": 1, "x": 0}}
+    run = {"a": {"x": 0.1 + 1e-9, "y": 0.1}}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
+    assert metrics.evaluate(qrels, run, ["recip_rank"]) == reference == {"a": {"recip_rank": 1.0}}
+    assert metrics.evaluate(qrels, run, ["recip_rank"], score_precision="float64") == {"a": {"recip_rank": 0.5}}
+
+
+def test_near_ties_of_float64_scores_match_pytrec_eval_only_under_float32():
+    qrels, run, specs = _collection(4242)
+    near = {qid: scores for qid, scores in run.items()
+            if len(set(np.float32(list(scores.values())))) < len(set(scores.values()))}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, specs).evaluate(near)
+    _assert_same(metrics.evaluate(qrels, near, specs), reference, "float32 scores")
+    doubles = metrics.evaluate(qrels, near, specs, score_precision="float64")
+    assert max_difference(doubles, reference) > 0.01, "the near-ties must matter, or this test proves nothing"
 
 
 # ---- the mean ----------------------------------------------------------------------------------------------------

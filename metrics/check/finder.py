@@ -38,6 +38,7 @@ from ..model import (
     Run,
     check_grades,
     judged_grade_matrix,
+    compared_scores,
     order_documents,
 )
 from ..names import Measure, parse_measure
@@ -72,9 +73,9 @@ _MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
 }
 
 #: Conventions that can change every measure, searched in this order after the measure's own.
-_ALWAYS_SEARCHED = ("tie_order", "unjudged", "missing_queries")
+_ALWAYS_SEARCHED = ("tie_order", "score_precision", "unjudged", "missing_queries")
 _DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "ap_denominator", "precision_short_list",
-                    "tie_order", "unjudged", "missing_queries")
+                    "tie_order", "score_precision", "unjudged", "missing_queries")
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +176,13 @@ class Candidate:
         differ only in conventions listed in :attr:`no_difference`."""
         seen = {self.description}
         descriptions = []
-        for changes in self.equivalent_changes:
-            text = describe_changes({k: v for k, v in changes.items() if k not in self.no_difference})
+        members = {self.conventions, *self.equivalents}
+        for conventions, changes in zip(self.equivalents, self.equivalent_changes):
+            # A convention is left out only where its default gives this outcome too: "score_precision=float64"
+            # must not become "trec_eval defaults" when the defaults give another value.
+            kept = {k: v for k, v in changes.items() if k not in self.no_difference
+                    or conventions.replace(**{k: getattr(TREC_EVAL, k)}) not in members}
+            text = describe_changes(kept)
             if text not in seen:
                 seen.add(text)
                 descriptions.append(text)
@@ -261,9 +267,10 @@ def find_conventions(
             continue
         combinations += 1
         conventions = reference.replace(**chosen)
-        batch_id = data.batch_id(conventions.tie_order, conventions.unjudged == "removed", conventions.depth)
+        batch_id = data.batch_id(conventions.tie_order, conventions.score_precision,
+                                 conventions.unjudged == "removed", conventions.depth)
         context_key = (batch_id, conventions.replace(tie_order="trec_eval", unjudged="nonrelevant",
-                                                     missing_queries="skip"))
+                                                     missing_queries="skip", score_precision="float32"))
         if context_key not in column_cache:
             batch, effective = data.batch_for(batch_id, plain, conventions)
             column_cache[context_key] = evaluate_batch(batch, [plain], effective)[plain.key]
@@ -415,15 +422,16 @@ class _PreparedRun:
         self.query_index = np.repeat(np.arange(len(run_qids), dtype=np.int64), counts)
         self.starts = np.cumsum(counts) - counts
         self.position = np.arange(len(self.docs), dtype=np.int64) - self.starts[self.query_index]
-        self._orders: dict[str, int] = {}
+        self._orders: dict[tuple[str, str], int] = {}
         self._order_arrays: list[np.ndarray] = []
         self._batches: dict[tuple, RankingBatch | np.ndarray] = {}
 
-    def batch_id(self, tie_order: str, judged_only: bool, depth: int | None) -> tuple[int, bool, int | None]:
-        """A key shared by every (tie order, unjudged, depth) that gives the same rankings."""
-        if not self._orders:
-            self._order_ties()
-        return self._orders[tie_order], judged_only, depth
+    def batch_id(self, tie_order: str, score_precision: str, judged_only: bool,
+                 depth: int | None) -> tuple[int, bool, int | None]:
+        """A key shared by every (tie order, score precision, unjudged, depth) that gives the same rankings."""
+        if (tie_order, score_precision) not in self._orders:
+            self._add_orders(score_precision)
+        return self._orders[tie_order, score_precision], judged_only, depth
 
     def batch(self, batch_id: tuple[int, bool, int | None], width: int | None = None) -> RankingBatch:
         """The batch for one document order, with only the top ``width`` ranks when given (lengths stay whole)."""
@@ -461,16 +469,25 @@ class _PreparedRun:
         return (RankingBatch(top.grades, top.judged, top.lengths, self._batches[key]),
                 conventions.replace(ideal_from="judgments"))
 
-    def _order_ties(self) -> None:
+    def _add_orders(self, score_precision: str) -> None:
+        """The document orders of every tie order with scores compared at ``score_precision``; identical orders
+        (no ties, or no new ties from rounding to float32) share one index and so one batch."""
+        for tie_order, order in self._orders_by_tie(compared_scores(self.scores, score_precision)).items():
+            index = next((i for i, known in enumerate(self._order_arrays)
+                          if known is order or np.array_equal(known, order)), None)
+            if index is None:
+                index = len(self._order_arrays)
+                self._order_arrays.append(order)
+            self._orders[tie_order, score_precision] = index
+
+    def _orders_by_tie(self, scores: np.ndarray) -> dict[str, np.ndarray]:
         """Order every query by score; documents with equal scores are re-sorted by doc id only where they tie."""
-        as_given = self._by_score()
+        as_given = self._by_score(scores)
         sorted_q = self.query_index[as_given]
-        sorted_s = self.scores[as_given]
+        sorted_s = scores[as_given]
         tied_next = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
-        self._order_arrays = [as_given]
         if not tied_next.any():
-            self._orders = {"as_given": 0, "trec_eval": 0, "docid_ascending": 0}
-            return
+            return {"as_given": as_given, "trec_eval": as_given, "docid_ascending": as_given}
         tied = np.zeros(as_given.shape[0], dtype=bool)
         tied[:-1] |= tied_next
         tied[1:] |= tied_next
@@ -487,16 +504,15 @@ class _PreparedRun:
         descending, ascending = as_given.copy(), as_given.copy()
         for target, sign in ((descending, -1), (ascending, 1)):
             target[tied] = tied_positions[np.lexsort((sign * tied_codes, block_id))]
-        self._order_arrays += [descending, ascending]
-        self._orders = {"as_given": 0, "trec_eval": 1, "docid_ascending": 2}
+        return {"as_given": as_given, "trec_eval": descending, "docid_ascending": ascending}
 
-    def _by_score(self) -> np.ndarray:
+    def _by_score(self, scores: np.ndarray) -> np.ndarray:
         """Positions sorted by query, then score descending, ties in input order (stable)."""
-        size = self.scores.shape[0]
+        size = scores.shape[0]
         same_query = self.query_index[1:] == self.query_index[:-1]
-        if not (same_query & (self.scores[1:] > self.scores[:-1])).any():
+        if not (same_query & (scores[1:] > scores[:-1])).any():
             return np.arange(size, dtype=np.int64)  # runs are usually written in rank order already
-        by_score = np.argsort(-self.scores, kind="stable")
+        by_score = np.argsort(-scores, kind="stable")
         # Rows are contiguous per query; a unique key per (query, score rank) keeps the score order inside a query.
         key = self.query_index[by_score] * max(size, 1) + np.arange(size, dtype=np.int64)
         return by_score[np.argsort(key)]
