@@ -206,7 +206,7 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         ("all",),
         (
             Choice("float32", "scores are rounded to 32-bit floats (about 7 digits) before sorting, so scores closer than that tie and the tie order decides", ("trec_eval 9.0.8 and earlier", "pytrec_eval", "ir_measures (measures it takes from pytrec_eval)")),
-            Choice("float64", "scores are compared as 64-bit doubles, as written", ("trec_eval 10",)),
+            Choice("float64", "scores are compared as 64-bit doubles, as written", ("trec_eval 10", "ir_measures nDCG(dcg='exp-log2') (gdeval.pl)")),
         ),
     ),
 )

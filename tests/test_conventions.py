@@ -373,7 +373,7 @@ def test_ir_measures_breaks_ties_like_trec_eval():
 
 def test_ir_measures_exp_log2_ndcg_is_exponential_gain_with_trec_eval_ties():
     # ir_measures routes nDCG(dcg='exp-log2') to gdeval.pl (Perl), which prints 5 decimals and needs numeric
-    # query ids; with ties, only trec_eval's tie order agrees with it.
+    # query ids; with ties, only trec_eval's tie order agrees with it, and Perl compares scores as doubles.
     ir_measures = pytest.importorskip("ir_measures")
     qrels, run = random_collection(np.random.default_rng(33), 150)
     qids = [qid for qid in run if qid in qrels]
@@ -384,6 +384,6 @@ def test_ir_measures_exp_log2_ndcg_is_exponential_gain_with_trec_eval_ties():
         reference = {m.query_id: m.value for m in ir_measures.iter_calc([measure], numbered_qrels, numbered_run)}
     except Exception as error:  # gdeval needs perl
         pytest.skip(f"gdeval unavailable: {error}")
-    ours = metrics.evaluate(numbered_qrels, numbered_run, ["nDCG(dcg='exp-log2')@10"])
+    ours = metrics.evaluate(numbered_qrels, numbered_run, ["nDCG(dcg='exp-log2')@10"], score_precision="float64")
     key = "nDCG(dcg='exp-log2')@10"
     assert max(abs(ours[qid][key] - reference[qid]) for qid in reference) <= 5.1e-6
