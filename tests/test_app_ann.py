@@ -132,3 +132,25 @@ def test_a_broken_upload_says_what_is_wrong():
                 ann_ann_run=("ann.txt", (DATA / "results.test").read_bytes()))
     assert not at.exception
     assert len(at.error) == 1 and "exact.txt" in at.error[0].value.replace("\\", "")
+
+
+def test_one_query_names_each_lost_relevant_document_and_the_stage_that_lost_it():
+    at = open_ann_page()
+    at.select_slider(key="ann_ef_search").set_value(1).run()
+    assert_no_failure(at)
+    lost = [table.value for table in at.dataframe if "lost at" in table.value.columns]
+    assert lost, "a narrow search loses relevant documents of the first query"
+    assert set(lost[0]["lost at"]) <= {"exact top 10", "ANN top 10"}
+    assert any(m.value.startswith("**Relevant documents lost:") for m in at.markdown)
+
+
+def test_an_upload_over_the_line_cap_is_refused_with_the_cap(monkeypatch):
+    from ui.ann import data as ann_data
+
+    monkeypatch.setattr(ann_data, "MAX_LINES", 10)
+    at = open_ann_page()
+    at.segmented_control(key="ann_source").set_value("Your own runs").run()
+    at = upload(at, ann_exact_run=("results.test", (DATA / "results.test").read_bytes()),
+                ann_ann_run=("results.trunc", (DATA / "results.trunc").read_bytes()))
+    assert not at.exception
+    assert any("at most 10 per file" in e.value.replace("\\", "") for e in at.error)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from metrics.ann import compare_ann, pipeline_stages, recall_waterfall
+from metrics.ann import Waterfall, compare_ann, pipeline_stages, recall_waterfall
 from metrics.ann import index as ann_index
 
 from .. import pages, state
@@ -42,9 +42,8 @@ def page() -> None:
     summary(comparison, lists)
     if setup is not None:
         sweep_chart(setup)
-    if lists.qrels is not None:
-        waterfall_section(lists)
-    one_query(lists, comparison)
+    waterfall = waterfall_section(lists) if lists.qrels is not None else None
+    one_query(lists, comparison, waterfall)
 
 
 def index_settings(k: int) -> data.Setup:
@@ -114,7 +113,7 @@ def sweep_chart(setup: data.Setup) -> None:
     st.plotly_chart(figure, key="ann_sweep_chart")
 
 
-def waterfall_section(lists: data.AnnLists) -> None:
+def waterfall_section(lists: data.AnnLists) -> Waterfall:
     st.subheader("Where relevant documents are lost")
     use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key="ann_use_context")
     context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
@@ -127,9 +126,10 @@ def waterfall_section(lists: data.AnnLists) -> None:
     st.caption(f"Relevant documents missing from the exact top {lists.k} are the embedding's ceiling: no index "
                "setting brings them back. The ANN stage loses true neighbours that were relevant, and sometimes "
                "gains relevant documents that lie just beyond the exact top k.")
+    return waterfall
 
 
-def one_query(lists: data.AnnLists, comparison) -> None:
+def one_query(lists: data.AnnLists, comparison, waterfall: Waterfall | None) -> None:
     st.subheader("One query")
     qids = list(comparison.per_query)
     if not qids:
@@ -151,10 +151,24 @@ def one_query(lists: data.AnnLists, comparison) -> None:
             st.button(f"Open the {role if role == 'exact' else 'ANN'} list in the explorer", key=f"ann_open_{role}",
                       on_click=_open, args=(qid, lists.judgments(qid, scores), scores, lists.k, role),
                       icon=":material/open_in_new:")
-    unreachable = data.unreachable(judgments, exact_list, ann_list)
-    if lists.qrels is not None:
-        st.caption(f"{len(unreachable)} relevant documents are in neither top {lists.k}"
-                   + (f" (e.g. {literal(', '.join(unreachable[:5]))})" if unreachable else "") + ".")
+    if waterfall is not None:
+        lost_relevant(qid, waterfall)
+
+
+def lost_relevant(qid: str, waterfall: Waterfall) -> None:
+    """Every relevant document of the query that the pipeline's last stage lacks, with the stage that lost it."""
+    query = next((q for q in waterfall.queries if q.qid == qid), None)
+    if query is None:
+        st.caption("This query has no relevant document in the qrels.")
+        return
+    lost = query.lost_at()
+    st.markdown(f"**Relevant documents lost: {len(lost)} of {query.relevant}**")
+    if lost:
+        table = pd.DataFrame({"document": list(lost), "lost at": list(lost.values())})
+        st.dataframe(table.sort_values(["lost at", "document"]), hide_index=True, width="stretch",
+                     height=min(300, 38 + 35 * len(table)), key="ann_lost_table")
+        st.caption(f"Lost at the {waterfall.stage_names[0]}: no index setting brings it back (the embedding's "
+                   "ceiling). Lost at the ANN stage: a relevant true neighbour that the index missed.")
 
 
 def _open(qid: str, judgments: dict[str, int], scores: dict[str, float], k: int, role: str) -> None:

@@ -16,6 +16,10 @@ from .. import run_data
 from ..text import literal
 
 
+#: The page compares runs query by query in memory; whole MS MARCO-size runs belong to ``python -m metrics.ann``.
+MAX_LINES = 1_000_000
+
+
 @dataclass(frozen=True)
 class Timing:
     """Seconds to build the index, and queries per second of the exact and the approximate search."""
@@ -124,14 +128,21 @@ def uploaded_lists(k: int) -> AnnLists | None:
                 "queries. qrels add retrieval recall and nDCG; a reranked run adds a stage to the waterfall.")
         return None
     try:
-        exact = run_data.parsed("run", exact_upload).to_dict()
-        ann = run_data.parsed("run", ann_upload).to_dict()
-        qrels = run_data.parsed("qrels", qrels_upload).to_dict() if qrels_upload else None
-        reranked = run_data.parsed("run", reranked_upload).to_dict() if reranked_upload else None
+        exact, ann = _as_dict("run", exact_upload), _as_dict("run", ann_upload)
+        qrels = _as_dict("qrels", qrels_upload) if qrels_upload else None
+        reranked = _as_dict("run", reranked_upload) if reranked_upload else None
     except InputError as error:
         st.error(literal(str(error)))
         return None
     return AnnLists("your runs", exact, ann, qrels, k, reranked=reranked)
+
+
+def _as_dict(kind: str, upload) -> dict:
+    table = run_data.parsed(kind, upload)
+    if len(table) > MAX_LINES:
+        raise InputError(f"{upload.name} has {len(table):,} lines; this page reads at most {MAX_LINES:,} per file "
+                         "(use python -m metrics.ann for larger runs)")
+    return table.to_dict()
 
 
 def top_k(scores: dict[str, float], k: int) -> list[tuple[str, float]]:
@@ -154,9 +165,3 @@ def list_table(ranked: list[tuple[str, float]], other: list[tuple[str, float]], 
         "grade": [str(judgments[doc]) if doc in judgments else "unjudged" for doc, _ in ranked],
         "status": status,
     })
-
-
-def unreachable(judgments: dict[str, int], exact_list, ann_list, relevance_level: int = 1) -> list[str]:
-    """Relevant documents in neither list's top k, sorted."""
-    found = {doc for doc, _ in exact_list} | {doc for doc, _ in ann_list}
-    return sorted(doc for doc, grade in judgments.items() if grade >= relevance_level and doc not in found)
