@@ -242,3 +242,15 @@ def test_command_line_errors_are_one_line_and_exit_2(tmp_path, argv, message):
     assert ann_main([arg.format(exact=exact) for arg in argv], out=out, err=err) == 2
     assert message in err.getvalue()
     assert len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_top_k_follows_the_score_precision_convention_like_the_recall_it_reports():
+    """0.1 and 0.1 + 1e-9 tie as C floats (trec_eval 9, pytrec_eval) and are then ordered by doc id descending."""
+    exact = {"q": {"x": 0.1 + 1e-9, "y": 0.1}}
+    ann = {"q": {"y": 0.1}}
+    qrels = {"q": {"y": 1, "x": 0}}
+    as_floats = compare_ann(exact, ann, qrels, 1).per_query["q"]
+    assert as_floats["ann_recall_1"] == 1.0 and as_floats["lost_relevant_1"] == 0  # top 1 is y in both lists
+    assert as_floats["recall_1_exact"] == 1.0
+    as_doubles = compare_ann(exact, ann, qrels, 1, score_precision="float64").per_query["q"]
+    assert as_doubles["ann_recall_1"] == 0.0 and as_doubles["recall_1_exact"] == 0.0

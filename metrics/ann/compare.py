@@ -36,7 +36,7 @@ def check_cutoffs(cutoffs: Sequence[int]) -> tuple[int, ...]:
 
 def ranked(scores: Mapping[str, float], conventions: Conventions, qid: str = "") -> list[str]:
     """Doc ids in the order trec_eval (or the given tie convention) ranks them."""
-    return order_documents(scores, conventions.tie_order, qid=qid)
+    return order_documents(scores, conventions.tie_order, qid=qid, score_precision=conventions.score_precision)
 
 
 def relevant_docs(judgments: Mapping[str, int], relevance_level: int) -> set[str]:
