@@ -170,6 +170,16 @@ def build_parser() -> argparse.ArgumentParser:
                       help="measure to print, repeatable: trec_eval notation (P.5,10  ndcg_cut.10  "
                            "ndcg.1=3,2=9), ir_measures notation (nDCG@10  P(rel=2)@5), or a nickname "
                            "(official, the default; all_trec)")
+    add_convention_arguments(parser, trec)
+    trec.add_argument("-n", "--nosummary", dest="summary", action="store_false",
+                      help="do not print the 'all' lines")
+    return parser
+
+
+def add_convention_arguments(parser: argparse.ArgumentParser, group=None) -> None:
+    """trec_eval's -c, -J, -l and -M (in ``group``), and one long option per convention; read them back with
+    :func:`conventions_from`. Shared by every command that evaluates (``metrics``, ``metrics.compare``)."""
+    trec = group if group is not None else parser.add_argument_group("trec_eval options")
     trec.add_argument("-c", "--complete_rel_info_wanted", dest="complete", action="store_true",
                       help="judged queries missing from the run score 0 and count in the means "
                            f"(same as {option_name('missing_queries')} zero)")
@@ -179,8 +189,6 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a judgment is relevant when its grade >= N (default 1)")
     trec.add_argument("-M", "--Max_retrieved_per_topic", "--depth", dest="depth", metavar="N",
                       help="evaluate only the top N documents of each ranking")
-    trec.add_argument("-n", "--nosummary", dest="summary", action="store_false",
-                      help="do not print the 'all' lines")
     conventions = parser.add_argument_group(
         "conventions (defaults are trec_eval's; the value 'trec_eval' also selects the default)"
     )
@@ -191,7 +199,6 @@ def build_parser() -> argparse.ArgumentParser:
                                  help=f"{info.label} (default {default})")
         if "_" in info.name:  # trec_eval spells its long options with underscores
             conventions.add_argument("--" + info.name, dest=info.name, help=argparse.SUPPRESS)
-    return parser
 
 
 def help_epilog() -> str:

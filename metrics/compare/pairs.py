@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .conventions import Conventions
-from .evaluate import evaluate, is_count
-from .model import InputError, Qrels, Run
-from .names import Measure, parse_measure
+from ..conventions import Conventions
+from ..evaluate import evaluate, is_count
+from ..model import InputError, Qrels, Run
+from ..names import Measure, parse_measure
 
 #: Deltas this close to 0 are ties: equal scores summed in different orders can differ in the last bits.
 TIE_TOLERANCE = 1e-12
