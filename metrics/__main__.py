@@ -2,10 +2,10 @@
 
 import ctypes
 import ctypes.util
-import os
-import sys
+from typing import NoReturn
 
-from .cli import main
+from .cli import PROG, main
+from .console import run_guarded
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_MAX = -4
@@ -33,16 +33,11 @@ def keep_freed_memory() -> None:
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
 
 
-def run() -> int:
+def run() -> NoReturn:
     """The command line as a process: ``python -m metrics`` and the installed ``ir-metrics`` script."""
     keep_freed_memory()
-    try:
-        return main()
-    except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`): stop quietly, as trec_eval does.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    run_guarded(main, PROG)
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    run()

@@ -15,13 +15,16 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
+from .console import cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
-from .evaluate import aggregate_columns, is_count
+from .evaluate import MAX_EXPONENTIAL_GRADE, aggregate_columns, is_count, uses_exponential_gain
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
+from .model import InputError
 from .names import Measure, parse_measure
 
 PROG = "python -m metrics"
@@ -57,6 +60,10 @@ FIELD_WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
 
 class UsageError(Exception):
     """A bad command line: reported as one line on stderr with exit status 2."""
+
+
+class _WriteError(Exception):
+    """The output could not be written: one line on stderr, exit status 2."""
 
 
 @dataclass(frozen=True)
@@ -293,9 +300,11 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     from .bulk import evaluate_prepared, prepare_run
     from .trec_io import read_qrels, read_run
 
-    qrels = read_qrels(qrels_path)
+    # Paths, never file content: a file name with spaces is still a name.
+    qrels = read_qrels(Path(qrels_path))
+    check_exponential_grades(qrels, Path(qrels_path), measures, conventions)
     # As in trec_eval, a run file named '-' is read from standard input.
-    run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(run_path)
+    run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(Path(run_path))
     runid = run.runid
     # A selection of only runid still needs the list of evaluated queries.
     prepared = prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
@@ -303,6 +312,21 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     qids, values, _ = evaluate_prepared(prepared)
     order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
     return [str(qids[i]) for i in order], {key: column[order] for key, column in values.items()}, runid
+
+
+def check_exponential_grades(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
+    """Raise InputError naming the qrels line of the first grade whose exponential gain would overflow, when a
+    measure uses exponential gain."""
+    from .trec_io import line_number
+
+    if not any(uses_exponential_gain(m, conventions) for m in measures):
+        return
+    too_large = np.flatnonzero(qrels.grade > MAX_EXPONENTIAL_GRADE)
+    if too_large.size:
+        row = int(too_large[0])
+        raise InputError(f"{qrels.name} line {line_number(source, row, kind='qrels')}: grade {int(qrels.grade[row])} "
+                         f"is too large for exponential gain (2^grade - 1 overflows); the limit is "
+                         f"{MAX_EXPONENTIAL_GRADE}, or use linear gain")
 
 
 def format_line(key: str, qid: str, value: float) -> str:
@@ -357,14 +381,21 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if not qids:
             raise UsageError(f"no query of {args.run} has judgments in {args.qrels}: nothing to evaluate")
         lines = report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary)
-        if lines:
-            out.write("\n".join(lines) + "\n")
-        out.flush()
+        try:
+            if lines:
+                out.write("\n".join(lines) + "\n")
+            out.flush()
+        except BrokenPipeError:
+            raise  # the reader went away: metrics.console stops quietly
+        except OSError as error:
+            raise _WriteError(cannot_write(error)) from None
         return 0
-    except UsageError as error:
+    except (UsageError, _WriteError) as error:
         message = str(error)
     except FileNotFoundError as error:
         message = f"cannot read {error.filename}: no such file"
+    except BrokenPipeError:
+        raise
     except OSError as error:
         message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
     except ValueError as error:  # InputError from the readers names the file and line

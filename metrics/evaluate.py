@@ -55,7 +55,7 @@ MAX_EXPONENTIAL_GRADE = 1000
 def check_gain_range(judgments: Sequence[Mapping[str, int]], measures: Sequence[Measure], conv: Conventions, *,
                      names: Sequence[str] | None = None) -> None:
     """Raise InputError when a measure uses exponential gain and a grade is so large that 2^grade overflows."""
-    if not any(_uses_exponential_gain(m, conv) for m in measures):
+    if not any(uses_exponential_gain(m, conv) for m in measures):
         return
     for i, judgment in enumerate(judgments):
         for doc, grade in judgment.items():
@@ -65,7 +65,8 @@ def check_gain_range(judgments: Sequence[Mapping[str, int]], measures: Sequence[
                                  f"(2^grade - 1 overflows); the limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain")
 
 
-def _uses_exponential_gain(measure: Measure, conv: Conventions) -> bool:
+def uses_exponential_gain(measure: Measure, conv: Conventions) -> bool:
+    """Whether ``measure`` computes gains as 2^grade - 1 under ``conv``."""
     return (measure.gain_map is None and "gain" in MEASURES[measure.name].conventions
             and (measure.gain or conv.gain) == "exponential")
 
@@ -180,7 +181,7 @@ def evaluate_batch(
     if not isinstance(batch, RankingBatch):
         raise InputError(f"Argument `batch` has to be a metrics.RankingBatch, got {type(batch).__name__}")
     parsed = _as_measures(measures)
-    if batch.size and any(_uses_exponential_gain(m, conv) for m in parsed):
+    if batch.size and any(uses_exponential_gain(m, conv) for m in parsed):
         largest = float(batch.judged_grades.max(initial=0.0))
         if largest > MAX_EXPONENTIAL_GRADE:
             raise InputError(f"a grade of {largest:.0f} is too large for exponential gain (2^grade - 1 overflows); "
@@ -281,4 +282,5 @@ def _group_by(items, key) -> dict:
 
 
 __all__ = ["MAX_EXPONENTIAL_GRADE", "InputError", "RelevanceEvaluator", "aggregate", "aggregate_columns", "check_gain_range",
-           "check_qrels", "check_run", "evaluate", "evaluate_batch", "evaluate_rankings", "is_count", "make_conventions"]
+           "check_qrels", "check_run", "evaluate", "evaluate_batch", "evaluate_rankings", "is_count", "make_conventions",
+           "uses_exponential_gain"]

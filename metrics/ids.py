@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from .model import InputError
+from .model import InputError, short_repr
 
 #: Characters no id may hold: the ASCII control characters, which include LF, CR, tab and NUL. (DEL is kept: it
 #: splits no line, and trec_eval orders it like any other byte.)
@@ -41,12 +41,12 @@ def check_id(value: object, what: str = "id", *, where: str = "") -> str:
     """
     prefix = f"{where}: " if where else ""
     if not isinstance(value, str):
-        raise InputError(f"{prefix}{what} has to be text (a str), got {type(value).__name__} {_short(value)}")
+        raise InputError(f"{prefix}{what} has to be text (a str), got {type(value).__name__} {short_repr(value)}")
     if not value:
         raise InputError(f"{prefix}{what} is empty; give every query and document a non-empty id")
     bad = _CONTROL.search(value)
     if bad:
-        raise InputError(f"{prefix}{what} {_short(value)} contains {_describe(bad.group())} at character "
+        raise InputError(f"{prefix}{what} {short_repr(value)} contains {_describe(bad.group())} at character "
                          f"{bad.start() + 1}; ids have to be one line without control characters")
     return value
 
@@ -124,11 +124,6 @@ def describe_renamed(renamed: Mapping[str, str], what: str = "id") -> str:
 
 def _describe(char: str) -> str:
     return _NAMES.get(char, f"the control character U+{ord(char):04X}")
-
-
-def _short(value: object, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 __all__ = ["TREC_SPACE_REPLACEMENT", "check_id", "check_ids", "check_nested_ids", "describe_renamed",

@@ -30,6 +30,14 @@ class InputError(ValueError):
     """Bad input data: names what is wrong and where."""
 
 
+def short_repr(value: object, limit: int = 60) -> str:
+    """repr of a user's value for a message, cut to ``limit`` characters (containers by their type and size)."""
+    if isinstance(value, (list, tuple, dict, set)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "..." + text[-1]
+
+
 def order_documents(
     scores: Mapping[str, float], tie_order: TieOrder = "trec_eval", *, qid: str = "",
     score_precision: ScorePrecision = "float32",
@@ -45,7 +53,7 @@ def order_documents(
     for doc, score in items:
         if not _is_finite_number(score):
             where = f"query {qid!r}, " if qid else ""
-            raise InputError(f"{where}document {doc!r}: score must be a finite number, got {score!r}")
+            raise InputError(f"{where}document {doc!r}: score must be a finite number, got {short_repr(score)}")
     if tie_order == "trec_eval":
         items.sort(key=lambda item: item[0], reverse=True)
     elif tie_order == "docid_ascending":
@@ -118,7 +126,7 @@ def check_grades(judgments: Mapping[str, int], *, qid: str = "", where: str = ""
         if not ok and isinstance(grade, (float, np.floating)) and float(grade).is_integer():
             ok = True
         if not ok:
-            raise InputError(f"{where}document {doc!r}: grade must be an integer, got {grade!r}")
+            raise InputError(f"{where}document {doc!r}: grade must be an integer, got {short_repr(grade)}")
         if not MIN_GRADE <= grade <= MAX_GRADE:
             raise InputError(f"{where}document {doc!r}: grade {grade!r} is out of range; grades are whole numbers "
                              f"from -2^63 to 2^63-1, as trec_eval reads them")

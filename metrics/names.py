@@ -143,7 +143,7 @@ def _parse_cutoffs(spec: str, params: str) -> list[int]:
         except ValueError:
             value = None
         if value is None or not 1 <= value <= _MAX_CUTOFF:
-            raise ValueError(f"measure {spec!r}: cut-off {text!r} has to be a positive integer")
+            raise ValueError(f"measure {spec!r}: cut-off {text!r} has to be a whole number from 1 to {_MAX_CUTOFF:,}")
         cutoffs.append(value)
     return cutoffs
 
@@ -182,7 +182,7 @@ def _parse_ir(spec: str) -> Measure:
         needs = "a cut-off, e.g. " + match["name"] + "@10" if cutoff is None else "no cut-off"
         raise ValueError(f"measure {spec!r} takes {needs}")
     if cutoff is not None and not 1 <= cutoff <= _MAX_CUTOFF:
-        raise ValueError(f"measure {spec!r}: cut-off has to be a positive integer")
+        raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
     relevance_level = gain = judged_only = None
     for param in filter(None, (match["params"] or "").split(",")):
         key, _, value = param.partition("=")

@@ -10,8 +10,12 @@ Formats (as trec_eval reads them, ``get_qrels.c`` and ``get_trec_results.c``):
 
 What we accept, and where we are stricter than trec_eval (which turns bad numbers into 0 silently):
 
-* Fields are separated by any run of ASCII whitespace (space, tab, CR, VT, FF); leading and trailing whitespace
-  is ignored, so CRLF files work. Lines whose first non-blank character is ``#`` and blank lines are skipped.
+* Fields are separated by any run of ASCII whitespace (space, tab, VT, FF); leading and trailing whitespace
+  is ignored. Lines end with LF or CRLF; a CR inside a line (CR-only line ends, which would make one line of
+  the whole file) and any other control character (NUL, ESC, ...) are errors naming the line, so ids never hold
+  one (see :mod:`metrics.ids`). Lines whose first non-blank character is ``#`` and blank lines are skipped.
+* A grade must fit trec_eval's 64-bit integer. A file that is not text (an archive, a program, UTF-16) is named
+  as such, and a qrels file given as the run (or the other way round) is pointed out.
 * A score must be a finite decimal number (``nan``/``inf``/``abc`` are errors); a grade must be an integer
   literal (``1.5``, ``1.0`` and ``high`` are errors).
 * The same (qid, docno) twice in one file is an error that names both lines.
@@ -54,7 +58,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .model import InputError
+from .model import MAX_GRADE, MIN_GRADE, InputError
 
 Source = Union[str, bytes, bytearray, memoryview, os.PathLike, BinaryIO]
 
@@ -246,12 +250,18 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
     elif isinstance(source, (str, os.PathLike)):
         path = Path(source)
         label = label or path.name
+        if path.is_dir():
+            raise TrecFormatError(f"{label}: is a directory ({path}); give the path of a {kind} file")
+        if path.exists() and not path.is_file():
+            # A pipe or a device (<(zcat run.gz), /dev/stdin, /dev/null): read as a stream.
+            with _open(path, label) as file:
+                return _load(file, label, max_bytes, kind)
         if not path.is_file():
             raise TrecFormatError(f"{label}: no such file ({path}); give the path of a {kind} file")
         size = path.stat().st_size
         if max_bytes is not None and size > max_bytes:
             raise TrecFormatError(_too_big(label, size, max_bytes))
-        with open(path, "rb") as file:
+        with _open(path, label) as file:
             if file.read(2) == _GZIP_MAGIC:
                 file.seek(0)
                 raw = _gunzip(file, label, kind, max_bytes, size)
@@ -280,9 +290,25 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
     return label, raw
 
 
+def _open(path: Path, label: str) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except PermissionError:
+        raise TrecFormatError(f"{label}: permission denied ({path}); make the file readable") from None
+    except OSError as error:
+        raise TrecFormatError(f"{label}: cannot read {path} ({error.strerror or error})") from None
+
+
 def _looks_like_content(text: str) -> bool:
-    # A str is file content when it holds a line break or a whole TREC line; otherwise it names a file.
-    return not text or "\n" in text or "\r" in text or len(text.split()) >= 4
+    # A str is file content when it holds a line break or a whole TREC line and names no existing file.
+    if not text or "\n" in text or "\r" in text:
+        return True
+    if len(text.split()) < 4:
+        return False
+    try:
+        return not os.path.exists(text)
+    except (OSError, ValueError):  # a NUL or an over-long name: not a path
+        return True
 
 
 #: gzip input may expand to this many times the compressed bytes read so far. TREC files expand 3 to 8 times (the
@@ -428,6 +454,8 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
         separator, _ = _scan(buffer)
         parsed = None
     if separator is None:
+        if _has_stray_control(buffer):
+            return None  # the line-by-line reader names the line
         buffer = _normalise_whitespace(buffer)
         separator = b" "
         # Indented comment lines now start at the line start.
@@ -460,6 +488,27 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
             return None
     del table
     return qid, docno, values, tag
+
+
+def _has_stray_control(buffer) -> bool:
+    """Whether the text holds a control byte that is neither a separator nor a line end (NUL, ESC, ...), or a
+    carriage return that does not end a line (CR-only line ends would make one line of the whole file)."""
+    data = buffer if isinstance(buffer, np.ndarray) else np.frombuffer(buffer, dtype=np.uint8)
+    size = data.shape[0]
+    for start in range(0, size, _NORMALISE_CHUNK):
+        chunk = data[start:start + _NORMALISE_CHUNK]
+        control = chunk < 32
+        if not control.any():
+            continue
+        # Tab, LF, VT, FF and CR (9..13) are whitespace; the subtraction wraps around below 9.
+        if (control & ((chunk - np.uint8(9)) > 4)).any():
+            return True
+        carriage = np.flatnonzero(chunk == 13) + start
+        following = carriage + 1
+        inside = following < size
+        if (data[following[inside]] != 10).any():
+            return True
+    return False
 
 
 def _separator_guess(buffer) -> bytes | None:
@@ -708,6 +757,10 @@ def _data_lines(buffer: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
 
 
 def _slow_parse(buffer: bytes, label: str, kind: str):
+    binary = _binary_kind(buffer)
+    if binary:
+        raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
+    _check_control_bytes(buffer, label)
     qids: list[str] = []
     docnos: list[str] = []
     values: list[float] = []
@@ -717,15 +770,23 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
         if kind == "qrels":
             if len(fields) != 4:
                 raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_COLUMNS}), found {len(fields)}"
-                                      + ("; trec_eval does not allow extra columns in qrels" if len(fields) > 4 else ""))
+                                      + ("; trec_eval does not allow extra columns in qrels" if len(fields) > 4 else "")
+                                      + (_SWAPPED.format(kind="a run", columns=RUN_COLUMNS)
+                                         if not qids and _looks_like_run_line(fields) else ""))
             qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
             if not _INTEGER.fullmatch(fields[3]):
                 raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is not an integer; "
                                       f"write grades as whole numbers such as 0, 1, 2 (negative = unjudged)")
-            values.append(int(fields[3]))
+            grade = int(fields[3])
+            if not MIN_GRADE <= grade <= MAX_GRADE:
+                raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is out of range; grades are whole "
+                                      f"numbers from -2^63 to 2^63-1, as trec_eval reads them")
+            values.append(grade)
         else:
             if len(fields) < 6:
-                raise TrecFormatError(f"{where}: expected 6 columns ({RUN_COLUMNS}), found {len(fields)}")
+                raise TrecFormatError(f"{where}: expected 6 columns ({RUN_COLUMNS}), found {len(fields)}"
+                                      + (_SWAPPED.format(kind="qrels", columns=QRELS_COLUMNS)
+                                         if not qids and len(fields) == 4 and _INTEGER.fullmatch(fields[3]) else ""))
             qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
             raw = fields[4]
             if not _NUMBER.fullmatch(raw):
@@ -745,6 +806,89 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
         raise TrecFormatError(_no_data_lines(label, kind, what))
     array = np.array(values, dtype=np.int64 if kind == "qrels" else np.float64)
     return pa.array(qids, type=pa.string()), pa.array(docnos, type=pa.string()), array, tag
+
+
+_SWAPPED = "; the line looks like {kind} ({columns}): are the qrels and run files swapped?"
+
+
+def _looks_like_run_line(fields: list[bytes]) -> bool:
+    return len(fields) >= 6 and bool(_INTEGER.fullmatch(fields[3])) and bool(_NUMBER.fullmatch(fields[4]))
+
+
+#: Formats people give by mistake, by the bytes they start with, and what to do instead.
+_MAGIC = (
+    (b"PK\x03\x04", "a zip archive (or an Excel/Word file); unzip it or export the data as text first"),
+    (b"\xfd7zXZ\x00", "an xz archive; decompress it first (xz -d), or give a gzip file"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive; decompress it first (zstd -d), or give a gzip file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; extract it first"),
+    (b"PAR1", "a Parquet file; export it as TREC text first"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x7fELF", "a program (an ELF executable)"),
+    (b"\x93NUMPY", "a NumPy array file"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\xff\xfe", "UTF-16 text; save it as UTF-8"),
+    (b"\xfe\xff", "UTF-16 text; save it as UTF-8"),
+)
+_BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
+
+
+def _binary_kind(buffer) -> str | None:
+    """What a file that is not text seems to be (from its first bytes), or None when it may be text."""
+    head = bytes(buffer[:4096])
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            return what
+    if _BZIP2.match(head):
+        return "a bzip2 archive; decompress it first (bunzip2), or give a gzip file"
+    nuls = head.count(b"\x00")
+    if nuls and nuls * 3 >= len(head):
+        even, odd = head[0::2], head[1::2]
+        # ASCII text in UTF-16: every other byte is NUL, the bytes between are not.
+        if any(a.count(0) * 10 >= len(a) * 9 and b.count(0) * 10 <= len(b) for a, b in ((odd, even), (even, odd))):
+            return "UTF-16 text; save it as UTF-8"
+        return "a binary file (it is full of NUL bytes); give a plain or gzipped text file"
+    if nuls * 100 >= len(head) and nuls > 1:
+        return "a binary file (it holds NUL bytes); give a plain or gzipped text file"
+    return None
+
+
+_STRAY_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f]|\r(?!\n|\Z)")
+_CONTROL_NAMES = {0: "a NUL byte", 27: "an escape character (ESC)"}
+
+
+def _check_control_bytes(buffer, label: str) -> None:
+    """Raise naming the first data line that holds a control byte other than whitespace, or a CR inside a line."""
+    position = 0
+    while True:
+        found = _STRAY_CONTROL.search(buffer, position)
+        if found is None:
+            return
+        line_start = buffer.rfind(b"\n", 0, found.start()) + 1
+        line_end = buffer.find(b"\n", found.start())
+        line_end = len(buffer) if line_end == -1 else line_end
+        if bytes(buffer[line_start:line_end]).lstrip().startswith(b"#"):
+            position = line_end
+            continue
+        number = buffer.count(b"\n", 0, found.start()) + 1
+        byte = found.group()[0]
+        if byte == 13:
+            raise TrecFormatError(
+                f"{label} line {number}: a carriage return (CR) in the middle of the line; the file seems to use "
+                "CR-only (classic Mac) line ends: convert them to LF, e.g. tr '\\r' '\\n' < old > new")
+        what = _CONTROL_NAMES.get(byte, f"the control character 0x{byte:02X}")
+        raise TrecFormatError(f"{label} line {number}: holds {what} at character {found.start() - line_start + 1}; "
+                              "ids and values cannot hold control characters")
+
+
+def line_number(source: Source, row: int, *, kind: str) -> int:
+    """The line number of data row ``row`` (0-based, as in the tables) of a qrels or run file, for messages."""
+    _, buffer = _load(source, None, None, kind)
+    for index, (number, _) in enumerate(_data_lines(buffer, "")):
+        if index == row:
+            return number
+    raise IndexError(f"the file has fewer than {row + 1} data lines")
 
 
 def _no_data_lines(label: str, kind: str, what: str) -> str:

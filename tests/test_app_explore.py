@@ -219,7 +219,7 @@ def test_pasted_json_in_pytrec_eval_shape_is_accepted():
         (b"q1 0 d1\n", "line 1"),
         (b"q1 0 d1 x\n", "line 1"),
         (b"", "empty"),
-        (b'{"q": {"a": 1.5}}', "integer grade"),
+        (b'{"q": {"a": 1.5}}', "grade must be an integer"),
         (b"{not json", "not valid JSON"),
     ],
 )

@@ -130,11 +130,11 @@ def test_a_measure_parameter_overrides_the_conventions_for_that_measure_only(jam
     [
         ("precision", "unknown measure 'precision'; known: P, recall"),
         ("Precision@5", "unknown measure 'Precision@5'; ir_measures names:"),
-        ("P@0", "measure 'P@0': cut-off has to be a positive integer"),
-        ("P.0", "measure 'P.0': cut-off '0' has to be a positive integer"),
-        ("P.-5", "measure 'P.-5': cut-off '-5' has to be a positive integer"),
+        ("P@0", "measure 'P@0': cut-off has to be a whole number from 1 to 10,000,000"),
+        ("P.0", "measure 'P.0': cut-off '0' has to be a whole number from 1 to 10,000,000"),
+        ("P.-5", "measure 'P.-5': cut-off '-5' has to be a whole number from 1 to 10,000,000"),
         ("P@-5", "unknown measure 'P@-5'"),
-        ("P.five", "measure 'P.five': cut-off 'five' has to be a positive integer"),
+        ("P.five", "measure 'P.five': cut-off 'five' has to be a whole number from 1 to 10,000,000"),
         ("P", None),  # valid: trec_eval's default cut-offs
         ("R", "measure 'R' takes a cut-off, e.g. R@10"),
         ("Success", "measure 'Success' takes a cut-off, e.g. Success@10"),

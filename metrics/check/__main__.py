@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn, TextIO
 
+from ..console import cannot_write, run_guarded
 from ..conventions import Conventions
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
@@ -57,6 +59,18 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     except (InputError, ValueError, OSError) as error:
         print(f"error: {_one_line(error)}", file=err)
         return EXIT_BAD_INPUT
+    try:
+        status = _report(finding, args, out, err)
+        out.flush()
+        return status
+    except BrokenPipeError:
+        raise  # the reader went away: metrics.console stops quietly
+    except OSError as error:
+        print(f"error: {cannot_write(error)}", file=err)
+        return EXIT_BAD_INPUT
+
+
+def _report(finding: Finding, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if finding.reported.note:
         print(f"note: {finding.reported.note}", file=err)
     decimals = finding.reported.decimals + 2
@@ -83,8 +97,9 @@ def _run(args: argparse.Namespace) -> Finding:
     if args.nearest < 1:
         raise ValueError(f"--nearest has to be a positive integer, got {args.nearest}")
     base = Conventions(depth=args.depth)
-    qrels = read_qrels(args.qrels).to_dict()
-    run = read_run(args.run).to_dict()
+    # Paths, never file content: a file name with spaces is still a name.
+    qrels = read_qrels(Path(args.qrels)).to_dict()
+    run = read_run(Path(args.run)).to_dict()
     return find_conventions(qrels, run, args.measure, args.value, base=base)
 
 
@@ -112,5 +127,10 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
+def run() -> NoReturn:
+    """The command line as a process: ``python -m metrics.check`` and the installed ``ir-metrics-check`` script."""
+    run_guarded(main, "python -m metrics.check")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -12,6 +12,12 @@ from decimal import Decimal, InvalidOperation
 from ..model import InputError
 
 
+#: A double holds 15 to 17 significant digits; no paper reports more decimals than that.
+MAX_DECIMALS = 15
+#: Counts (num_rel_ret summed over queries) stay far below 10^15.
+MAX_INTEGER_DIGITS = 15
+
+
 @dataclass(frozen=True, slots=True)
 class ReportedValue:
     """A reported value and the half-open interval [low, high) of scores that round to it.
@@ -59,6 +65,13 @@ def parse_reported_value(value: str | float | int, *, bounded: bool = True) -> R
         raise InputError(f"reported value {text!r} has to be a finite number, e.g. 0.412")
     if number < 0:
         raise InputError(f"reported value {text!r} is negative; retrieval scores are >= 0")
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    if -int(number.as_tuple().exponent) > MAX_DECIMALS:
+        raise InputError(f"reported value {shown!r} has more than {MAX_DECIMALS} decimals, more than a double holds; "
+                         "give the value as printed, e.g. 0.412")
+    if number.adjusted() >= MAX_INTEGER_DIGITS:
+        raise InputError(f"reported value {shown!r} is larger than any score or count (at most "
+                         f"{MAX_INTEGER_DIGITS} digits before the point)")
     note = None
     if bounded and not percent and number > 1:
         if number > 100:
