@@ -4,5 +4,5 @@ import streamlit as st
 
 from ui import pages
 
-st.set_page_config(page_title="IR Metrics Explorer", page_icon=":material/leaderboard:", layout="wide")
+st.set_page_config(page_title="IR Metrics Explorer", page_icon="📊", layout="wide")
 st.navigation(pages.build()).run()

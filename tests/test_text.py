@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ui.text import literal, matches_filter
+from ui.text import WORD_JOINER, literal, matches_filter, shown
 
 
 @pytest.mark.parametrize("typed", [
@@ -16,12 +16,21 @@ from ui.text import literal, matches_filter
     ":material/home:", ":smile:", "$x^2$", "$$\\int$$", "`code`", "# heading", "> quote", "1. item", "- item",
     "a\\b", "~~struck~~", "| a | b |",
 ])
-def test_every_ascii_punctuation_character_is_escaped(typed):
-    escaped = literal(typed)
+def test_every_ascii_punctuation_character_is_escaped_and_the_text_reads_back(typed):
+    escaped = literal(typed).replace(WORD_JOINER, "")
     unescaped = [ch for i, ch in enumerate(escaped) if not ch.isalnum() and not ch.isspace()
                  and (i == 0 or escaped[i - 1] != "\\") and ch != "\\"]
     assert unescaped == []
-    assert escaped.replace("\\", "") == typed.replace("\\", "")
+    assert shown(literal(typed)) == typed
+
+
+@pytest.mark.parametrize(("typed", "broken_up"), [
+    # Rewrites that run on parsed text, after escapes are gone: a word joiner splits each pattern.
+    ("https://x.y", "https:" + WORD_JOINER), ("WWW.x.y", "WWW" + WORD_JOINER), ("a@b.c", "@" + WORD_JOINER),
+    (":streamlit:", ":" + WORD_JOINER + "streamlit"), ("a -> b", "-" + WORD_JOINER), ("x <= y", "<" + WORD_JOINER),
+])
+def test_autolinks_shortcodes_and_arrows_are_broken_up_by_an_invisible_joiner(typed, broken_up):
+    assert broken_up in literal(typed).replace("\\", "")
 
 
 @pytest.mark.parametrize("typed", ["one\ntwo", "one\r\ntwo", "one\rtwo", "one\u2028two", "one\x85two", "one\ftwo"])

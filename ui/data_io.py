@@ -14,6 +14,7 @@ from metrics.reference import scores_for_pytrec_eval
 from . import state
 from .loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
 from .query_state import MAX_ITEMS, QueryState
+from .text import literal
 
 LOADED = "loaded_data"
 
@@ -52,7 +53,7 @@ def data_in() -> None:
             qrels = _read("qrels", qrels_file, qrels_text)
             run = _read("run", run_file, run_text)
         except InputError as error:
-            st.error(str(error))
+            st.error(literal(error))
             return
         if qrels is None and run is None:
             return

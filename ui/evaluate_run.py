@@ -12,7 +12,7 @@ from metrics.model import order_documents
 
 from . import pages, run_charts, run_data, state
 from .explore import show_message
-from .text import MAX_FILTER_CHARS, escape_markdown, literal, matches_filter
+from .text import MAX_FILTER_CHARS, literal, matches_filter
 
 
 def page() -> None:
@@ -101,16 +101,16 @@ def check_tab(collection: run_data.Collection, conventions) -> None:
         with st.spinner("Trying every combination of conventions…"):
             finding = run_data.find(collection, name, measure, value, conventions.depth)
     except (InputError, ValueError) as error:
-        st.error(str(error))
+        st.error(literal(error))
         return
     if finding.reported.note:
-        st.info(finding.reported.note)
+        st.info(literal(finding.reported.note))
     rows = finding.matches or finding.nearest()
     if finding.matches:
-        st.success(f"{len(finding.matches)} combination(s) reproduce {value.strip()} "
+        st.success(f"{len(finding.matches)} combination(s) reproduce {literal(value.strip())} "
                    f"({finding.combinations} tried on {finding.num_queries} queries).")
     else:
-        st.warning(f"No combination of conventions gives {value.strip()}. The nearest values:")
+        st.warning(f"No combination of conventions gives {literal(value.strip())}. The nearest values:")
     st.dataframe(pd.DataFrame({
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],
@@ -142,7 +142,7 @@ def compare_tab(collection: run_data.Collection, results: dict, conventions, mea
                                 dict(zip(qids_b, values_b[measure].tolist())),
                                 measure=measure, conventions=conventions, permutations=10_000, seed=0)
     metric_cols = st.columns(5)
-    metric_cols[0].metric(f"mean {measure}: B − A", f"{comparison.mean_delta:+.4f}")
+    metric_cols[0].metric(f"mean {literal(measure)}: B − A", f"{comparison.mean_delta:+.4f}")
     metric_cols[1].metric("B wins / ties / losses", f"{comparison.wins} / {comparison.ties} / {comparison.losses}")
     metric_cols[2].metric("paired t-test p", _p(comparison.t_test.p_value))
     metric_cols[3].metric("randomisation test p", _p(comparison.randomisation.p_value))
@@ -152,7 +152,7 @@ def compare_tab(collection: run_data.Collection, results: dict, conventions, mea
                + (" (exact)" if comparison.randomisation.exact else "") + ".")
     for label, qids in (("only in A", comparison.only_in_a), ("only in B", comparison.only_in_b)):
         if qids:
-            st.caption(f"Not compared, {label}: {len(qids)} queries ({', '.join(map(str, qids[:10]))}"
+            st.caption(f"Not compared, {label}: {len(qids)} queries ({literal(', '.join(map(str, qids[:10])))}"
                        + ("…" if len(qids) > 10 else "") + ")")
     ordered = comparison.sorted_deltas()
     st.plotly_chart(run_charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
@@ -172,9 +172,9 @@ def side_by_side(collection: run_data.Collection, name_a: str, name_b: str, qids
                               "grade": pd.array([judgments.get(d) for d in order[:100]], dtype="Int64")},
                              index=pd.RangeIndex(1, min(len(order), 100) + 1, name="rank"))
         with column:
-            st.markdown(f"**{escape_markdown(name)}**")
+            st.markdown(f"**{literal(name)}**")
             st.dataframe(frame, width="stretch", height=320)
-            column.button(f"Open {name} in explorer", key=f"open_{name}_{qid}", on_click=_open_query,
+            column.button(f"Open {literal(name)} in explorer", key=f"open_{name}_{qid}", on_click=_open_query,
                           args=(collection, name, qid, k))
 
 

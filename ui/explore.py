@@ -10,13 +10,14 @@ from metrics.explain import explain
 from metrics.reference import check_against_trec_eval
 
 from . import controls, data_io, editor, metrics_panel, state, whatif_panel
+from .text import literal
 
 
 def show_message() -> None:
     message = state.pop_message()
     if message:
         kind, text = message
-        {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(text)
+        {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(literal(text))  # messages quote ids and file names
 
 
 def page() -> None:
@@ -50,7 +51,7 @@ def page() -> None:
 
     list_side, explain_side = st.columns([3, 2], gap="large")
     with list_side:
-        st.subheader(f"Ranked list · {query.query}")
+        st.subheader(f"Ranked list · {literal(query.query)}")
         editor.ranking_editor(query)
         editor.move_controls(query)
         controls.sort_by_score_button(query)

@@ -10,6 +10,8 @@ import streamlit as st
 
 from metrics import InputError
 
+from .text import literal
+
 log = logging.getLogger("ir_metrics_explorer")
 
 
@@ -19,7 +21,7 @@ def guarded(page: Callable[[], None]) -> Callable[[], None]:
         try:
             page()
         except InputError as error:
-            st.error(str(error))
+            st.error(literal(error))  # the message quotes ids and file names
         except Exception:  # noqa: BLE001 - shown as a message, logged with its traceback for us
             log.exception("page %s failed", page.__qualname__)
             st.error(

@@ -10,6 +10,7 @@ from metrics.explain import METRIC_GUIDE, Explanation
 from metrics.reference import Agreement
 
 from . import state
+from .text import literal
 
 
 def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None) -> None:
@@ -88,4 +89,4 @@ def agreement_panel(agreement: Agreement, labels: dict[str, str]) -> None:
         index=[labels.get(m, m) for m in agreement.measures],
     )
     st.dataframe(table.style.format("{:.3f}"), width="stretch")
-    st.caption("trec_eval's order: " + " › ".join(agreement.trec_order))
+    st.caption("trec_eval's order: " + " › ".join(literal(doc) for doc in agreement.trec_order))

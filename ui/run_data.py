@@ -18,7 +18,7 @@ from metrics.samples import load_samples, sample_to_trec
 from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
 
 from .controls import convention_select
-from .text import escape_markdown
+from .text import literal
 
 #: Whole runs: an MS MARCO dev run (7M lines) is about 240 MB.
 MAX_RUN_BYTES = 256 * 1024 * 1024
@@ -52,7 +52,7 @@ def parsed(kind: str, upload) -> QrelsTable | RunTable:
     key = (kind, upload.file_id)
     if key not in cache:
         reader = read_qrels if kind == "qrels" else read_run
-        with st.spinner(f"Reading {upload.name} ({upload.size / 2**20:.1f} MB)…"):
+        with st.spinner(f"Reading {literal(upload.name)} ({upload.size / 2**20:.1f} MB)…"):
             try:
                 cache[key] = reader(upload.getvalue(), name=upload.name, max_bytes=MAX_RUN_BYTES)
             except InputError as error:
@@ -106,7 +106,7 @@ def inputs() -> Collection | None:
             name = upload.name if upload.name not in runs else f"{upload.name} ({len(runs) + 1})"
             runs[name] = table
     except InputError as error:
-        st.error(str(error))
+        st.error(literal(error))
         return None
     if len(run_uploads) > MAX_RUNS:
         st.warning(f"Only the first {MAX_RUNS} runs are evaluated.")
@@ -127,7 +127,7 @@ def settings() -> tuple[list[str], Conventions]:
                 parse_measures(spec)
                 measures.append(spec)
             except ValueError as error:
-                st.error(str(error))
+                st.error(literal(error))
         st.subheader("Conventions")
         level = st.number_input("Relevance threshold", min_value=0, max_value=1000, value=1, step=1, key="runs_level")
         depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
@@ -170,12 +170,12 @@ def coverage_notes(collection: Collection, results: dict) -> None:
         unjudged = sorted(in_run - judged)
         missing = sorted(judged - in_run)
         evaluated = len(results[name][0])
-        notes = [f"**{escape_markdown(name)}**: {evaluated} queries evaluated."]
+        notes = [f"**{literal(name)}**: {evaluated} queries evaluated."]
         if unjudged:
             notes.append(f"{len(unjudged)} run queries have no judgments and were skipped "
-                         f"({escape_markdown(_few(unjudged))}).")
+                         f"({literal(_few(unjudged))}).")
         if missing:
-            notes.append(f"{len(missing)} judged queries are not in the run ({escape_markdown(_few(missing))}): "
+            notes.append(f"{len(missing)} judged queries are not in the run ({literal(_few(missing))}): "
                          "skipped, or scored 0 with the convention 'missing queries: zero' (trec_eval -c).")
         st.caption(" ".join(notes))
 

@@ -9,19 +9,52 @@ of the pattern and the text.
 
 from __future__ import annotations
 
-#: CommonMark lets every ASCII punctuation character be backslash-escaped, and an escaped character is always
-#: literal: no emphasis, links, autolinks (the ':' of 'https:' and the '.' of 'www.' are escaped), images, HTML,
-#: LaTeX ($), colour directives (:red[...]) or emoji shortcodes (:smile:).
-_ESCAPES = {ord(ch): "\\" + ch for ch in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}
 #: Every line break Markdown or Python knows, folded to one space: user text never starts a new block.
 _LINE_BREAKS = {ord(ch): " " for ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+#: Some rewrites run on the parsed text, where escapes are gone: GFM autolinks (https://x.y, www.x.y, a@b.c),
+#: :streamlit: and emoji shortcodes, and Streamlit's arrows (-> <- <= >= -- ~=). An invisible WORD JOINER after
+#: ':' and '@' (unless a space follows), inside 'www.' and inside those pairs breaks each pattern without changing
+#: what the page shows.
+WORD_JOINER = "\u2060"
+_ARROWS = {"->", "<-", "--", "<=", ">=", "~="}
+#: CommonMark lets every ASCII punctuation character be backslash-escaped, and an escaped character is always
+#: literal to the parser: no emphasis, links, images, HTML, LaTeX ($) or colour directives (:red[...]).
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_ESCAPES = {ord(ch): "\\" + ch for ch in _PUNCTUATION}
 
 MAX_FILTER_CHARS = 200
 
 
 def literal(text: object) -> str:
-    """``text`` as Markdown that renders exactly as typed, on one line."""
-    return str(text).translate(_LINE_BREAKS).translate(_ESCAPES)
+    """``text`` as Markdown that renders exactly as typed, on one line (with invisible word joiners, see above)."""
+    one_line = str(text).translate(_LINE_BREAKS)
+    pieces = []
+    for position, ch in enumerate(one_line):
+        pieces.append(ch.translate(_ESCAPES))
+        if _needs_joiner(one_line, position):
+            pieces.append(WORD_JOINER)
+    return "".join(pieces)
+
+
+def _needs_joiner(text: str, position: int) -> bool:
+    if text[position] in ":@":  # only where a scheme, shortcode or e-mail domain could follow
+        return position + 1 < len(text) and not text[position + 1].isspace()
+    pair = text[position:position + 2].lower()
+    if pair == "w.":
+        return text[max(0, position - 2):position + 1].lower() == "www"
+    return pair in _ARROWS
+
+
+def shown(markdown: str) -> str:
+    """What a page shows for ``literal(text)``: ``text`` itself, escapes and joiners read (for tests)."""
+    plain = markdown.replace(WORD_JOINER, "")
+    pieces, position = [], 0
+    while position < len(plain):
+        if plain[position] == "\\" and position + 1 < len(plain) and plain[position + 1] in _PUNCTUATION:
+            position += 1
+        pieces.append(plain[position])
+        position += 1
+    return "".join(pieces)
 
 
 def escape_markdown(text: str) -> str:
