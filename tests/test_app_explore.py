@@ -6,6 +6,7 @@ import pytest
 
 import metrics
 from apptest_support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
+from ui.text import shown as as_shown  # what the page shows of a literal() message
 from metrics.samples import load_samples
 from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
@@ -44,7 +45,7 @@ def test_graded_jam_url_gives_ndcg_0_467():
 def test_malformed_link_explains_the_problem_and_falls_back_to_the_default_sample(params, fragment):
     at = open_app(**params)
     assert_no_failure(at)
-    assert any(fragment in e.value for e in at.error), [e.value for e in at.error]
+    assert any(fragment in as_shown(e.value) for e in at.error), [e.value for e in at.error]
     assert shown(at) == PASTRY
 
 
@@ -200,7 +201,7 @@ def test_uploaded_trec_files_open_a_query_in_the_editor():
     assert_no_failure(at)
     assert at.data_editor[0].value["doc"].tolist() == ["d2", "d1", "d9"]
     assert at.data_editor[1].value["doc"].tolist() == ["d3"]
-    assert any("Opened query 'q1'" in i.value for i in at.info)
+    assert any("Opened query 'q1'" in as_shown(i.value) for i in at.info)
 
 
 def test_pasted_json_in_pytrec_eval_shape_is_accepted():
@@ -227,7 +228,7 @@ def test_bad_uploads_say_what_is_wrong_and_keep_the_list(qrels, fragment):
     at = open_app()
     at.file_uploader(key="upload_qrels").set_value(("bad.qrels", qrels, "text/plain")).run()
     assert_no_failure(at)
-    assert any(fragment in e.value for e in at.error), [e.value for e in at.error]
+    assert any(fragment in as_shown(e.value) for e in at.error), [e.value for e in at.error]
     assert shown(at) == PASTRY
 
 
