@@ -385,7 +385,9 @@ def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.nd
             for key, column in values.items():
                 results.setdefault(key, np.zeros(len(prepared.qids)))[rows] = column
     values = {measure.key: results[measure.key] for measure in prepared.measures}
-    return prepared.qids, values, aggregate_columns(values)
+    # The means are summed in trec_eval's query order (sorted ids), so they are its 'all' line to the last bit.
+    order = np.asarray(sorted(range(len(prepared.qids)), key=prepared.qids.__getitem__), dtype=np.int64)
+    return prepared.qids, values, aggregate_columns({key: column[order] for key, column in values.items()})
 
 
 def evaluate_tables(

@@ -199,18 +199,23 @@ def evaluate_batch(
 
 def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The ``all`` line under trec_eval's rules: counts (``num_*``) are summed, everything else is the mean over the
-    queries given. Use ``missing_queries="zero"`` (trec_eval -c) when evaluating to count absent queries as 0."""
+    queries given. Use ``missing_queries="zero"`` (trec_eval -c) when evaluating to count absent queries as 0.
+
+    Values are summed in trec_eval's query order (byte order of the ids), whatever the dict's order, so the mean is
+    the last bit of trec_eval's ``all`` line."""
     keys: dict[str, None] = {}
     for values in per_query.values():
         keys.update(dict.fromkeys(values))
+    ordered = [per_query[qid] for qid in sorted(per_query)]
     return aggregate_columns({
-        key: np.array([values[key] for values in per_query.values() if key in values], dtype=np.float64)
+        key: np.array([values[key] for values in ordered if key in values], dtype=np.float64)
         for key in keys
     })
 
 
 def aggregate_columns(columns: Mapping[str, np.ndarray]) -> dict[str, float]:
-    """:func:`aggregate` for per-query arrays ``{key: values}``, as the bulk path produces them."""
+    """:func:`aggregate` for per-query arrays ``{key: values}``, as the bulk path produces them, summed in the order
+    given: pass the queries in trec_eval's order (sorted ids) for its ``all`` line to the last bit."""
     means: dict[str, float] = {}
     for key, column in columns.items():
         # Sequential summation, as trec_eval accumulates, keeps the mean bit-identical to its own.

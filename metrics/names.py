@@ -53,7 +53,10 @@ class Measure:
             params.append("dcg='exp-log2'")
         if self.judged_only:
             params.append("judged_only=True")
-        text = self.info.ir_name + (f"({','.join(params)})" if params else "")
+        base = self.info.ir_name
+        if self.name == "num_rel_ret" and self.relevance_level is not None:
+            base = "NumRet"  # ir_measures writes relevant retrieved at a level as NumRet(rel=N)
+        text = base + (f"({','.join(params)})" if params else "")
         return text if self.cutoff is None else f"{text}@{self.cutoff}"
 
     @property
@@ -198,6 +201,9 @@ def _parse_ir(spec: str) -> Measure:
                 f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, "
                 "and dcg='log2' or 'exp-log2' for nDCG)"
             )
+    if name == "num_ret" and relevance_level is not None:
+        # ir_measures: NumRet(rel=N) counts the retrieved documents with grade >= N (NumRelRet is NumRet(rel=1)).
+        name = "num_rel_ret"
     return Measure(name, cutoff, relevance_level, gain=gain, judged_only=judged_only, notation="ir_measures")
 
 

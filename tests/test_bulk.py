@@ -161,3 +161,4 @@ def test_evaluate_files_gives_the_dict_path_means(seed: int) -> None:
     for key in values:
         assert values[key].tolist() == [per_query[q][key] for q in qids]
     assert means["num_q"] == len(qids)
+    assert means == metrics.aggregate(per_query)  # both sum in trec_eval's (sorted) query order

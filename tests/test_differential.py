@@ -145,6 +145,34 @@ def test_aggregate_is_the_plain_mean_of_pytrec_evals_values_and_the_sum_of_count
         ), key
 
 
+def test_aggregate_sums_in_trec_evals_query_order_whatever_the_dict_order():
+    # (0.1 + 0.2) + 0.3 and (0.3 + 0.2) + 0.1 differ in the last bit; trec_eval sums in sorted query order.
+    in_order = {"a": {"map": 0.1}, "b": {"map": 0.2}, "c": {"map": 0.3}}
+    reversed_order = dict(reversed(in_order.items()))
+    expected = ((0.1 + 0.2) + 0.3) / 3
+    assert expected != ((0.3 + 0.2) + 0.1) / 3
+    assert metrics.aggregate(reversed_order)["map"] == metrics.aggregate(in_order)["map"] == expected
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_aggregate_of_a_shuffled_run_is_trec_evals_all_line_to_the_last_bit(seed):
+    # trec_eval adds each query's value to the 'all' value as it goes, queries in sorted order, then divides.
+    qrels, run, specs = _collection(seed, 500)  # the run's queries come in shuffled order
+    reference = pytrec_eval.RelevanceEvaluator(qrels, specs).evaluate(run)
+    means = metrics.aggregate(metrics.evaluate(qrels, run, specs))
+    differs_from_dict_order = 0
+    for key in next(iter(reference.values())):
+        total = in_dict_order = 0.0
+        for qid in sorted(reference):
+            total += reference[qid][key]
+        for values in reference.values():
+            in_dict_order += values[key]
+        expected = total if key.startswith("num_") else total / len(reference)
+        assert means[key] == expected, key
+        differs_from_dict_order += in_dict_order != total
+    assert differs_from_dict_order, "the order must matter on this data, or this test proves nothing"
+
+
 # ---- drop-in replacement -----------------------------------------------------------------------------------------
 
 

@@ -125,6 +125,18 @@ def test_a_measure_parameter_overrides_the_conventions_for_that_measure_only(jam
 # ---- errors -------------------------------------------------------------------------------------------------------------
 
 
+def test_numret_with_a_level_counts_relevant_retrieved_at_that_level_as_ir_measures_does():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = {"1": {"a": 2, "b": 1}}
+    run = {"1": {"a": 1.0, "b": 0.5, "c": 0.2}}
+    names = ["NumRet(rel=2)", "NumRet(rel=1)", "NumRet"]
+    reference = ir_measures.calc_aggregate([ir_measures.parse_measure(name) for name in names], qrels, run)
+    assert {str(measure): value for measure, value in reference.items()} == {
+        "NumRet(rel=2)": 1.0, "NumRet(rel=1)": 2.0, "NumRet": 3.0}
+    assert metrics.evaluate(qrels, run, names) == {"1": {"NumRet(rel=2)": 1.0, "NumRet(rel=1)": 2.0, "NumRet": 3.0}}
+    assert parse_measure("NumRet(rel=2)")[0] == Measure("num_rel_ret", relevance_level=2, notation="ir_measures")
+
+
 @pytest.mark.parametrize(
     "spec,message",
     [

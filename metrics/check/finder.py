@@ -287,7 +287,8 @@ def find_conventions(
         members.sort(key=lambda member: (-member[0], member[1]))
         weight, _, conventions, changes = members[0]
         column = values[key]
-        total = float(np.cumsum(column)[-1]) if column.size else 0.0
+        # Summed in trec_eval's query order (sorted ids), as its 'all' line is.
+        total = float(np.cumsum(column[data.sorted_rows(column.size)])[-1]) if column.size else 0.0
         aggregated = total if is_count(plain.key) else total / column.size
         qids = data.qids[: column.size]
         candidates.append(Candidate(
@@ -423,6 +424,7 @@ class _PreparedRun:
         self.starts = np.cumsum(counts) - counts
         self.position = np.arange(len(self.docs), dtype=np.int64) - self.starts[self.query_index]
         self._orders: dict[tuple[str, str], int] = {}
+        self._sorted_rows: dict[int, np.ndarray] = {}
         self._order_arrays: list[np.ndarray] = []
         self._batches: dict[tuple, RankingBatch | np.ndarray] = {}
 
@@ -432,6 +434,12 @@ class _PreparedRun:
         if (tie_order, score_precision) not in self._orders:
             self._add_orders(score_precision)
         return self._orders[tie_order, score_precision], judged_only, depth
+
+    def sorted_rows(self, count: int) -> np.ndarray:
+        """The first ``count`` rows in trec_eval's query order (byte order of the ids)."""
+        if count not in self._sorted_rows:
+            self._sorted_rows[count] = np.asarray(sorted(range(count), key=self.qids.__getitem__), dtype=np.int64)
+        return self._sorted_rows[count]
 
     def batch(self, batch_id: tuple[int, bool, int | None], width: int | None = None) -> RankingBatch:
         """The batch for one document order, with only the top ``width`` ranks when given (lengths stay whole)."""
