@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from metrics import Conventions, InputError
+from metrics.ids import check_id
 
 MAX_PARAM_CHARS = 20_000
 MAX_ITEMS = 1_000
@@ -220,7 +221,7 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
     except ValueError as error:
         raise InputError(f"URL conventions: {error}") from None
     check_state(tuple(items), judgments)
-    query = values.get("query", "query")[:200] or "query"
+    query = check_id(values.get("query", "query")[:200] or "query", "query id", where="URL parameter 'query'")
     return QueryState(tuple(items), judgments, k, conventions, query)
 
 
