@@ -1,0 +1,138 @@
+"""``python -m metrics.compare QRELS RUN RUN... -m nDCG@10 -m AP``: a results table with significance.
+
+Evaluates every run on every measure, compares every pair of runs (or each against ``--baseline``) with a
+paired test and a multiple-testing correction, and prints a report table: each mean with superscripts naming the
+runs it beats significantly. ``--details`` adds every pair (difference, bootstrap interval, effect size, raw and
+adjusted p) and, with a baseline, the risk of each run against it (wins/ties/losses, URisk, TRisk). Exit status 0,
+or 2 with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, TextIO
+
+from ..cli import add_convention_arguments, conventions_from
+from ..console import run_guarded
+from ..model import InputError
+from ..trec_io import read_qrels, read_run
+from .intervals import METHODS
+from .many import CORRECTIONS, TESTS, ManyComparison, compare_many
+from .report import FORMATS, report_table
+from .risk import risk
+
+PROG = "python -m metrics.compare"
+MAX_RUN_FILES = 50
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{message} (see --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "), allow_abbrev=False)
+    parser.add_argument("qrels", metavar="QRELS", help="judgments (TREC qrels, plain or gzip)")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs (TREC, plain or gzip)")
+    parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
+                        help="measure, repeatable, in trec_eval or ir_measures notation (default nDCG@10)")
+    parser.add_argument("--test", choices=TESTS, default="t", help="paired test (default t)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                        help="multiple-testing correction over each measure's pairs (default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--baseline", metavar="RUN", help="compare each run with this one (a RUN as given)")
+    parser.add_argument("--format", dest="fmt", choices=FORMATS, default="text", help="table format (default text)")
+    parser.add_argument("--interval", choices=METHODS, default="bca", help="bootstrap interval (default bca)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--permutations", type=int, default=10_000, help="randomisation test permutations")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the randomisation test")
+    parser.add_argument("--risk-alpha", type=float, default=1.0, help="risk aversion of URisk/TRisk (default 1)")
+    parser.add_argument("--details", action="store_true", help="also print every pair and the risk table")
+    add_convention_arguments(parser)
+    return parser
+
+
+def run_names(paths: Sequence[str]) -> list[str]:
+    """Each run's file name, made unique with its position when two runs share one."""
+    names: list[str] = []
+    for position, path in enumerate(paths, 1):
+        name = os.path.basename(path) or path
+        names.append(name if name not in names else f"{name} ({position})")
+    return names
+
+
+def details(comparison: ManyComparison, risk_alpha: float) -> list[str]:
+    lines = ["", f"{'measure':<16} {'B':<20} {'A':<20} {'B - A':>8} {'interval':>19} {'d_z':>7} {'p':>8} "
+             f"{'p adj.':>8}  W/T/L"]
+    for pair in comparison.pairs:
+        interval = f"[{pair.interval.low:+.4f}, {pair.interval.high:+.4f}]"
+        lines.append(f"{pair.measure:<16} {pair.run_b[:20]:<20} {pair.run_a[:20]:<20} {pair.difference:>+8.4f} "
+                     f"{interval:>19} {pair.effect_size:>7.2f} {pair.p_value:>8.4f} {pair.p_adjusted:>8.4f}"
+                     f"{'*' if pair.significant else ' '} {pair.wins}/{pair.ties}/{pair.losses}")
+    if comparison.baseline is not None:
+        lines += ["", f"Risk against {comparison.baseline} (alpha = {risk_alpha:g}): TRisk below -2 is significantly "
+                      "riskier, above 2 significantly safer", f"{'measure':<16} {'run':<20} {'W/T/L':>11} "
+                      f"{'total loss':>10} {'worst loss':>10} {'URisk':>8} {'TRisk':>7}"]
+        for measure in comparison.measures:
+            base = comparison.values[measure][comparison.baseline]
+            for run in comparison.runs:
+                if run == comparison.baseline:
+                    continue
+                result = risk(comparison.values[measure][run], base, alpha=risk_alpha)
+                lines.append(f"{measure:<16} {run[:20]:<20} {f'{result.wins}/{result.ties}/{result.losses}':>11} "
+                             f"{result.total_loss:>10.4f} {result.largest_loss:>10.4f} {result.urisk:>+8.4f} "
+                             f"{result.trisk:>+7.2f}")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        if any(arg in ("-h", "--help") for arg in argv):
+            out.write(parser.format_help())
+            return 0
+        args = parser.parse_args(argv)
+        if len(args.runs) < 2:
+            raise InputError("give at least two runs to compare")
+        if len(args.runs) > MAX_RUN_FILES:
+            raise InputError(f"{len(args.runs)} runs: at most {MAX_RUN_FILES} can be compared at once")
+        conventions = conventions_from(args)
+        names = run_names(args.runs)
+        baseline = None
+        if args.baseline is not None:
+            matches = [name for name, path in zip(names, args.runs) if args.baseline in (path, name)]
+            if not matches:
+                raise InputError(f"--baseline {args.baseline}: not one of the runs given")
+            baseline = matches[0]
+        qrels = read_qrels(args.qrels).to_dict()
+        runs = {name: read_run(path).to_dict() for name, path in zip(names, args.runs)}
+        comparison = compare_many(qrels, runs, args.measures or ["nDCG@10"], test=args.test,
+                                  correction=args.correction, alpha=args.alpha, baseline=baseline,
+                                  interval=args.interval, resamples=args.resamples, permutations=args.permutations,
+                                  seed=args.seed, conventions=conventions)
+        text = report_table(comparison, fmt=args.fmt, qrels_name=os.path.basename(args.qrels))
+        if args.details:
+            text += "\n".join(details(comparison, args.risk_alpha)) + "\n"
+        out.write(text)
+        out.flush()
+        return 0
+    except BrokenPipeError:
+        raise  # the reader went away: metrics.console stops quietly
+    except FileNotFoundError as error:
+        message = f"cannot read {error.filename}: no such file"
+    except OSError as error:
+        message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
+    except ValueError as error:  # InputError names the file and the line; UsageError the option
+        message = str(error)
+    err.write(f"{PROG}: {' '.join(message.split())}\n")
+    return 2
+
+
+if __name__ == "__main__":
+    run_guarded(main, PROG)

@@ -1,0 +1,297 @@
+r"""Many runs on one or more measures: every pair (or every run against a baseline) with a paired test, a
+multiple-testing correction, an effect size and a bootstrap interval of the difference; Tukey's HSD for all pairs.
+
+Runs are paired by query. The queries compared on a measure are the judged queries every run answers (trec_eval's
+rule; with ``missing_queries="zero"``, every judged query, a missing one scoring 0). A correction adjusts the
+p-values of one measure's pairs together (one family per measure).
+
+Tests (two-sided):
+
+- ``t``: paired t-test of the deltas (as ``scipy.stats.ttest_rel``);
+- ``randomisation``: paired sign-flip randomisation test, seeded (see :func:`.pairs.randomisation_test`);
+- ``wilcoxon``: Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zero deltas dropped, exact p for small n);
+- ``tukey``: Tukey's HSD with queries as blocks (Carterette 2012): the residual mean square of the two-way
+  ANOVA runs x queries, q = |\bar x_i - \bar x_j| / \sqrt{MSE / n} against the studentized range of
+  (number of runs, (runs - 1)(n - 1)) degrees of freedom. It controls the family-wise error itself, so no other
+  correction is applied to it.
+
+Effect size: Cohen's d_z = \bar d / s_d of the per-query deltas (0 when every delta is 0; infinite when the deltas
+are equal and non-zero).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ..conventions import Conventions
+from ..evaluate import evaluate, is_count, make_conventions
+from ..model import InputError, Qrels, Run
+from ..names import Measure, parse_measures
+from .intervals import Interval, IntervalMethod, bootstrap_interval
+from .pairs import TIE_TOLERANCE, paired_t_test, randomisation_test
+
+Test = Literal["t", "randomisation", "wilcoxon", "tukey"]
+Correction = Literal["holm", "bh", "bonferroni", "none"]
+TESTS: tuple[Test, ...] = ("t", "randomisation", "wilcoxon", "tukey")
+CORRECTIONS: tuple[Correction, ...] = ("holm", "bh", "bonferroni", "none")
+TEST_NAMES = {"t": "paired t-test", "randomisation": "paired randomisation test", "wilcoxon": "Wilcoxon signed-rank test",
+              "tukey": "Tukey's HSD (queries as blocks)"}
+CORRECTION_NAMES = {"holm": "Holm-Bonferroni", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni",
+                    "none": "no correction"}
+MAX_RUNS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """Run B against run A on one measure; ``difference`` is mean(B) - mean(A) over the compared queries."""
+
+    measure: str
+    run_a: str
+    run_b: str
+    mean_a: float
+    mean_b: float
+    difference: float
+    wins: int
+    ties: int
+    losses: int
+    effect_size: float
+    p_value: float
+    p_adjusted: float
+    significant: bool
+    interval: Interval
+
+
+@dataclass(frozen=True, slots=True)
+class RunMean:
+    """One run's mean on one measure with its bootstrap interval."""
+
+    measure: str
+    run: str
+    interval: Interval
+
+    @property
+    def mean(self) -> float:
+        return self.interval.estimate
+
+
+@dataclass(frozen=True)
+class ManyComparison:
+    """Everything a results table needs: per (measure, run) means with intervals, per (measure, pair) tests."""
+
+    measures: tuple[str, ...]
+    runs: tuple[str, ...]
+    queries: dict[str, tuple[str, ...]]
+    values: dict[str, dict[str, np.ndarray]]
+    means: tuple[RunMean, ...]
+    pairs: tuple[PairResult, ...]
+    test: Test
+    correction: Correction
+    alpha: float
+    conventions: Conventions
+    baseline: str | None
+    left_out: dict[str, tuple[str, ...]]
+
+    def mean(self, measure: str, run: str) -> RunMean:
+        return next(m for m in self.means if m.measure == measure and m.run == run)
+
+    def beaten_by(self, measure: str, run: str) -> list[str]:
+        """The runs that ``run`` beats significantly on ``measure`` (higher mean, significant after correction)."""
+        beaten = []
+        for pair in self.pairs:
+            if pair.measure != measure or not pair.significant:
+                continue
+            if pair.run_b == run and pair.difference > 0:
+                beaten.append(pair.run_a)
+            elif pair.run_a == run and pair.difference < 0:
+                beaten.append(pair.run_b)
+        return [name for name in self.runs if name in beaten]
+
+    def describe(self) -> str:
+        """One sentence naming the test, the correction, alpha, and the queries compared."""
+        correction = "" if self.test == "tukey" else f", {CORRECTION_NAMES[self.correction]} per measure"
+        counts = sorted({len(q) for q in self.queries.values()})
+        queries = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        return (f"{TEST_NAMES[self.test]}{correction}, alpha = {self.alpha:g}, over {queries} queries "
+                f"judged and answered by every run")
+
+
+def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str | Measure],
+                  conventions: Conventions) -> tuple[dict[str, dict[str, dict[str, float]]], list[Measure]]:
+    """``{measure key: {run: {qid: value}}}`` for every run, with the parsed measures."""
+    parsed = [m for spec in measures for m in (parse_measures([spec]) if isinstance(spec, str) else [spec])]
+    if not parsed:
+        raise InputError("give at least one measure, e.g. nDCG@10")
+    for measure in parsed:
+        if is_count(measure.key):
+            raise InputError(f"measure {measure.key!r} is a count, not a score per query; compare a score such as P@10")
+    values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in parsed}
+    for name, run in runs.items():
+        per_query = evaluate(qrels, run, parsed, conventions=conventions)
+        for measure in parsed:
+            values[measure.key][name] = {qid: row[measure.key] for qid, row in per_query.items()}
+    return values, parsed
+
+
+def compare_many(
+    qrels: Qrels,
+    runs: Mapping[str, Run],
+    measures: Sequence[str | Measure],
+    *,
+    test: Test = "t",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    baseline: str | None = None,
+    interval: IntervalMethod = "bca",
+    resamples: int = 10_000,
+    permutations: int = 10_000,
+    seed: int = 0,
+    conventions: Conventions | None = None,
+    **convention_changes: object,
+) -> ManyComparison:
+    """Compare ``runs`` (``{name: run}``) on ``measures``: every pair, or every run against ``baseline``."""
+    conv = make_conventions(conventions, **convention_changes)
+    values, parsed = evaluate_runs(qrels, runs, measures, conv)
+    return compare_values_many(
+        {key: per_run for key, per_run in values.items()}, test=test, correction=correction, alpha=alpha,
+        baseline=baseline, interval=interval, resamples=resamples, permutations=permutations, seed=seed,
+        conventions=conv,
+    )
+
+
+def compare_values_many(
+    values: Mapping[str, Mapping[str, Mapping[str, float]]],
+    *,
+    test: Test = "t",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    baseline: str | None = None,
+    interval: IntervalMethod = "bca",
+    resamples: int = 10_000,
+    permutations: int = 10_000,
+    seed: int = 0,
+    conventions: Conventions | None = None,
+) -> ManyComparison:
+    """The same from per-query values already computed: ``{measure: {run: {qid: value}}}``."""
+    _check_choice("test", test, TESTS)
+    _check_choice("correction", correction, CORRECTIONS)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
+        raise InputError(f"Argument `alpha` has to be a number in (0, 1), got {alpha!r}")
+    measures = tuple(values)
+    if not measures:
+        raise InputError("give at least one measure")
+    runs = tuple(next(iter(values.values())))
+    if len(runs) < 2:
+        raise InputError(f"comparing needs at least two runs, got {len(runs)}")
+    if len(runs) > MAX_RUNS:
+        raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} can be compared at once")
+    if baseline is not None and baseline not in runs:
+        raise InputError(f"baseline {baseline!r} is not one of the runs ({', '.join(runs)})")
+    pairs_of_runs = ([(baseline, run) for run in runs if run != baseline] if baseline is not None
+                     else [(a, b) for i, a in enumerate(runs) for b in runs[i + 1:]])
+
+    queries, arrays, left_out, means, pairs = {}, {}, {}, [], []
+    for measure in measures:
+        per_run = values[measure]
+        answered = [set(per_run[run]) for run in runs]
+        common = tuple(sorted(set.intersection(*answered)))
+        left_out[measure] = tuple(sorted(set.union(*answered) - set(common)))
+        if not common:
+            raise InputError(f"{measure}: no judged query is answered by every run; nothing to compare")
+        queries[measure] = common
+        arrays[measure] = {run: np.array([per_run[run][qid] for qid in common], dtype=np.float64) for run in runs}
+        for offset, run in enumerate(runs):
+            means.append(RunMean(measure, run, bootstrap_interval(
+                arrays[measure][run], method=interval, confidence=1.0 - alpha, resamples=resamples,
+                seed=seed + offset)))
+        raw = [_p_value(test, arrays[measure], a, b, permutations, seed) for a, b in pairs_of_runs]
+        adjusted = raw if test == "tukey" else adjust_p_values(raw, correction)
+        for (a, b), p, p_adj in zip(pairs_of_runs, raw, adjusted):
+            deltas = arrays[measure][b] - arrays[measure][a]
+            pairs.append(PairResult(
+                measure=measure, run_a=a, run_b=b, mean_a=float(arrays[measure][a].mean()),
+                mean_b=float(arrays[measure][b].mean()), difference=float(deltas.mean()),
+                wins=int((deltas > TIE_TOLERANCE).sum()), ties=int((np.abs(deltas) <= TIE_TOLERANCE).sum()),
+                losses=int((deltas < -TIE_TOLERANCE).sum()), effect_size=effect_size(deltas), p_value=p,
+                p_adjusted=p_adj, significant=p_adj < alpha,
+                interval=bootstrap_interval(deltas, method=interval, confidence=1.0 - alpha, resamples=resamples,
+                                            seed=seed),
+            ))
+    return ManyComparison(measures, runs, queries, arrays, tuple(means), tuple(pairs), test, correction, alpha,
+                          conventions if conventions is not None else Conventions(), baseline, left_out)
+
+
+def effect_size(deltas: np.ndarray) -> float:
+    """Cohen's d_z of paired deltas: mean / standard deviation (ddof 1)."""
+    if deltas.size == 0:
+        return 0.0
+    mean = float(deltas.mean())
+    sd = float(deltas.std(ddof=1)) if deltas.size > 1 else 0.0
+    if sd == 0.0:
+        return 0.0 if abs(mean) <= TIE_TOLERANCE else math.copysign(math.inf, mean)
+    return mean / sd
+
+
+def adjust_p_values(p_values: Sequence[float], correction: Correction) -> list[float]:
+    """Adjusted p-values: Holm's step-down, Benjamini-Hochberg's step-up, Bonferroni, or none (as statsmodels'
+    ``multipletests`` with ``holm``, ``fdr_bh``, ``bonferroni``)."""
+    _check_choice("correction", correction, CORRECTIONS)
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.size
+    if m == 0 or correction == "none":
+        return p.tolist()
+    if correction == "bonferroni":
+        return np.minimum(1.0, p * m).tolist()
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if correction == "holm":
+        steps = np.maximum.accumulate((m - np.arange(m)) * ranked)
+    else:  # Benjamini-Hochberg
+        steps = np.minimum.accumulate((m / np.arange(m, 0, -1) * ranked[::-1]))[::-1]
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, steps)
+    return adjusted.tolist()
+
+
+def _p_value(test: Test, arrays: Mapping[str, np.ndarray], a: str, b: str, permutations: int, seed: int) -> float:
+    x, y = arrays[a], arrays[b]
+    if test == "t":
+        p = paired_t_test(x, y).p_value
+        return 1.0 if math.isnan(p) else p  # no spread and no difference: nothing to reject
+    if test == "randomisation":
+        return randomisation_test(x, y, permutations=permutations, seed=seed).p_value
+    if test == "wilcoxon":
+        deltas = y - x
+        if not np.any(np.abs(deltas) > TIE_TOLERANCE):
+            return 1.0
+        from scipy.stats import wilcoxon
+
+        return float(wilcoxon(deltas, zero_method="wilcox").pvalue)
+    return tukey_hsd_p_value(arrays, a, b)
+
+
+def tukey_hsd_p_value(arrays: Mapping[str, np.ndarray], a: str, b: str) -> float:
+    """Tukey's HSD p-value for runs a and b, with queries as blocks (the two-way ANOVA's residual mean square)."""
+    from scipy.stats import studentized_range
+
+    matrix = np.vstack([arrays[run] for run in arrays])  # runs x queries
+    k, n = matrix.shape
+    if n < 2:
+        return 1.0
+    residuals = matrix - matrix.mean(axis=1, keepdims=True) - matrix.mean(axis=0, keepdims=True) + matrix.mean()
+    degrees = (k - 1) * (n - 1)
+    mse = float((residuals ** 2).sum()) / degrees
+    gap = abs(float(arrays[a].mean() - arrays[b].mean()))
+    if mse == 0.0:
+        return 1.0 if gap <= TIE_TOLERANCE else 0.0
+    q = gap / math.sqrt(mse / n)
+    return float(min(1.0, studentized_range.sf(q, k, degrees)))
+
+
+def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise InputError(f"Argument `{name}` has to be one of {', '.join(choices)}, got {value!r}")

@@ -1,0 +1,94 @@
+"""A results table for a paper: runs by measures, each mean with superscripts naming the runs it beats
+significantly, the best mean of each measure in bold, and under it the test, the correction, the conventions and
+the qrels. Markdown, LaTeX or plain text; the same data in every format.
+
+Runs are named by letters (a, b, c, ...) in the order given; a cell "0.412^{ac}" beats runs a and c.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .many import ManyComparison
+
+ReportFormat = Literal["markdown", "latex", "text"]
+FORMATS: tuple[ReportFormat, ...] = ("markdown", "latex", "text")
+
+
+def run_letter(index: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[index] if index < 26 else letters[index // 26 - 1] + letters[index % 26]
+
+
+def report_table(comparison: ManyComparison, *, fmt: ReportFormat = "markdown", qrels_name: str = "qrels",
+                 digits: int = 4) -> str:
+    """The table as text in ``fmt``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"Argument `fmt` has to be one of {', '.join(FORMATS)}, got {fmt!r}")
+    letters = {run: run_letter(i) for i, run in enumerate(comparison.runs)}
+    best = {measure: max(comparison.mean(measure, run).mean for run in comparison.runs)
+            for measure in comparison.measures}
+    rows = []
+    for run in comparison.runs:
+        cells = []
+        for measure in comparison.measures:
+            mean = comparison.mean(measure, run).mean
+            beaten = "".join(letters[other] for other in comparison.beaten_by(measure, run))
+            cells.append((f"{mean:.{digits}f}", beaten, abs(mean - best[measure]) < 10 ** -(digits + 2)))
+        rows.append((f"({letters[run]}) {run}", cells))
+    notes = _notes(comparison, qrels_name)
+    if fmt == "latex":
+        return _latex(comparison, rows, notes)
+    if fmt == "markdown":
+        return _markdown(comparison, rows, notes)
+    return _text(comparison, rows, notes)
+
+
+def _notes(comparison: ManyComparison, qrels_name: str) -> list[str]:
+    versus = (f"each run against the baseline {comparison.baseline}" if comparison.baseline
+              else "every pair of runs")
+    return [
+        f"Superscripts: the runs whose mean this run beats significantly ({comparison.describe()}; {versus}).",
+        "Bold: the best mean of the measure.",
+        f"Conventions: {comparison.conventions.describe()}. Judgments: {qrels_name}.",
+    ]
+
+
+def _markdown(comparison: ManyComparison, rows, notes: list[str]) -> str:
+    def escape(text: str) -> str:
+        return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+    header = "| run | " + " | ".join(escape(m) for m in comparison.measures) + " |"
+    lines = [header, "|---|" + "---:|" * len(comparison.measures)]
+    for name, cells in rows:
+        shown = [(f"**{v}**" if bold else v) + (f"<sup>{beaten}</sup>" if beaten else "") for v, beaten, bold in cells]
+        lines.append(f"| {escape(name)} | " + " | ".join(shown) + " |")
+    return "\n".join(lines) + "\n\n" + "\n".join(escape(note) for note in notes) + "\n"
+
+
+def _latex(comparison: ManyComparison, rows, notes: list[str]) -> str:
+    def escape(text: str) -> str:
+        for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
+                                  ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
+                                  ("^", r"\textasciicircum{}")):
+            text = text.replace(char, replacement)
+        return text
+
+    lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{l" + "r" * len(comparison.measures) + "}",
+             r"\toprule", "Run & " + " & ".join(escape(m) for m in comparison.measures) + r" \\", r"\midrule"]
+    for name, cells in rows:
+        shown = [(rf"\textbf{{{v}}}" if bold else v) + (rf"$^{{\mathrm{{{beaten}}}}}$" if beaten else "")
+                 for v, beaten, bold in cells]
+        lines.append(escape(name) + " & " + " & ".join(shown) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + escape(" ".join(notes)) + "}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _text(comparison: ManyComparison, rows, notes: list[str]) -> str:
+    shown_rows = [[name] + [v + ("*" if bold else "") + (f"^{beaten}" if beaten else "") for v, beaten, bold in cells]
+                  for name, cells in rows]
+    header = ["run", *comparison.measures]
+    widths = [max(len(row[i]) for row in [header, *shown_rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
+             for row in [header, *shown_rows]]
+    return "\n".join(lines) + "\n\n" + "\n".join(notes).replace("Bold:", "*:") + "\n"
