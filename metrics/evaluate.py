@@ -104,10 +104,10 @@ def check_qrels(qrels: object, name: str = "qrels") -> None:
     """Raise InputError unless ``qrels`` is ``{qid: {doc: grade}}`` with legal ids and integer grades."""
     if not isinstance(qrels, Mapping):
         raise InputError(f"Argument `{name}` has to be a dict {{qid: {{doc: grade}}}}, got {type(qrels).__name__}")
-    check_ids(list(qrels), "query id", where=name)
+    check_ids(qrels, "query id", where=name)
     for qid, judgments in qrels.items():
         check_grades(judgments, where=f"{name}, query {qid!r}")
-        check_ids(list(judgments), "document id", where=f"{name}, query {qid!r}")
+        check_ids(judgments, "document id", where=f"{name}, query {qid!r}")
 
 
 def check_run(run: object, name: str = "run") -> None:
@@ -115,12 +115,12 @@ def check_run(run: object, name: str = "run") -> None:
     query is ordered)."""
     if not isinstance(run, Mapping):
         raise InputError(f"Argument `{name}` has to be a dict {{qid: {{doc: score}}}}, got {type(run).__name__}")
-    check_ids(list(run), "query id", where=name)
+    check_ids(run, "query id", where=name)
     for qid, scores in run.items():
         if not isinstance(scores, Mapping):
             raise InputError(f"{name}, query {qid!r}: has to map document ids to scores ({{doc: score}}), "
                              f"got {type(scores).__name__}")
-        check_ids(list(scores), "document id", where=f"{name}, query {qid!r}")
+        check_ids(scores, "document id", where=f"{name}, query {qid!r}")
 
 
 def _check_rankings(rankings: object, judgments: object) -> None:
@@ -144,7 +144,7 @@ def _check_rankings(rankings: object, judgments: object) -> None:
             raise InputError(f"rankings[{i}]: {error}") from None
     for i, judgment in enumerate(judgments):  # type: ignore[arg-type]
         check_grades(judgment, where=f"judgments[{i}]")
-        check_ids(list(judgment), "document id", where=f"judgments[{i}]")
+        check_ids(judgment, "document id", where=f"judgments[{i}]")
 
 
 def evaluate_rankings(

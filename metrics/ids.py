@@ -17,7 +17,7 @@ The rule:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from .model import InputError, short_repr
 
@@ -53,12 +53,14 @@ def check_id(value: object, what: str = "id", *, where: str = "") -> str:
 
 def check_ids(values: Iterable[object], what: str = "id", *, where: str = "") -> None:
     """:func:`check_id` for many ids at C speed: one scan of their concatenation, then the first bad one named."""
-    values = values if isinstance(values, (list, tuple)) else list(values)
+    values = values if isinstance(values, Collection) else list(values)  # a dict's keys are checked in place
     try:
         joined = " ".join(values)  # type: ignore[arg-type]
     except TypeError:
         joined = None
-    if joined is None or _CONTROL.search(joined) or "" in values:
+    # Printable ASCII (the usual case) holds no control character; the regex is for the rest.
+    clean = joined is not None and ((joined.isascii() and joined.isprintable()) or not _CONTROL.search(joined))
+    if not clean or "" in values:
         for value in values:
             check_id(value, what, where=where)
 
@@ -66,10 +68,10 @@ def check_ids(values: Iterable[object], what: str = "id", *, where: str = "") ->
 def check_nested_ids(mapping: Mapping[object, Mapping[object, object]], *, where: str = "",
                      outer: str = "query id", inner: str = "document id") -> None:
     """Check the ids of a ``{qid: {doc: value}}`` mapping (qrels or a run); the inner mappings must be mappings."""
-    check_ids(list(mapping), outer, where=where)
+    check_ids(mapping, outer, where=where)
     for qid, docs in mapping.items():
         if isinstance(docs, Mapping):
-            check_ids(list(docs), inner, where=f"{where}, query {qid!r}" if where else f"query {qid!r}")
+            check_ids(docs, inner, where=f"{where}, query {qid!r}" if where else f"query {qid!r}")
 
 
 def is_trec_safe(value: str) -> bool:

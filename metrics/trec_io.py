@@ -496,18 +496,18 @@ def _has_stray_control(buffer) -> bool:
     data = buffer if isinstance(buffer, np.ndarray) else np.frombuffer(buffer, dtype=np.uint8)
     size = data.shape[0]
     for start in range(0, size, _NORMALISE_CHUNK):
-        chunk = data[start:start + _NORMALISE_CHUNK]
-        control = chunk < 32
-        if not control.any():
-            continue
-        # Tab, LF, VT, FF and CR (9..13) are whitespace; the subtraction wraps around below 9.
-        if (control & ((chunk - np.uint8(9)) > 4)).any():
+        # One byte of overlap, so that a CR at the end of a chunk sees what follows it.
+        chunk = data[start:start + _NORMALISE_CHUNK + 1]
+        body = chunk[:_NORMALISE_CHUNK]
+        # Bytes below 32 other than tab, LF, VT, FF and CR (9..13): (b - 9) wraps around below 9.
+        if np.count_nonzero(body < 32) != np.count_nonzero((body - np.uint8(9)) <= 4):
             return True
-        carriage = np.flatnonzero(chunk == 13) + start
-        following = carriage + 1
-        inside = following < size
-        if (data[following[inside]] != 10).any():
-            return True
+        carriage = body == 13
+        returns = np.count_nonzero(carriage)
+        if returns:
+            line_ends = np.count_nonzero(carriage[: chunk.shape[0] - 1] & (chunk[1:] == 10))
+            if returns != line_ends + (chunk.shape[0] == body.shape[0] and bool(carriage[-1])):
+                return True
     return False
 
 
