@@ -88,15 +88,17 @@ METRIC_GUIDE: tuple[GuideEntry, ...] = (
 
 
 def explorer_measures(k: int) -> list[tuple[str, str]]:
-    """The explorer's six metrics at cut-off ``k`` as (label, trec_eval measure string), in display order.
-
-    The set itself is :class:`metrics.whatif.MetricSet`, shared with the what-if charts.
+    """The explorer's metrics at cut-off ``k`` as (label, trec_eval measure string), in display order: the six of
+    :class:`metrics.whatif.MetricSet` (shared with the what-if charts) and uncut AP (trec_eval ``map``) after AP@k.
 
     >>> explorer_measures(4)[:3]
     [('P@4', 'P.4'), ('Recall@4', 'recall.4'), ('RR', 'recip_rank')]
     """
     metric_set = MetricSet(k)
-    return list(zip(metric_set.labels, metric_set.measures))
+    measures = list(zip(metric_set.labels, metric_set.measures))
+    # Uncut AP (trec_eval's map) next to AP@k: the "MAP" of most papers, and the seed's own MAP.
+    at = metric_set.measures.index(f"map_cut.{k}")
+    return [*measures[: at + 1], ("AP", "map"), *measures[at + 1:]]
 
 
 def explain(
@@ -113,6 +115,7 @@ def explain(
         "recall": _recall,
         "recip_rank": _reciprocal_rank,
         "map_cut": _average_precision,
+        "map": _uncut_average_precision,
         "ndcg_cut": _ndcg,
         "success": _success,
     }
@@ -132,6 +135,42 @@ def explain(
             )
         )
     return explanations
+
+
+def missed_relevant_note(conventions: Conventions | None = None) -> str:
+    """What judged documents the list did not retrieve change, under ``conventions``.
+
+    >>> missed_relevant_note()
+    'Relevant documents the list missed still count in recall, AP@k and AP (they are in R) and in the ideal DCG.'
+    >>> missed_relevant_note(Conventions(ideal_from="retrieved", ap_denominator="retrieved_relevant"))
+    'Relevant documents the list missed count in recall (they are in R) but not in AP@k, AP or the ideal DCG (ap_denominator=retrieved_relevant, ideal_from=retrieved).'
+    """
+    conv = conventions if conventions is not None else Conventions()
+    counted, ignored, why = ["recall"], [], []
+    if conv.ap_denominator == "R":
+        counted += ["AP@k", "AP"]
+    elif conv.ap_denominator == "min_R_k":
+        counted += ["AP@k (through min(R, k))", "AP"]
+    else:
+        ignored += ["AP@k", "AP"]
+        why.append("ap_denominator=retrieved_relevant")
+    if conv.ideal_from == "judgments":
+        ideal_counts = True
+    else:
+        ideal_counts = False
+        ignored.append("the ideal DCG")
+        why.append("ideal_from=retrieved")
+    counted_text = _join(counted) + " (they are in R)"
+    if not ignored:
+        return f"Relevant documents the list missed still count in {counted_text} and in the ideal DCG."
+    if ideal_counts:
+        counted_text += " and in the ideal DCG"
+    return (f"Relevant documents the list missed count in {counted_text} but not in {_join(ignored, 'or')} "
+            f"({', '.join(why)}).")
+
+
+def _join(words: Sequence[str], last: str = "and") -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 # ---- the evaluated list ---------------------------------------------------------------------------
@@ -218,6 +257,11 @@ class _View:
                 lines.append(f"Gain is 1 for a relevant document (grade ≥ {self.level}) and 0 otherwise (binary gain).")
             if conv.ideal_from == "retrieved":
                 lines.append("The ideal ranking re-sorts the retrieved documents only, not every judged document.")
+        if name == "map":
+            lines.append("A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); "
+                         "\"MAP@k\" is AP@k.")
+        if name == "map" and conv.ap_denominator == "retrieved_relevant":
+            lines.append(f"AP divides by the relevant documents retrieved; trec_eval divides by all R = {self.num_relevant}.")
         if name == "map_cut" and conv.ap_denominator == "min_R_k":
             lines.append("AP@k divides by min(R, k), so a top k full of relevant documents scores 1 even when R > k.")
         if name == "map_cut" and conv.ap_denominator == "retrieved_relevant":
@@ -275,7 +319,8 @@ def _reciprocal_rank(view: _View, k: int) -> tuple[str, str]:
     first = ranks[0]
     remark = f"first relevant document: {view.docs[first - 1]} at rank {first}"
     if first > k:
-        remark += f"; RR has no cut-off, so it counts below the top {k}"
+        remark += (f"; RR has no cut-off, so it counts below the top {k}, while RR@{k} (the k chart's RR@k) "
+                   f"is {_fmt(0.0)}")
     return formula, f"RR = 1 / {first} = {_fmt(1.0 / first)} ({remark})"
 
 
@@ -305,6 +350,31 @@ def _average_precision(view: _View, k: int) -> tuple[str, str]:
     if len(terms) > MAX_TERMS or rule == "min_R_k":
         line += f" = {_fmt(summed)} / {denominator}"
     return formula, f"{line} = {_fmt(value)}"
+
+
+def _uncut_average_precision(view: _View, k: int) -> tuple[str, str]:
+    """AP over the whole list (trec_eval map): min(R, k) with no k is R."""
+    rule = view.conv.ap_denominator
+    ranks = view.relevant_ranks()
+    total = view.num_relevant
+    if rule == "retrieved_relevant":
+        denominator, symbol = len(ranks), r"\sum_{r} \mathrm{rel}_r"
+    else:
+        denominator, symbol = total, "R"
+    formula = rf"\mathrm{{AP}} = \frac{{1}}{{{symbol}}} \sum_{{r=1}}^{{|L|}} \mathrm{{rel}}_r \, \mathrm{{P@}}r"
+    if denominator == 0:
+        why = "no relevant document retrieved" if rule == "retrieved_relevant" else "no document is judged relevant, so R = 0"
+        return formula, f"AP = {_fmt(0.0)} ({why})"
+    if not ranks:
+        return formula, f"AP = 0 / {denominator} = {_fmt(0.0)} (no relevant document retrieved)"
+    terms = [f"{hits}/{rank}" for hits, rank in enumerate(ranks, start=1)]
+    summed = 0.0
+    for hits, rank in enumerate(ranks, start=1):
+        summed += hits / rank
+    line = f"AP = ({_abbreviate(terms)}) / {denominator}"
+    if len(terms) > MAX_TERMS:
+        line += f" = {_fmt(summed)} / {denominator}"
+    return formula, f"{line} = {_fmt(summed / denominator)} (every rank of the list, no cut-off)"
 
 
 def _ndcg(view: _View, k: int) -> tuple[str, str]:
@@ -372,4 +442,4 @@ def _abbreviate(terms: Sequence[str], separator: str = " + ") -> str:
     return separator.join([*terms[:_HEAD_TERMS], "…", terms[-1]])
 
 
-__all__ = ["Explanation", "GuideEntry", "METRIC_GUIDE", "explain", "explorer_measures"]
+__all__ = ["Explanation", "GuideEntry", "METRIC_GUIDE", "explain", "explorer_measures", "missed_relevant_note"]

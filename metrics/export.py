@@ -1,12 +1,38 @@
-"""Writing what the explorer holds: TREC qrels and run text, pytrec_eval-shaped JSON, and a Python snippet that
-reproduces the numbers with pytrec_eval."""
+"""Writing what the explorer holds: TREC qrels and run text, pytrec_eval-shaped JSON, a CSV of the metrics, and a
+Python snippet that prints the same numbers.
+
+Every export reproduces the page: the list shown is the ranking scored, so
+
+- the run's scores put the documents in the order shown when trec_eval sorts them (the given scores when they do,
+  even as trec_eval's C floats, else one score per rank: n, n-1, …, 1), see :func:`run_scores`;
+- the CSV names the conventions that produced its numbers and the order they were computed on;
+- the snippet uses pytrec_eval when pytrec_eval can express every convention in force, else this project's
+  ``metrics.evaluate``, and its first lines say which and why (:func:`snippet_tool`).
+
+>>> run_scores(["donut", "muffin", "bagel"], [0.95, 0.8, 0.9])
+({'donut': 3.0, 'muffin': 2.0, 'bagel': 1.0}, True)
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from .model import Qrels, Run
+import numpy as np
+
+from .conventions import Conventions
+from .model import Qrels, Run, order_documents
+
+#: Conventions pytrec_eval expresses, and the RelevanceEvaluator arguments that do so (trec_eval -l and -J).
+PYTREC_EVAL_ARGUMENTS: dict[str, Callable[[object], dict[str, object]]] = {
+    "relevance_level": lambda value: {"relevance_level": value},
+    "unjudged": lambda value: {"judged_docs_only_flag": True} if value == "removed" else {},
+}
+#: Conventions that only order the documents: the exported run's scores already give the order shown, so any
+#: value of these is reproduced by every tool that sorts by score.
+ORDER_CONVENTIONS = frozenset({"tie_order"})
 
 
 def qrels_to_trec(qrels: Qrels) -> str:
@@ -28,23 +54,92 @@ def to_json(qrels: Qrels, run: Run) -> str:
     return json.dumps({"qrels": qrels, "run": run}, indent=2, ensure_ascii=False)
 
 
-def pytrec_eval_snippet(qrels: Qrels, run: Run, measures: Sequence[str], *, relevance_level: int = 1,
-                        judged_docs_only: bool = False) -> str:
-    """A self-contained Python program that prints the same numbers with pytrec_eval."""
-    options = []
-    if relevance_level != 1:
-        options.append(f"relevance_level={relevance_level}")
-    if judged_docs_only:
-        options.append("judged_docs_only_flag=True")
-    extra = "".join(f", {option}" for option in options)
-    return (
-        "# pip install pytrec_eval-terrier\n"
-        "import pytrec_eval\n\n"
+def trec_query_id(qid: str) -> str:
+    """``qid`` as a TREC file can hold it: each run of white space becomes ``_`` (a TREC line splits on spaces).
+
+    >>> trec_query_id("sweet pastry")
+    'sweet_pastry'
+    """
+    return "_".join(qid.split()) or "query"
+
+
+def run_scores(docs: Sequence[str], scores: Sequence[float | None]) -> tuple[dict[str, float], bool]:
+    """Scores under which trec_eval ranks ``docs`` exactly in the given order, and whether they were rewritten.
+
+    The given scores are kept when every document has one and trec_eval's sort (score descending, ties by doc id
+    descending) gives the order shown both in doubles (trec_eval 10) and as C floats (trec_eval 9 and
+    pytrec_eval). Otherwise each rank gets a score: n, n-1, …, 1.
+    """
+    if docs and all(score is not None for score in scores):
+        given = {doc: float(score) for doc, score in zip(docs, scores)}  # type: ignore[arg-type]
+        as_float32 = {doc: float(np.float32(score)) for doc, score in given.items()}
+        if order_documents(given, "trec_eval") == list(docs) == order_documents(as_float32, "trec_eval"):
+            return given, False
+    return {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)}, True
+
+
+def snippet_tool(conventions: Conventions) -> tuple[str, tuple[str, ...]]:
+    """``("pytrec_eval", ())`` when pytrec_eval can express every convention in force, else ``("metrics", names)``
+    with the conventions it cannot express. Order-only conventions are carried by the run's scores."""
+    missing = tuple(
+        name for name in conventions.differences() if name not in PYTREC_EVAL_ARGUMENTS and name not in ORDER_CONVENTIONS
+    )
+    return ("metrics", missing) if missing else ("pytrec_eval", ())
+
+
+def reproduction_snippet(qrels: Qrels, run: Run, measures: Sequence[str], conventions: Conventions | None = None) -> str:
+    """A self-contained Python program that prints ``measure<TAB>qid<TAB>value`` for every measure, equal to the
+    engine's values on the run's order under ``conventions`` (``run`` from :func:`run_scores`)."""
+    conventions = conventions or Conventions()
+    tool, missing = snippet_tool(conventions)
+    data = (
         f"qrels = {json.dumps(qrels, ensure_ascii=False)}\n"
         f"run = {json.dumps(run, ensure_ascii=False)}\n"
         f"measures = {json.dumps(sorted(set(measures)))}\n\n"
-        f"evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(measures){extra})\n"
-        "for qid, values in evaluator.evaluate(run).items():\n"
+    )
+    printing = (
+        "for qid, values in results.items():\n"
         "    for name, value in sorted(values.items()):\n"
         "        print(f\"{name}\\t{qid}\\t{value:.4f}\")\n"
     )
+    if tool == "pytrec_eval":
+        arguments: dict[str, object] = {}
+        for name, value in conventions.differences().items():
+            if name in PYTREC_EVAL_ARGUMENTS:
+                arguments.update(PYTREC_EVAL_ARGUMENTS[name](value))
+        extra = "".join(f", {name}={value!r}" for name, value in arguments.items())
+        conventions_text = conventions.describe()
+        return (
+            f"# Reproduces the explorer's numbers with pytrec_eval ({conventions_text}).\n"
+            "# The run's scores put the documents in the order shown on the page.\n"
+            "# pip install pytrec_eval-terrier\n"
+            "import pytrec_eval\n\n"
+            + data
+            + f"evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(measures){extra})\n"
+            "results = evaluator.evaluate(run)\n"
+            + printing
+        )
+    kept = {name: value for name, value in conventions.differences().items() if name not in ORDER_CONVENTIONS}
+    arguments_text = ", ".join(f"{name}={value!r}" for name, value in kept.items())
+    return (
+        f"# Reproduces the explorer's numbers with IR Metrics Explorer's engine (metrics.evaluate):\n"
+        f"# pytrec_eval cannot express {', '.join(f'{name}={getattr(conventions, name)}' for name in missing)}.\n"
+        "# The run's scores put the documents in the order shown on the page (trec_eval's tie rule).\n"
+        "# Run it where the project's `metrics` package imports (its repository, or after `pip install .`).\n"
+        "import metrics\n\n"
+        + data
+        + f"results = metrics.evaluate(qrels, run, measures, {arguments_text})\n"
+        + printing
+    )
+
+
+def metrics_csv(rows: Sequence[tuple[str, str, float]], conventions: Conventions, ranking: Sequence[str]) -> str:
+    """``metric,measure,value,conventions,ranking`` rows: each value with the conventions and the order
+    (doc ids, rank 1 first) that produced it."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["metric", "measure", "value", "conventions", "ranking"])
+    order = " ".join(ranking)
+    for label, measure, value in rows:
+        writer.writerow([label, measure, repr(float(value)), conventions.describe(), order])
+    return out.getvalue()

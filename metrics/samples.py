@@ -6,6 +6,9 @@ A sample file holds one query, its ranked list and its judgments::
      "ranking": [{"doc": "donut", "score": 0.95}, {"doc": "bagel", "score": 0.9}, ...],
      "judgments": {"donut": 1, "muffin": 1, "scone": 1}}
 
+An optional ``conventions`` object names the conventions the sample is read with, e.g. ``{"relevance_level": 2}``
+for TREC Deep Learning's binary measures; the description is a claim about the numbers under them.
+
 ``ranking`` is in rank order; scores are optional (all ``null`` or all numbers, never increasing down the list),
 and equal scores are ties that the tie-order convention resolves. ``judgments`` maps doc ids to integer grades and
 may name documents that were never retrieved. Files are validated strictly: an unknown or missing key, a doc id
@@ -21,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .conventions import TieOrder
+from .conventions import Conventions, TieOrder
 from .model import InputError, order_documents
 
 #: The built-in samples: the copy installed inside the package (pip install .), else the source tree's samples/.
@@ -30,6 +33,8 @@ SAMPLES_FOLDER = _INSTALLED_SAMPLES if _INSTALLED_SAMPLES.is_dir() else Path(__f
 INDEX_FILE = "index.json"
 
 _KEYS = ("title", "description", "query", "k", "ranking", "judgments")
+#: Keys a sample may add: ``conventions`` names the conventions it is meant to be read with (e.g. TREC DL's -l 2).
+_OPTIONAL_KEYS = ("conventions",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,7 @@ class Sample:
     k: int
     ranking: tuple[tuple[str, float | None], ...]
     judgments: dict[str, int] = field(hash=False)
+    conventions: Conventions = field(default_factory=Conventions)
 
     @property
     def documents(self) -> list[str]:
@@ -194,9 +200,17 @@ def _read_sample(path: Path) -> Sample:
     missing = [key for key in _KEYS if key not in data]
     if missing:
         raise InputError(f"{name}: missing key {missing[0]!r} (a sample has {', '.join(_KEYS)})")
-    unknown = sorted(set(data) - set(_KEYS))
+    unknown = sorted(set(data) - set(_KEYS) - set(_OPTIONAL_KEYS))
     if unknown:
-        raise InputError(f"{name}: unknown key {unknown[0]!r} (a sample has {', '.join(_KEYS)})")
+        raise InputError(
+            f"{name}: unknown key {unknown[0]!r} (a sample has {', '.join(_KEYS)}, and may have {', '.join(_OPTIONAL_KEYS)})")
+    conventions_data = data.get("conventions", {})
+    if not isinstance(conventions_data, dict):
+        raise InputError(f"{name}: 'conventions' must be an object such as {{\"relevance_level\": 2}}, got {conventions_data!r}")
+    try:
+        conventions = Conventions(**conventions_data)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{name}: 'conventions': {error}") from None
     for key in ("title", "description", "query"):
         value = data[key]
         if not isinstance(value, str) or not value.strip():
@@ -230,6 +244,7 @@ def _read_sample(path: Path) -> Sample:
         k=k,
         ranking=tuple(pairs),
         judgments=dict(judgments),
+        conventions=conventions,
     )
 
 

@@ -7,7 +7,10 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PASTRY = {"P@4": "0.500", "Recall@4": "0.667", "RR": "1.000", "AP@4": "0.556", "nDCG@4": "0.704", "Success@4": "1.000"}
+PASTRY = {
+    "P@4": "0.500", "Recall@4": "0.667", "RR": "1.000", "AP@4": "0.556", "AP": "0.556", "nDCG@4": "0.704",
+    "Success@4": "1.000",
+}
 PASTRY_URL = {"ranking": "donut,muffin,bagel,croissant", "qrels": "donut:1,muffin:1,scone:1", "k": "4"}
 JAM_URL = {
     "ranking": "pretzel:0.9,bagel:0.85,muffin:0.7,donut:0.6",

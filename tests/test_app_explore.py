@@ -9,6 +9,7 @@ from apptest_support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, delt
 from ui.text import shown as as_shown  # what the page shows of a literal() message
 from metrics.samples import load_samples
 from streamlit.proto.Metric_pb2 import Metric as MetricProto
+from ui.query_state import remove_active
 
 def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval():
     at = open_app()
@@ -57,19 +58,68 @@ def test_odd_unicode_doc_ids_from_a_link_are_kept_exactly():
 
 
 @pytest.mark.parametrize("sample", load_samples(), ids=lambda s: s.slug)
-def test_every_sample_opens_with_the_engines_numbers(sample):
+def test_every_sample_opens_in_its_score_order_with_the_engines_numbers(sample):
     at = open_app()
     at.selectbox(key="sample_picker").select(sample.slug).run()
     assert_no_failure(at)
-    qrels = {"q": dict(sample.judgments)}
-    ranking = [doc for doc, _ in sample.ranking]
+    ranking = sample.ordered(sample.conventions.tie_order)
+    assert at.data_editor[0].value["doc"].tolist() == ranking
     k = sample.k
-    expected = metrics.evaluate_rankings([ranking], [qrels["q"]], [f"P.{k}", f"ndcg_cut.{k}", f"map_cut.{k}"])
+    expected = metrics.evaluate_rankings([ranking], [dict(sample.judgments)],
+                                         [f"P.{k}", f"ndcg_cut.{k}", f"map_cut.{k}", "map"], sample.conventions)
     values = shown(at)
     assert values[f"P@{k}"] == f"{expected[f'P_{k}'][0]:.3f}"
     assert values[f"nDCG@{k}"] == f"{expected[f'ndcg_cut_{k}'][0]:.3f}"
     assert values[f"AP@{k}"] == f"{expected[f'map_cut_{k}'][0]:.3f}"
+    assert values["AP"] == f"{expected['map'][0]:.3f}"
     assert any(sample.description in c.value for c in at.caption)
+
+
+#: What each sample's description claims, as the cards must show it when the sample loads (and, where the claim
+#: is about a convention, after choosing it).
+SAMPLE_CLAIMS = {
+    "sweet-pastry": ({}, {"P@4": "0.500", "Recall@4": "0.667", "RR": "1.000"}),
+    "suitable-for-lunch": ({}, {"RR": "0.333", "P@4": "0.500"}),
+    "goes-well-with-jam": ({}, {"nDCG@4": "0.467"}),
+    "goes-well-with-jam-binary": ({}, {"nDCG@4": "0.610"}),
+    "dunk-in-coffee": ({}, {"RR": "0.500"}),
+    "gluten-free-breakfast": ({"unjudged": "removed"}, {"RR": "1.000"}),
+    "sourdough-starter-rag": ({}, {"Recall@5": "0.667"}),
+    "laminating-butter-temperature": ({}, {"P@10": "0.500", "Recall@10": "0.556"}),
+}
+
+
+@pytest.mark.parametrize("slug", SAMPLE_CLAIMS)
+def test_every_sample_description_is_what_the_page_shows(slug):
+    at = open_app()
+    at.selectbox(key="sample_picker").select(slug).run()
+    conventions, claims = SAMPLE_CLAIMS[slug]
+    for name, value in conventions.items():
+        at.selectbox(key=f"convention_{name}").select(value).run()
+    assert {label: shown(at)[label] for label in claims} == claims
+
+
+def test_the_laminating_sample_is_read_as_trec_dl_reads_it_relevant_from_grade_2():
+    at = open_app()
+    at.selectbox(key="sample_picker").select("laminating-butter-temperature").run()
+    assert at.number_input(key="level_input").value == 2
+    assert param(at, "level") == "2"
+
+
+def test_the_jam_samples_differ_in_ndcg_only():
+    at = open_app()
+    at.selectbox(key="sample_picker").select("goes-well-with-jam").run()
+    graded = shown(at)
+    at.selectbox(key="sample_picker").select("goes-well-with-jam-binary").run()
+    binary = shown(at)
+    assert {label for label in graded if graded[label] != binary[label]} == {"nDCG@4"}
+    assert at.data_editor[0].value["doc"].tolist()[0] == "pretzel"
+
+
+def test_gluten_free_rr_is_one_half_before_unjudged_documents_are_removed():
+    at = open_app()
+    at.selectbox(key="sample_picker").select("gluten-free-breakfast").run()
+    assert shown(at)["RR"] == "0.500"
 
 
 def test_changing_k_relabels_and_recomputes_every_metric():
@@ -132,8 +182,9 @@ def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas(
     assert values["AP@4"] == "0.667" and values["nDCG@4"] == "0.765"
     assert changes["AP@4"] == "+0.111" and changes["P@4"] == "±0.000" and changes["RR"] == "±0.000"
     assert param(at, "ranking").split(",")[1].startswith("muffin")
-    # trec_eval sorts by score, so it disagrees with the hand-made order and the page says why.
-    assert any("sorts by score" in w.value for w in at.warning) or any("conflicts with the scores" in c.value for c in at.caption)
+    # The hand-made order contradicts the scores: the page says so in the status box and offers both ways out.
+    assert any("The scores contradict this order" in w.value for w in at.warning)
+    assert {"sort_by_score", "use_this_order"} <= {b.key for b in at.button}
     at.button(key="clear_baseline").click().run()
     assert all(not d for d in deltas(at).values())
 
@@ -172,11 +223,57 @@ def test_sort_by_score_restores_trec_evals_order():
     assert shown(at) == PASTRY
 
 
-def test_tied_scores_are_explained_against_trec_evals_tie_break():
+def test_tied_scores_from_a_link_arrive_in_trec_evals_order_and_the_tie_setting_reorders_them():
     at = open_app(ranking="a:0.5,b:0.5", qrels="a:1", k="2")
+    assert at.data_editor[0].value["doc"].tolist() == ["b", "a"]  # doc id descending, as trec_eval
+    assert shown(at)["RR"] == "0.500"
+    at.selectbox(key="convention_tie_order").select("docid_ascending").run()
+    assert at.data_editor[0].value["doc"].tolist() == ["a", "b"]
     assert shown(at)["RR"] == "1.000"
-    assert any("trec_eval would score this list differently" in w.value for w in at.warning)
-    assert any("ties" in c.value or "tie" in c.value for c in at.caption)
+    assert not at.warning  # the order follows the scores under the chosen tie order
+
+
+def test_the_tie_sample_shows_scone_first_and_rr_one_half_as_its_description_says():
+    at = open_app()
+    at.selectbox(key="sample_picker").select("dunk-in-coffee").run()
+    assert at.data_editor[0].value["doc"].tolist()[:2] == ["scone", "biscotti"]
+    assert shown(at)["RR"] == "0.500"
+    at.selectbox(key="convention_tie_order").select("docid_ascending").run()
+    assert at.data_editor[0].value["doc"].tolist()[:2] == ["biscotti", "scone"]
+    assert shown(at)["RR"] == "1.000"
+    at.selectbox(key="convention_tie_order").select("trec_eval").run()
+    assert shown(at)["RR"] == "0.500"
+
+
+def test_use_this_order_rewrites_the_scores_to_follow_the_ranks_and_keeps_the_numbers():
+    at = open_app()
+    at.selectbox(key="move_doc").select("3. muffin").run()
+    at.button(key="move_up").click().run()
+    moved = shown(at)
+    at.button(key="use_this_order").click().run()
+    assert_no_failure(at)
+    assert shown(at) == moved
+    assert at.data_editor[0].value["score"].tolist() == ["4", "3", "2", "1"]
+    assert not any("contradict" in w.value for w in at.warning)
+    assert any("computes the same numbers" in s.value for s in at.success)
+
+
+def test_removing_donut_renumbers_the_active_list_and_shows_donut_apart():
+    at = open_app()
+    query = at.session_state["query_state"]
+    at.session_state["query_state"] = remove_active(query, 0)
+    at.run()
+    frame = at.data_editor[0].value
+    assert frame["doc"].tolist() == ["bagel", "muffin", "croissant", "donut"]
+    assert frame["rank"].tolist() == ["1", "2", "3", "—"]
+    assert at.selectbox(key="move_doc").options == ["1. bagel", "2. muffin", "3. croissant"]
+    assert shown(at)["RR"] == "0.500"  # muffin, rank 2 in the table and in the explanation
+    assert any("muffin at rank 2" in c.value for c in at.code)
+
+
+def test_unjudged_documents_read_unjudged_in_the_grade_column():
+    at = open_app(ranking="a,b", qrels="a:1,c:2", k="2")
+    assert at.data_editor[0].value["grade"].tolist() == ["1", "unjudged"]
 
 
 def test_explanations_show_the_computation_with_this_lists_numbers():

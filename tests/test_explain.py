@@ -10,7 +10,7 @@ import pytest
 
 import metrics
 from metrics import Conventions
-from metrics.explain import MAX_TERMS, METRIC_GUIDE, explain, explorer_measures
+from metrics.explain import MAX_TERMS, METRIC_GUIDE, explain, explorer_measures, missed_relevant_note
 from metrics.samples import load_sample, load_samples
 from strategies import random_query
 
@@ -47,6 +47,8 @@ def test_sweet_pastry_explanations_read_exactly_as_worked_by_hand():
         "Recall@4": "Recall@4 = 2 / 3 = 0.667",
         "RR": "RR = 1 / 1 = 1.000 (first relevant document: donut at rank 1)",
         "AP@4": "AP@4 = (1/1 + 2/3) / 3 = 0.556",
+        "AP": "AP = (1/1 + 2/3) / 3 = 0.556 (every rank of the list, no cut-off)\n"
+              "A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); \"MAP@k\" is AP@k.",
         "nDCG@4": "nDCG@4 = DCG@4 / IDCG@4 = (1/log2(2) + 1/log2(4)) / (1/log2(2) + 1/log2(3) + 1/log2(4)) "
                   "= 1.500 / 2.131 = 0.704",
         "Success@4": "Success@4 = 1 (donut at rank 1 is within the top 4)",
@@ -74,11 +76,37 @@ def test_graded_jam_shows_each_grade_as_its_gain():
 # ---- the explorer's metric set -------------------------------------------------------------------------
 
 
-def test_explorer_measures_lists_the_six_metrics_in_display_order():
+def test_explorer_measures_lists_the_metrics_in_display_order_with_uncut_ap_after_ap_at_k():
     assert explorer_measures(10) == [
         ("P@10", "P.10"), ("Recall@10", "recall.10"), ("RR", "recip_rank"),
-        ("AP@10", "map_cut.10"), ("nDCG@10", "ndcg_cut.10"), ("Success@10", "success.10"),
+        ("AP@10", "map_cut.10"), ("AP", "map"), ("nDCG@10", "ndcg_cut.10"), ("Success@10", "success.10"),
     ]
+
+
+def test_the_laminating_sample_shows_uncut_ap_apart_from_ap_at_10():
+    sample = load_sample("laminating-butter-temperature")
+    explained = by_label(sample.ordered(), sample.judgments, 10)
+    assert (round(explained["AP"].value, 3), round(explained["AP@10"].value, 3)) == (0.604, 0.426)
+
+
+def test_uncut_ap_follows_the_ap_denominator_convention():
+    ranking, judgments = ["a", "x", "b"], {"a": 1, "b": 1, "c": 1}
+    assert first_line(by_label(ranking, judgments, 2)["AP"]).startswith("AP = (1/1 + 2/3) / 3 = 0.556")
+    rule = Conventions(ap_denominator="retrieved_relevant")
+    assert first_line(by_label(ranking, judgments, 2, rule)["AP"]).startswith("AP = (1/1 + 2/3) / 2 = 0.833")
+
+
+@pytest.mark.parametrize(
+    "conventions, note",
+    [
+        ({}, "still count in recall, AP@k and AP (they are in R) and in the ideal DCG."),
+        ({"ideal_from": "retrieved"}, "count in recall, AP@k and AP (they are in R) but not in the ideal DCG"),
+        ({"ap_denominator": "retrieved_relevant"}, "and in the ideal DCG but not in AP@k or AP"),
+        ({"ap_denominator": "min_R_k"}, "AP@k (through min(R, k))"),
+    ],
+)
+def test_the_note_on_missed_relevant_documents_follows_the_conventions(conventions, note):
+    assert note in missed_relevant_note(Conventions(**conventions))
 
 
 @pytest.mark.parametrize("k", [0, -3, 2.5, True, "4"])
@@ -148,7 +176,8 @@ def test_depth_cuts_the_list_before_anything_is_counted():
 
 def test_rr_has_no_cutoff_and_says_so_when_the_first_hit_is_below_k():
     rr = by_label(["bagel", "croissant", "muffin"], PASTRY_JUDGMENTS, 2)["RR"]
-    assert rr.worked == "RR = 1 / 3 = 0.333 (first relevant document: muffin at rank 3; RR has no cut-off, so it counts below the top 2)"
+    assert rr.worked == ("RR = 1 / 3 = 0.333 (first relevant document: muffin at rank 3; RR has no cut-off, so it "
+                         "counts below the top 2, while RR@2 (the k chart's RR@k) is 0.000)")
 
 
 # ---- named edge cases ----------------------------------------------------------------------------------

@@ -16,6 +16,10 @@ from ui.query_state import (
     move,
     remove_active,
     reorder_active,
+    scores_contradict_order,
+    set_tie_order,
+    sort_by_score,
+    use_this_order,
     unretrieved_judgments,
 )
 
@@ -132,3 +136,78 @@ def test_chart_changes_apply_to_the_not_removed_documents_only():
     assert swapped.items[1].removed
     removed = remove_active(state, 1)  # the second visible document is muffin
     assert removed.ranking == ["donut", "croissant"]
+
+
+# ---- table cells are text: what cannot be read is refused, never rounded, clamped or cleared ------------
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"score": "abc"}, r"row 2 \(bagel\): score has to be a number, got 'abc'"),
+        ({"score": "nan"}, "score has to be a number"),
+        ({"grade": "1.5"}, r"row 2 \(bagel\): grade has to be a whole number .* got '1.5'"),
+        ({"grade": "5000"}, r"grade 5000 is out of range \(-1000 to 1000\)"),
+        ({"rank": "two"}, "rank has to be a whole number"),
+    ],
+)
+def test_a_typed_value_that_cannot_be_read_is_refused_with_the_row_and_the_value(changes, message):
+    with pytest.raises(InputError, match=message):
+        apply_ranking_edits(PASTRY, {1: changes}, [], [])
+
+
+def test_typed_text_values_are_read_as_typed():
+    state = apply_ranking_edits(PASTRY, {1: {"score": "0.85", "grade": "2"}, 3: {"grade": "unjudged"}}, [], [])
+    assert state.items[1].score == 0.85 and state.judgments["bagel"] == 2
+    assert apply_ranking_edits(PASTRY, {0: {"grade": "—"}}, [], []).judgments.get("donut") is None
+    assert apply_ranking_edits(PASTRY, {2: {"rank": " 2 "}}, [], []).ranking[1] == "muffin"
+
+
+# ---- one numbering: the active list's ranks, removed documents apart --------------------------------
+
+
+DONUT_REMOVED = PASTRY.replace(items=(Item("donut", 0.95, removed=True), *PASTRY.items[1:]))
+
+
+def test_removed_documents_are_listed_after_the_active_list():
+    assert [DONUT_REMOVED.items[i].doc for i in DONUT_REMOVED.table_order] == ["bagel", "muffin", "croissant", "donut"]
+
+
+def test_table_rows_and_typed_ranks_address_the_active_list():
+    # Row 2 of the table is muffin (active rank 2); typing rank 1 puts it first among the active documents.
+    state = apply_ranking_edits(DONUT_REMOVED, {1: {"rank": "1"}}, [], [])
+    assert state.ranking == ["muffin", "bagel", "croissant"]
+    # Row 4 is the removed donut: unticking "removed" brings it back to its place.
+    assert apply_ranking_edits(DONUT_REMOVED, {3: {"removed": False}}, [], []).ranking[0] == "donut"
+    with pytest.raises(InputError, match="a removed document has no rank"):
+        apply_ranking_edits(DONUT_REMOVED, {3: {"rank": "1"}}, [], [])
+
+
+def test_move_uses_active_ranks():
+    assert move(DONUT_REMOVED, 2, 1).ranking == ["croissant", "bagel", "muffin"]
+
+
+# ---- one list, one order ------------------------------------------------------------------------------
+
+
+def test_a_link_with_scores_arrives_in_score_order_ties_by_the_tie_convention():
+    assert decode_url({"ranking": "a:1,b:2,c:2", "qrels": "a:1"}).ranking == ["c", "b", "a"]
+    assert decode_url({"ranking": "a:1,b:2,c:2", "qrels": "a:1", "ties": "as_given"}).ranking == ["b", "c", "a"]
+    assert decode_url({"ranking": "a:1,b,c:2", "qrels": "a:1"}).ranking == ["a", "b", "c"]  # not every score: as given
+
+
+def test_a_hand_move_contradicts_the_scores_until_sorted_or_the_order_is_kept():
+    moved = move(PASTRY, 2, 2)
+    assert scores_contradict_order(moved) and not scores_contradict_order(PASTRY)
+    assert sort_by_score(moved).ranking == PASTRY.ranking
+    kept = use_this_order(moved)
+    assert kept.ranking == moved.ranking and not scores_contradict_order(kept)
+    assert [item.score for item in kept.items] == [4.0, 3.0, 2.0, 1.0]
+
+
+def test_changing_the_tie_order_reorders_tied_documents_of_a_list_that_follows_its_scores():
+    tied = decode_url({"ranking": "biscotti:0.8,scone:0.8,donut:0.5", "qrels": "biscotti:1"})
+    assert tied.ranking == ["scone", "biscotti", "donut"]
+    assert set_tie_order(tied, "docid_ascending").ranking == ["biscotti", "scone", "donut"]
+    hand_made = move(PASTRY, 3, 1)
+    assert set_tie_order(hand_made, "docid_ascending").ranking == hand_made.ranking  # a hand-made order stays

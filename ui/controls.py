@@ -13,10 +13,9 @@ import streamlit as st
 
 from metrics import CONVENTION_INFO, Conventions
 from metrics.conventions import ConventionInfo
-from metrics.model import order_documents
 
 from . import state
-from .query_state import MAX_K, QueryState
+from .query_state import MAX_K, QueryState, set_tie_order
 
 #: Conventions that mean something for a single query (missing_queries and depth concern whole runs).
 QUERY_CONVENTIONS = ("gain", "ideal_from", "ap_denominator", "tie_order", "unjudged", "precision_short_list")
@@ -78,6 +77,14 @@ def convention_select(info: ConventionInfo) -> dict[str, Any]:
     )
 
 
+def _set_convention(name: str, value: Any) -> None:
+    if name == "tie_order":
+        # A list that follows its scores is re-sorted, so tied documents visibly take the new order.
+        state.commit(set_tie_order(state.current(), value), refresh_editor=True)
+    else:
+        _change(conventions=state.current().conventions.replace(**{name: value}))
+
+
 def conventions_panel(query: QueryState) -> None:
     """One selectbox per convention, generated from the documented CONVENTION_INFO."""
     with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False):
@@ -87,24 +94,8 @@ def conventions_panel(query: QueryState) -> None:
                 continue
             bound(
                 st.selectbox, f"convention_{info.name}", getattr(query.conventions, info.name),
-                lambda value, name=info.name: _change(conventions=state.current().conventions.replace(**{name: value})),
+                lambda value, name=info.name: _set_convention(name, value),
                 **convention_select(info),
             )
         st.button("Reset to trec_eval's conventions", key="reset_conventions", disabled=not query.conventions.differences(),
                   on_click=lambda: _change(conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))
-
-
-def sort_by_score_button(query: QueryState) -> None:
-    """Re-rank by score with the chosen tie order: the order a tool that sees only scores would use."""
-    scored = [item for item in query.items if item.score is not None]
-
-    def sort() -> None:
-        current = state.current()
-        by_doc = {item.doc: item for item in current.items}
-        order = order_documents({item.doc: item.score for item in current.items}, current.conventions.tie_order)
-        state.commit(current.replace(items=tuple(by_doc[doc] for doc in order)))
-
-    st.button(
-        "Sort by score", key="sort_by_score", on_click=sort, disabled=len(scored) != len(query.items) or not scored,
-        help=f"Order by score, ties by the '{query.conventions.tie_order}' convention. Needs a score on every document.",
-    )

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
-import pandas as pd
 import streamlit as st
 
 from metrics import InputError
-from metrics.export import pytrec_eval_snippet, qrels_to_trec, run_to_trec, to_json
-from metrics.reference import scores_for_pytrec_eval
 
 from . import state
+from .exports import query_exports
 from .loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
-from .query_state import MAX_ITEMS, QueryState
+from .query_state import QueryState
 from .text import literal
 
 LOADED = "loaded_data"
@@ -77,22 +75,18 @@ def _open(qid: str, judgments: dict[str, int], scores: dict[str, float]) -> None
     st.rerun()
 
 
-def data_out(query: QueryState, values: pd.DataFrame, measures: list[str]) -> None:
+def data_out(query: QueryState, rows: list[tuple[str, str, float]]) -> None:
+    """Downloads that reproduce the page; ``rows`` are the page's (label, measure, value) triples."""
     with st.expander(":material/download: Download this query: TREC files, JSON, metrics CSV, Python snippet"):
-        qid = query.query
-        docs = query.ranking
-        scores = [item.score for item in query.items if not item.removed]
-        run_scores, _ = scores_for_pytrec_eval(docs, scores)
-        qrels = {qid: dict(query.judgments)}
-        run = {qid: run_scores}
-        name = "".join(ch if ch.isalnum() else "-" for ch in qid)[:40] or "query"
-        digest = hashlib.sha1(repr((qrels, run)).encode()).hexdigest()[:6]
+        files = query_exports(query, rows)
+        digest = hashlib.sha1(files.snippet.encode()).hexdigest()[:6]
+        for note in files.notes:
+            st.caption(literal(note))
         cols = st.columns(5)
-        cols[0].download_button("qrels (TREC)", qrels_to_trec(qrels), f"{name}.qrels", key="dl_qrels")
-        cols[1].download_button("run (TREC)", run_to_trec({qid: list(run_scores.items())}), f"{name}.run", key="dl_run")
-        cols[2].download_button("JSON", to_json(qrels, run), f"{name}.json", "application/json", key="dl_json")
-        cols[3].download_button("metrics (CSV)", values.to_csv(index=False), f"{name}-metrics.csv", "text/csv", key="dl_csv")
-        snippet = pytrec_eval_snippet(qrels, run, measures, relevance_level=query.conventions.relevance_level,
-                                      judged_docs_only=query.conventions.unjudged == "removed")
-        cols[4].download_button("Python (pytrec_eval)", snippet, f"{name}-{digest}.py", "text/x-python", key="dl_python")
-        st.code(snippet, language="python")
+        cols[0].download_button("qrels (TREC)", files.qrels_trec, f"{files.name}.qrels", key="dl_qrels")
+        cols[1].download_button("run (TREC)", files.run_trec, f"{files.name}.run", key="dl_run")
+        cols[2].download_button("JSON", files.json, f"{files.name}.json", "application/json", key="dl_json")
+        cols[3].download_button("metrics (CSV)", files.csv, f"{files.name}-metrics.csv", "text/csv", key="dl_csv")
+        cols[4].download_button(f"Python ({files.tool})", files.snippet, f"{files.name}-{digest}.py", "text/x-python",
+                                key="dl_python")
+        st.code(files.snippet, language="python")

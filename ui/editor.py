@@ -12,40 +12,53 @@ import streamlit as st
 
 from . import state
 from .query_state import (
+    NO_RANK,
+    UNJUDGED_TEXT,
     QueryState,
     apply_judgment_edits,
     apply_ranking_edits,
+    format_score,
     move,
     unretrieved_judgments,
 )
 
 
 def ranking_frame(query: QueryState) -> pd.DataFrame:
+    """The editor's rows: the active list with its ranks, then removed documents (no rank) apart at the end.
+
+    Rank, score and grade are text cells, so what a person types reaches the parser as typed: a value that is
+    not a number, not whole or out of range is refused with a message instead of being rounded or clamped.
+    """
+    items = [query.items[i] for i in query.table_order]
+    active = len(query.ranking)
+    grade = {doc: str(g) for doc, g in query.judgments.items()}
     return pd.DataFrame(
         {
-            "rank": pd.array(range(1, len(query.items) + 1), dtype="Int64"),
-            "doc": pd.array([item.doc for item in query.items], dtype="string"),
-            "score": pd.array([item.score for item in query.items], dtype="Float64"),
-            "grade": pd.array([query.judgments.get(item.doc) for item in query.items], dtype="Int64"),
-            "removed": pd.array([item.removed for item in query.items], dtype="boolean"),
+            "rank": pd.array([str(r) if r <= active else NO_RANK for r in range(1, len(items) + 1)], dtype="string"),
+            "doc": pd.array([item.doc for item in items], dtype="string"),
+            "score": pd.array(["" if item.score is None else format_score(item.score) for item in items], dtype="string"),
+            "grade": pd.array([grade.get(item.doc, UNJUDGED_TEXT) for item in items], dtype="string"),
+            "removed": pd.array([item.removed for item in items], dtype="boolean"),
         }
     )
 
 
+def _refused(change, *args) -> None:
+    if not state.try_commit(change, *args):
+        kind, text = st.session_state[state.MESSAGE]
+        st.session_state[state.MESSAGE] = (kind, f"Edit refused, the last good value is kept: {text}")
+
+
 def _on_ranking_change(key: str) -> None:
     changes = st.session_state[key]
-    state.try_commit(
-        apply_ranking_edits, changes.get("edited_rows", {}), changes.get("added_rows", []),
-        changes.get("deleted_rows", []),
-    )
+    _refused(apply_ranking_edits, changes.get("edited_rows", {}), changes.get("added_rows", []),
+             changes.get("deleted_rows", []))
 
 
 def _on_judgments_change(key: str, rows: list[str]) -> None:
     changes = st.session_state[key]
-    state.try_commit(
-        apply_judgment_edits, rows, changes.get("edited_rows", {}), changes.get("added_rows", []),
-        changes.get("deleted_rows", []),
-    )
+    _refused(apply_judgment_edits, rows, changes.get("edited_rows", {}), changes.get("added_rows", []),
+             changes.get("deleted_rows", []))
 
 
 def ranking_editor(query: QueryState) -> None:
@@ -59,13 +72,14 @@ def ranking_editor(query: QueryState) -> None:
         on_change=_on_ranking_change,
         args=(key,),
         column_config={
-            "rank": st.column_config.NumberColumn("rank", help="Type a new rank to move the document", min_value=1, step=1,
-                                                 width=60),
+            "rank": st.column_config.TextColumn("rank", help="Type a new rank to move the document; removed documents have none",
+                                               width=60),
             "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200,
                                                width="medium"),
-            "score": st.column_config.NumberColumn("score", help="Optional retrieval score; trec_eval orders by it",
-                                                   format="%.4g", width=80),
-            "grade": st.column_config.NumberColumn("grade", help="Relevance grade; empty = unjudged, negative = unjudged in pool", step=1, min_value=-1000, max_value=1000, width=70),
+            "score": st.column_config.TextColumn("score", help="Optional retrieval score; trec_eval orders by it",
+                                                 width=80),
+            "grade": st.column_config.TextColumn("grade", help="Relevance grade, a whole number; 'unjudged' or empty = "
+                                                 "unjudged, negative = unjudged in the pool", width=80),
             "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width=80),
         },
     )
@@ -75,7 +89,8 @@ def judgments_editor(query: QueryState) -> None:
     rows = unretrieved_judgments(query)
     key = state.editor_key("judgments_editor")
     frame = pd.DataFrame(
-        {"doc": pd.array([doc for doc, _ in rows], dtype="string"), "grade": pd.array([grade for _, grade in rows], dtype="Int64")}
+        {"doc": pd.array([doc for doc, _ in rows], dtype="string"),
+         "grade": pd.array([str(grade) for _, grade in rows], dtype="string")}
     )
     st.data_editor(
         frame,
@@ -87,7 +102,8 @@ def judgments_editor(query: QueryState) -> None:
         args=(key, [doc for doc, _ in rows]),
         column_config={
             "doc": st.column_config.TextColumn("document", required=True, max_chars=200),
-            "grade": st.column_config.NumberColumn("grade", step=1, min_value=-1000, max_value=1000, required=True),
+            "grade": st.column_config.TextColumn("grade", help="A whole number; negative = unjudged in the pool",
+                                                 required=True),
         },
     )
 
@@ -103,17 +119,18 @@ def _move(index: int, rank_key: str | None = None, offset: int | None = None) ->
         new_rank = index + 1 + offset if offset != 0 else 1
     else:
         new_rank = int(st.session_state[rank_key])
-    new_rank = max(1, min(new_rank, len(query.items)))
+    new_rank = max(1, min(new_rank, len(query.ranking)))
     if state.try_commit(move, index, new_rank):
         # The selection follows the document it moved.
-        st.session_state["move_doc"] = _rank_labels(state.current().docs)[new_rank - 1]
+        st.session_state["move_doc"] = _rank_labels(state.current().ranking)[new_rank - 1]
 
 
 def move_controls(query: QueryState) -> None:
-    """Move a document up, down, to the top or to any rank: reliable in every browser, unlike drag and drop."""
-    if not query.items:
+    """Move a document up, down, to the top or to any rank of the active list (removed documents have no rank):
+    reliable in every browser, unlike drag and drop."""
+    if not query.ranking:
         return
-    labels = _rank_labels(query.docs)
+    labels = _rank_labels(query.ranking)
     cols = st.columns([4, 1, 1, 1, 2, 2], vertical_alignment="bottom")
     if st.session_state.get("move_doc") not in labels:
         st.session_state["move_doc"] = labels[0]

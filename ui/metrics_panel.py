@@ -1,4 +1,4 @@
-"""Live metric cards, the pinned baseline, per-metric explanations and the agreement with trec_eval."""
+"""Live metric cards, the pinned baseline and per-metric explanations."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ import streamlit as st
 
 from metrics import evaluate_rankings, parse_measure
 from metrics.explain import METRIC_GUIDE, Explanation
-from metrics.reference import Agreement
 
 from . import state
-from .text import literal
 
 
 def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None) -> None:
@@ -66,27 +64,3 @@ def explanations_panel(explanations: list[Explanation]) -> None:
 def metric_guide() -> None:
     with st.expander("Which metric should I use?"):
         st.table(pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"]).set_index("If you evaluate…"))
-
-
-def agreement_panel(agreement: Agreement, labels: dict[str, str]) -> None:
-    """Shows that pytrec_eval computes the same numbers, or why the list as shown gets other ones."""
-    if not agreement.engine_agrees:
-        st.error("The engine and pytrec_eval disagree on trec_eval's own order. This is a bug: please report it.")
-    elif agreement.same_numbers:
-        st.success("✓ trec_eval (pytrec_eval-terrier) computes the same numbers for this list.", icon=None)
-    else:
-        st.warning("trec_eval would score this list differently: it orders the documents by score.")
-    for cause in agreement.causes:
-        st.caption(cause)
-    if agreement.same_numbers and agreement.engine_agrees:
-        return
-    table = pd.DataFrame(
-        {
-            "this page (order shown)": [agreement.engine_shown[m] for m in agreement.measures],
-            "trec_eval (by score)": [agreement.pytrec_eval[m] for m in agreement.measures],
-            "engine on trec_eval's order": [agreement.engine_trec[m] for m in agreement.measures],
-        },
-        index=[labels.get(m, m) for m in agreement.measures],
-    )
-    st.dataframe(table.style.format("{:.3f}"), width="stretch")
-    st.caption("trec_eval's order: " + " › ".join(literal(doc) for doc in agreement.trec_order))

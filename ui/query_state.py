@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from metrics import Conventions, InputError
 from metrics.ids import check_id
+from metrics.model import order_documents
 
 MAX_PARAM_CHARS = 20_000
 MAX_ITEMS = 1_000
@@ -61,8 +62,60 @@ class QueryState:
     def docs(self) -> list[str]:
         return [item.doc for item in self.items]
 
+    @property
+    def active_items(self) -> list[Item]:
+        return [item for item in self.items if not item.removed]
+
+    @property
+    def table_order(self) -> list[int]:
+        """Positions in ``items`` as the editor lists them: the active list in rank order, then removed rows."""
+        return [i for i, item in enumerate(self.items) if not item.removed] + [
+            i for i, item in enumerate(self.items) if item.removed]
+
     def replace(self, **changes: object) -> QueryState:
         return dataclasses.replace(self, **changes)
+
+
+# ---- one list, one order ------------------------------------------------------------------------------
+# The list shown is the ranking scored. A list that arrives with scores is put in the order its tie-order
+# convention gives; a hand edit may then make the scores contradict the order, which the page says and resolves
+# with "Sort by score" or "Use this order".
+
+
+def score_order(state: QueryState) -> list[str] | None:
+    """The active documents ordered by score under the state's tie order, or None when a score is missing."""
+    active = state.active_items
+    if not active or any(item.score is None for item in active):
+        return None
+    return order_documents({item.doc: float(item.score) for item in active}, state.conventions.tie_order)  # type: ignore[arg-type]
+
+
+def scores_contradict_order(state: QueryState) -> bool:
+    """Every active document has a score, and sorting by them (ties by the tie order) gives another order."""
+    order = score_order(state)
+    return order is not None and order != state.ranking
+
+
+def sort_by_score(state: QueryState) -> QueryState:
+    """The active documents in score order (ties by the tie-order convention); unchanged without full scores."""
+    order = score_order(state)
+    return state if order is None else reorder_active(state, order)
+
+
+def use_this_order(state: QueryState) -> QueryState:
+    """Keep the order shown and rewrite the active documents' scores to follow it: n, n-1, …, 1."""
+    active = len(state.active_items)
+    scores = iter(range(active, 0, -1))
+    return state.replace(items=tuple(
+        item if item.removed else dataclasses.replace(item, score=float(next(scores))) for item in state.items))
+
+
+def set_tie_order(state: QueryState, tie_order: str) -> QueryState:
+    """Change the tie-order convention; a list whose order followed its scores is re-sorted, so tied documents
+    visibly take the new order (a hand-made order that contradicts the scores is left as it is)."""
+    followed = not scores_contradict_order(state)
+    new_state = state.replace(conventions=state.conventions.replace(tie_order=tie_order))
+    return sort_by_score(new_state) if followed else new_state
 
 
 def validate_doc(doc: object, *, where: str = "") -> str:
@@ -104,6 +157,8 @@ def parse_score(value: object, *, where: str = "") -> float | None:
     except (TypeError, ValueError):
         raise InputError(f"{prefix}score has to be a number, got {value!r}") from None
     if math.isnan(number):
+        if isinstance(value, str):
+            raise InputError(f"{prefix}score has to be a number, got {value!r}")
         return None  # an emptied cell in the editor arrives as NaN
     if not math.isfinite(number):
         raise InputError(f"{prefix}score has to be a finite number, got {value!r}")
@@ -144,7 +199,8 @@ def _unescape(text: str) -> str:
     return text.replace("%3A", ":").replace("%3a", ":").replace("%2C", ",").replace("%2c", ",").replace("%25", "%")
 
 
-def _format_score(score: float) -> str:
+def format_score(score: float) -> str:
+    """The shortest text that reads back as the same float: ``0.95``, ``2`` for 2.0."""
     text = repr(float(score))
     return text[:-2] if text.endswith(".0") else text
 
@@ -155,7 +211,7 @@ def encode_url(state: QueryState) -> dict[str, str]:
     for item in state.items:
         text = _escape(item.doc)
         if item.score is not None:
-            text += ":" + _format_score(item.score)
+            text += ":" + format_score(item.score)
         items.append(text)
     params = {
         "ranking": ",".join(items),
@@ -222,7 +278,8 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
         raise InputError(f"URL conventions: {error}") from None
     check_state(tuple(items), judgments)
     query = check_id(values.get("query", "query")[:200] or "query", "query id", where="URL parameter 'query'")
-    return QueryState(tuple(items), judgments, k, conventions, query)
+    # A list that arrives with scores is ordered as its tie-order convention says: what you see is what trec_eval scores.
+    return sort_by_score(QueryState(tuple(items), judgments, k, conventions, query))
 
 
 # ---- edits -------------------------------------------------------------------------------------------
@@ -230,13 +287,16 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
 
 
 def move(state: QueryState, index: int, new_rank: int) -> QueryState:
-    """Move the item at 0-based ``index`` to 1-based ``new_rank`` (clamped to the list)."""
-    items = list(state.items)
-    if not 0 <= index < len(items):
+    """Move the ``index``-th active document (0-based) to active rank ``new_rank`` (1-based, clamped to the list).
+
+    Ranks are those of the active list: removed documents have none and stay where they are.
+    """
+    order = state.ranking
+    if not 0 <= index < len(order):
         raise InputError(f"there is no document at rank {index + 1}")
-    item = items.pop(index)
-    items.insert(min(max(new_rank, 1), len(items) + 1) - 1, item)
-    return state.replace(items=tuple(items))
+    doc = order.pop(index)
+    order.insert(min(max(new_rank, 1), len(order) + 1) - 1, doc)
+    return reorder_active(state, order)
 
 
 def reorder_active(state: QueryState, new_order: list[str]) -> QueryState:
@@ -263,51 +323,63 @@ def toggle_removed(state: QueryState, index: int) -> QueryState:
     return state.replace(items=tuple(items))
 
 
+#: What a grade cell may hold for "unjudged".
+UNJUDGED_TEXT = "unjudged"
+_UNJUDGED_SPELLINGS = {"", UNJUDGED_TEXT, "-", "—", "none", "nan"}
+#: What the rank cell of a removed row shows.
+NO_RANK = "—"
+
+
 def apply_ranking_edits(
     state: QueryState, edited_rows: Mapping[int, Mapping[str, object]], added_rows: list[Mapping[str, object]],
     deleted_rows: list[int],
 ) -> QueryState:
-    """Apply a data_editor change set (rows are positions in ``state.items``) to the ranked list.
+    """Apply a data_editor change set to the ranked list. Rows are the editor's rows: ``state.table_order``.
 
-    Renaming a document carries its judgment along; a grade cell edits the judgment (empty = unjudged); a rank
-    cell moves the document; deleting a row takes the document out of the ranking but keeps its judgment, so it
-    becomes "judged, not retrieved".
+    Renaming a document carries its judgment along; a grade cell edits the judgment ("unjudged" or empty =
+    unjudged); a rank cell moves the document within the active list; deleting a row takes the document out of
+    the ranking but keeps its judgment, so it becomes "judged, not retrieved". A value that cannot be read is
+    refused with an InputError naming the row: nothing is silently rounded, clamped or cleared.
     """
+    positions = state.table_order
     items = list(state.items)
     judgments = dict(state.judgments)
     moves: list[tuple[str, int]] = []
     for row, changes in sorted(edited_rows.items(), key=lambda pair: int(pair[0])):
         row = int(row)
-        if not 0 <= row < len(items):
+        if not 0 <= row < len(positions):
             continue
-        item = items[row]
-        where = f"rank {row + 1}"
+        index = positions[row]
+        item = items[index]
+        where = f"row {row + 1} ({item.doc})"
         if "doc" in changes:
             item = dataclasses.replace(item, doc=_rename(judgments, item.doc, changes["doc"], where))
         if "score" in changes:
             item = dataclasses.replace(item, score=parse_score(changes["score"], where=where))
-        if "removed" in changes:
-            item = dataclasses.replace(item, removed=bool(changes["removed"]))
         if "grade" in changes:
             _set_grade(judgments, item.doc, changes["grade"], where)
-        if "rank" in changes and changes["rank"] is not None:
+        if "rank" in changes and not _blank(changes["rank"]):
+            if item.removed:
+                raise InputError(f"{where}: a removed document has no rank; untick 'removed' first")
             moves.append((item.doc, _parse_rank(changes["rank"], where)))
-        items[row] = item
-    for row in sorted({int(r) for r in deleted_rows if 0 <= int(r) < len(items)}, reverse=True):
-        del items[row]
+        if "removed" in changes:
+            item = dataclasses.replace(item, removed=bool(changes["removed"]))
+        items[index] = item
+    for index in sorted({positions[int(r)] for r in deleted_rows if 0 <= int(r) < len(positions)}, reverse=True):
+        del items[index]
     for offset, added in enumerate(added_rows):
         where = f"new row {offset + 1}"
         doc = added.get("doc")
-        doc = validate_doc(doc, where=where) if doc not in (None, "") else _fresh_doc({i.doc for i in items} | set(judgments))
+        doc = validate_doc(doc, where=where) if not _blank(doc) else _fresh_doc({i.doc for i in items} | set(judgments))
         items.append(Item(doc, parse_score(added.get("score"), where=where), bool(added.get("removed") or False)))
         if "grade" in added:
             _set_grade(judgments, doc, added["grade"], where)
+    new_state = state.replace(items=tuple(items), judgments=judgments)
+    check_state(new_state.items, judgments)
     for doc, rank in moves:
-        index = next(i for i, item in enumerate(items) if item.doc == doc)
-        item = items.pop(index)
-        items.insert(min(rank, len(items) + 1) - 1, item)
-    check_state(tuple(items), judgments)
-    return state.replace(items=tuple(items), judgments=judgments)
+        order = new_state.ranking
+        new_state = move(new_state, order.index(doc), rank)
+    return new_state
 
 
 def apply_judgment_edits(
@@ -359,8 +431,13 @@ def _rename(judgments: dict[str, int], old: str, value: object, where: str) -> s
     return new
 
 
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or (
+        isinstance(value, str) and value.strip() in ("", NO_RANK))
+
+
 def _set_grade(judgments: dict[str, int], doc: str, value: object, where: str) -> None:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip()):
+    if _blank(value) or (isinstance(value, str) and value.strip().lower() in _UNJUDGED_SPELLINGS):
         judgments.pop(doc, None)
     else:
         judgments[doc] = parse_grade(value, where=where)
@@ -368,7 +445,7 @@ def _set_grade(judgments: dict[str, int], doc: str, value: object, where: str) -
 
 def _parse_rank(value: object, where: str) -> int:
     try:
-        number = float(value)  # type: ignore[arg-type]
+        number = float(str(value).strip()) if isinstance(value, str) else float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise InputError(f"{where}: rank has to be a whole number, got {value!r}") from None
     if not math.isfinite(number) or not number.is_integer() or number < 1:

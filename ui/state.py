@@ -12,7 +12,7 @@ from metrics import InputError
 from metrics.model import order_documents
 from metrics.samples import Sample, load_samples
 
-from .query_state import MAX_ITEMS, MAX_K, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url
+from .query_state import MAX_ITEMS, MAX_K, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url, sort_by_score
 
 QUERY = "query_state"
 EDITOR_VERSION = "editor_version"
@@ -30,8 +30,9 @@ def samples() -> dict[str, Sample]:
 
 
 def state_from_sample(sample: Sample) -> QueryState:
+    """The sample's list in the order its scores and tie-order convention give (what trec_eval scores)."""
     items = tuple(Item(doc, score) for doc, score in sample.ranking)
-    return QueryState(items, dict(sample.judgments), sample.k, query=sample.query)
+    return sort_by_score(QueryState(items, dict(sample.judgments), sample.k, sample.conventions, query=sample.query))
 
 
 def init() -> None:
