@@ -8,6 +8,7 @@ from metrics import parse_measure
 from metrics.explain import explain, missed_relevant_note
 
 from . import controls, data_io, editor, list_status, metrics_panel, state, whatif_panel
+from .list_status import show_message  # noqa: F401 - the runs page shows the same messages at its top
 from .text import literal
 
 #: The page's one statement of how it scores (the list status box says when the scores disagree with it).

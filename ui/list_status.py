@@ -22,14 +22,15 @@ BOX_HEIGHT = 168
 
 def status_box(query: QueryState, explanations: list[Explanation], labels: dict[str, str]) -> None:
     with st.container(height=BOX_HEIGHT, border=True, key="list_status"):
-        _message()
+        show_message()
         if scores_contradict_order(query):
             _conflict(query)
         else:
             _agreement(query, explanations, labels)
 
 
-def _message() -> None:
+def show_message() -> None:
+    """The last message (an edit refused, a sample loaded…), shown once."""
     message = state.pop_message()
     if message:
         kind, text = message
