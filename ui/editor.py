@@ -79,7 +79,7 @@ def ranking_editor(query: QueryState) -> None:
             "score": st.column_config.TextColumn("score", help="Optional retrieval score; trec_eval orders by it",
                                                  width=80),
             "grade": st.column_config.TextColumn("grade", help="Relevance grade, a whole number; 'unjudged' or empty = "
-                                                 "unjudged, negative = unjudged in the pool", width=80),
+                                                 "unjudged, negative = unjudged in the pool", width=75),
             "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width=80),
         },
     )

@@ -17,7 +17,7 @@ from .query_state import QueryState, score_order, scores_contradict_order, sort_
 from .text import literal
 
 #: Height of the box in CSS pixels: room for a message and the conflict notice with its two buttons.
-BOX_HEIGHT = 168
+BOX_HEIGHT = 190
 
 
 def status_box(query: QueryState, explanations: list[Explanation], labels: dict[str, str]) -> None:
@@ -47,12 +47,12 @@ def _conflict(query: QueryState) -> None:
         "it and rewrite the scores to follow the ranks.",
         icon=":material/swap_vert:",
     )
-    left, right, _ = st.columns([1, 1, 2])
-    left.button("Sort by score", key="sort_by_score", on_click=state.try_commit, args=(sort_by_score,),
-                icon=":material/sort:", width="stretch")
-    right.button("Use this order", key="use_this_order", on_click=state.try_commit, args=(use_this_order,),
-                 icon=":material/check:", width="stretch",
-                 help="Keep the order shown and give the documents scores n, n-1, …, 1 that follow it.")
+    with st.container(horizontal=True):
+        st.button("Sort by score", key="sort_by_score", on_click=state.try_commit, args=(sort_by_score,),
+                  icon=":material/sort:", help="Put the documents in score order, ties by the tie-order convention.")
+        st.button("Use this order", key="use_this_order", on_click=state.try_commit, args=(use_this_order,),
+                  icon=":material/check:",
+                  help="Keep the order shown and give the documents scores n, n-1, …, 1 that follow it.")
 
 
 def _agreement(query: QueryState, explanations: list[Explanation], labels: dict[str, str]) -> None:
