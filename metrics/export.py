@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .conventions import Conventions
+from .ids import to_trec_id
 from .model import Qrels, Run, order_documents
 
 #: Conventions pytrec_eval expresses, and the RelevanceEvaluator arguments that do so (trec_eval -l and -J).
@@ -55,12 +56,12 @@ def to_json(qrels: Qrels, run: Run) -> str:
 
 
 def trec_query_id(qid: str) -> str:
-    """``qid`` as a TREC file can hold it: each run of white space becomes ``_`` (a TREC line splits on spaces).
+    """``qid`` as a TREC file can hold it (:func:`metrics.ids.to_trec_id`: each space becomes ``_``).
 
     >>> trec_query_id("sweet pastry")
     'sweet_pastry'
     """
-    return "_".join(qid.split()) or "query"
+    return to_trec_id(qid)
 
 
 def run_scores(docs: Sequence[str], scores: Sequence[float | None]) -> tuple[dict[str, float], bool]:
