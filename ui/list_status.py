@@ -34,7 +34,8 @@ def show_message() -> None:
     message = state.pop_message()
     if message:
         kind, text = message
-        {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(text)
+        # Messages quote ids, file names and typed values: shown literally.
+        {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(literal(text))
 
 
 def _conflict(query: QueryState) -> None:
