@@ -8,6 +8,7 @@ Ours is the command line (``python -m metrics``); pytrec_eval is ``bench/pipelin
 Before timing, the ``all`` values are checked: ``metrics.bulk.evaluate_files`` (full precision, in a child
 process) must equal pytrec_eval's means to 1e-9, and the command line's printed lines must equal pytrec_eval's means printed as trec_eval prints them.
 
+``msmarco_gz`` is the MS MARCO-scale run gzipped (pytrec_eval reads it through ``gzip.open``).
 ``lopsided`` (2,000 one-document queries and one 1,000,000-document query) is there for peak memory: a batch
 padded to the longest ranking would need 2,001 x 1,000,000 cells (15 GB).
 
@@ -43,6 +44,7 @@ def data_sets() -> dict[str, tuple[Path, Path]]:
         "msmarco_tab": (paths["msmarco_qrels"], paths["msmarco_run_tab"]),
         "trecdl": (paths["trecdl_qrels"], paths["trecdl_run"]),
         "lopsided": (paths["lopsided_qrels"], paths["lopsided_run"]),
+        "msmarco_gz": (paths["msmarco_qrels"], paths["msmarco_run_gz"]),
     }
 
 

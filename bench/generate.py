@@ -6,6 +6,7 @@
 * ``trecdl``: a TREC-DL-like graded run: 43 queries, grades 0-3, 100-200 judged documents per query.
 * ``lopsided``: 2,000 one-document queries and one 1,000,000-document query (about 35 MB): a padded
   queries x longest-ranking batch would need 2,001 x 1,000,000 cells.
+* ``msmarco.space.run.gz``: the MS MARCO-scale run gzipped (about 68 MB), for reading gzip input of real size.
 
 Usage: ``python bench/generate.py [--force]``.
 """
@@ -106,11 +107,13 @@ def generate(force: bool = False) -> dict[str, Path]:
         "trecdl_run": DATA / "trecdl.run",
         "trecdl_run_gz": DATA / "trecdl.run.gz",
     }
-    extra = {"lopsided_qrels": DATA / "lopsided.qrels", "lopsided_run": DATA / "lopsided.run"}
-    if force or not all(path.exists() for path in extra.values()):
+    extra = {"lopsided_qrels": DATA / "lopsided.qrels", "lopsided_run": DATA / "lopsided.run",
+             "msmarco_run_gz": DATA / "msmarco.space.run.gz"}
+    if force or not (extra["lopsided_qrels"].exists() and extra["lopsided_run"].exists()):
         qrels, run = lopsided(np.random.default_rng(SEED + 1))
         extra["lopsided_qrels"].write_bytes(qrels)
         extra["lopsided_run"].write_bytes(run)
+        del run
     if force or not all(path.exists() for path in paths.values()):
         rng = np.random.default_rng(SEED)
         qrels, run = msmarco(rng)
@@ -122,6 +125,10 @@ def generate(force: bool = False) -> dict[str, Path]:
         paths["trecdl_qrels"].write_bytes(qrels)
         paths["trecdl_run"].write_bytes(run)
         paths["trecdl_run_gz"].write_bytes(gzip.compress(run, mtime=0))
+    if force or not extra["msmarco_run_gz"].exists():
+        with open(paths["msmarco_run_space"], "rb") as plain, gzip.open(extra["msmarco_run_gz"], "wb") as packed:
+            while block := plain.read(1 << 24):
+                packed.write(block)
     return paths | extra
 
 

@@ -8,6 +8,7 @@ parses with its own ``parse_qrel``/``parse_run``, evaluates with ``RelevanceEval
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ def run_pytrec_eval(qrels_path: str, run_path: str) -> dict[str, float]:
 
     with open(qrels_path) as file:
         qrels = pytrec_eval.parse_qrel(file)
-    with open(run_path) as file:
+    with (gzip.open(run_path, "rt") if run_path.endswith(".gz") else open(run_path)) as file:
         run = pytrec_eval.parse_run(file)
     per_query = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES)).evaluate(run)
     keys = next(iter(per_query.values())).keys()
