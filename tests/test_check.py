@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 import pytest
@@ -301,3 +302,14 @@ def test_a_usage_error_is_one_line_with_exit_2(capsys):
         main(["only-one-file"])
     assert raised.value.code == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_a_huge_grade_neither_explodes_the_threshold_search_nor_stops_the_linear_matches():
+    # Before: thresholds 1..10^8 were all listed (gigabytes), and exponential gain overflowed to NaN.
+    qrels = {"q1": {"d1": 1, "d2": 100_000_000, "d3": 0}}
+    run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.7}}
+    finding = find_conventions(qrels, run, "ndcg_cut.10", "0.6")
+    searched = {c.conventions.relevance_level for c in finding.candidates}
+    assert max(searched) <= 10
+    assert all(c.conventions.gain != "exponential" for c in finding.candidates)
+    assert all(math.isfinite(c.value) for c in finding.candidates)

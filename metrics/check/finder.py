@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
-from ..evaluate import evaluate_batch, is_count
+from ..evaluate import MAX_EXPONENTIAL_GRADE, evaluate_batch, is_count
 from ..measures import MEASURES
 from ..model import (
     NO_JUDGMENT,
@@ -90,15 +90,21 @@ class Option:
     label: str  # the convention's label, e.g. "Gain of a graded judgment"
 
 
+#: The highest relevance threshold the finder tries (thresholds above are not reported in practice).
+MAX_SEARCHED_LEVEL = 10
+
+
 def convention_options(name: str, max_grade: int = 1) -> tuple[Option, ...]:
     """The values the finder tries for convention ``name``; trec_eval's comes first with weight 1.
 
-    For ``relevance_level`` the values are 1..max_grade (a document is relevant when grade >= level), weighted
-    1 (trec_eval's -l 1), 0.6 for 2 (TREC Deep Learning's passage runs use -l 2) and 0.3 above.
+    For ``relevance_level`` the values are 1..max_grade (a document is relevant when grade >= level), at most
+    ``MAX_SEARCHED_LEVEL`` of them, weighted 1 (trec_eval's -l 1), 0.6 for 2 (TREC Deep Learning's passage runs
+    use -l 2) and 0.3 above.
     """
     if name == "relevance_level":
         options = []
-        for level in range(1, max(1, max_grade) + 1):
+        # Bounded whatever the qrels hold: a grade of 10^8 must not ask for 10^8 thresholds.
+        for level in range(1, min(max(1, max_grade), MAX_SEARCHED_LEVEL) + 1):
             if level == 1:
                 options.append(Option(name, 1, 1.0, "a document is relevant when its grade is >= 1",
                                       ("trec_eval", "pytrec_eval", "ir_measures"), "Relevance threshold"))
@@ -252,6 +258,9 @@ def find_conventions(
         fixed["unjudged"] = "removed" if parsed.judged_only else "nonrelevant"
     dimensions = _searched_dimensions(parsed, fixed)
     options = {name: convention_options(name, data.max_grade) for name in dimensions}
+    if data.max_grade > MAX_EXPONENTIAL_GRADE and "gain" in options:
+        # 2^grade - 1 overflows for such grades: no tool reported a number computed with exponential gain here.
+        options["gain"] = tuple(option for option in options["gain"] if option.value != "exponential")
     start = base if base is not None else TREC_EVAL
     # Searched conventions start from trec_eval's; the rest come from `base`, then the measure's own parameters.
     reference = start.replace(**{name: getattr(TREC_EVAL, name) for name in dimensions}, **fixed)
