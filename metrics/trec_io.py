@@ -426,8 +426,9 @@ def _check_head(head: bytes, label: str, kind: str) -> None:
 
 
 def _too_big(label: str, size: int, max_bytes: int, decompressed: bool = False) -> str:
-    what = "decompresses to more than" if decompressed else f"is {size / 1e6:.1f} MB, more than"
-    return (f"{label}: the file {what} the {max_bytes / 1e6:.1f} MB limit; "
+    # MiB (2**20 bytes) everywhere, as the app's limits are stated: "64 MiB", never "67.1 MB" for the same cap.
+    what = "decompresses to more than" if decompressed else f"is {size / 2**20:.1f} MiB, more than"
+    return (f"{label}: the file {what} the {max_bytes / 2**20:g} MiB limit; "
             f"evaluate it with the command line (python -m metrics) or upload a smaller file")
 
 

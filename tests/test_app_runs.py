@@ -191,3 +191,9 @@ def test_every_run_builds_its_own_page_objects():
     first, second = pages.build(), pages.build()
     assert not {id(page) for page in first} & {id(page) for page in second}
     assert not [name for name, value in vars(pages).items() if type(value).__name__ in ("Page", "StreamlitPage")]
+
+
+def test_the_page_states_the_upload_limit_where_the_uploaders_are():
+    """A file over the uploader's limit never reaches the app (the uploader says why only in a tooltip)."""
+    at = open_runs_page()
+    assert any("up to 256 MiB" in c.value and "python -m metrics" in c.value for c in at.caption)

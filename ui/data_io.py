@@ -13,30 +13,28 @@ from .exports import query_exports
 from .loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
 from .query_state import QueryState
 from .text import literal
-
-LOADED = "loaded_data"
-
-
-@st.cache_data(show_spinner="Reading…", max_entries=8)
-def _parse(kind: str, data: bytes, label: str) -> dict:
-    return load_qrels(data, label) if kind == "qrels" else load_run(data, label)
+from .uploads import parsed_text, parsed_upload
 
 
 def _read(kind: str, upload, pasted: str) -> dict | None:
+    """The upload (or else the pasted text) as a pytrec_eval-shaped dict, parsed once (ui.uploads)."""
+    def parse(data: bytes, label: str) -> dict:
+        with st.spinner(f"Reading {literal(label)}…"):
+            return load_qrels(data, label) if kind == "qrels" else load_run(data, label)
+
     if upload is not None:
-        data, label = upload.getvalue(), upload.name
-    elif pasted.strip():
-        data, label = pasted.encode("utf-8"), f"pasted {kind}"
-    else:
-        return None
-    return _parse(kind, data, label)
+        return parsed_upload(f"explorer {kind}", upload, lambda: parse(upload.getvalue(), upload.name))
+    if pasted.strip():
+        return parsed_text(f"explorer {kind}", pasted, lambda: parse(pasted.encode("utf-8"), f"pasted {kind}"))
+    return None
 
 
 def data_in() -> None:
     with st.expander(":material/upload_file: Load your own data: TREC qrels and run files, or JSON"):
         st.caption(
             "TREC qrels (`qid 0 doc grade`) and runs (`qid Q0 doc rank score tag`), plain or .gz, or JSON in "
-            f"pytrec_eval's shape `{{qid: {{doc: value}}}}`. Up to {MAX_UPLOAD_BYTES // 2**20} MB each."
+            f"pytrec_eval's shape `{{qid: {{doc: value}}}}`. Up to {MAX_UPLOAD_BYTES // 2**20} MiB each (after gzip); "
+            "whole runs go to the 'Evaluate a run' page or the command line."
         )
         left, right = st.columns(2)
         with left:

@@ -32,7 +32,7 @@ def load_run(data: bytes, label: str = "run") -> dict[str, dict[str, float]]:
 def _check_size(data: bytes, label: str) -> None:
     if len(data) > MAX_UPLOAD_BYTES:
         raise InputError(
-            f"{label} is {len(data) / 2**20:.0f} MB; the explorer reads at most {MAX_UPLOAD_BYTES // 2**20} MB "
+            f"{label} is {len(data) / 2**20:.1f} MiB; the explorer reads at most {MAX_UPLOAD_BYTES // 2**20} MiB "
             "(use the 'Evaluate a run' page or the command line for whole runs)"
         )
     if not data.strip():

@@ -19,11 +19,11 @@ from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
 
 from .controls import convention_select
 from .text import literal
+from .uploads import parsed_upload
 
 #: Whole runs: an MS MARCO dev run (7M lines) is about 240 MB.
 MAX_RUN_BYTES = 256 * 1024 * 1024
 MAX_RUNS = 5
-PARSED = "parsed_uploads"
 DEFAULT_MEASURES = ["P.10", "recall.100", "recip_rank", "map", "ndcg_cut.10", "success.1"]
 SUGGESTED_MEASURES = DEFAULT_MEASURES + ["P.5", "ndcg_cut.20", "ndcg", "map_cut.10", "recip_rank_cut.10",
                                          "recall.1000", "Rprec", "bpref", "num_ret", "num_rel", "num_rel_ret"]
@@ -47,20 +47,13 @@ class Collection:
 
 
 def parsed(kind: str, upload) -> QrelsTable | RunTable:
-    """Parse an upload once per session (keyed by its id); errors are raised each time it is asked for."""
-    cache = st.session_state.setdefault(PARSED, {})
-    key = (kind, upload.file_id)
-    if key not in cache:
+    """An upload parsed once per session (ui.uploads); errors are raised each time it is asked for."""
+    def parse() -> QrelsTable | RunTable:
         reader = read_qrels if kind == "qrels" else read_run
-        with st.spinner(f"Reading {literal(upload.name)} ({upload.size / 2**20:.1f} MB)…"):
-            try:
-                cache[key] = reader(upload.getvalue(), name=upload.name, max_bytes=MAX_RUN_BYTES)
-            except InputError as error:
-                cache[key] = error
-    result = cache[key]
-    if isinstance(result, InputError):
-        raise result
-    return result
+        with st.spinner(f"Reading {literal(upload.name)} ({upload.size / 2**20:.1f} MiB)…"):
+            return reader(upload.getvalue(), name=upload.name, max_bytes=MAX_RUN_BYTES)
+
+    return parsed_upload(kind, upload, parse)
 
 
 def _built_in() -> Collection:
@@ -91,6 +84,8 @@ def inputs() -> Collection | None:
         qrels_upload = left.file_uploader("qrels (TREC, plain or .gz)", key="runs_qrels")
         run_uploads = right.file_uploader("runs (TREC, plain or .gz; up to 5)", key="runs_runs",
                                           accept_multiple_files=True)
+        st.caption(f"Each file up to {MAX_RUN_BYTES // 2**20} MiB (after gzip). The uploader refuses larger files "
+                   "before they reach this page: evaluate those with the command line, `python -m metrics`.")
         use_samples = st.toggle("Use the built-in sample collection instead", key="runs_use_samples",
                                 help="The explorer's samples as one small collection, with two runs to compare.")
     if use_samples:
@@ -110,7 +105,7 @@ def inputs() -> Collection | None:
         return None
     if len(run_uploads) > MAX_RUNS:
         st.warning(f"Only the first {MAX_RUNS} runs are evaluated.")
-    key = (qrels_upload.file_id, *(upload.file_id for upload in run_uploads[:MAX_RUNS]))
+    key = tuple((upload.file_id, upload.size) for upload in (qrels_upload, *run_uploads[:MAX_RUNS]))
     return Collection(qrels, runs, key)
 
 
