@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,18 @@ def test_the_finder_names_exponential_gain_for_0_4138_on_the_jam_query():
     assert table["conventions"].iloc[0] == "gain=exponential"
 
 
+def test_the_finder_writes_out_how_each_match_differs_from_trec_eval_in_full():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.text_input(key="check_measure").input("nDCG@4").run()
+    at.text_input(key="check_value").input("0.4138").run()
+    assert "how it differs from trec_eval" not in at.dataframe[-1].value.columns  # a grid cell cut the text off
+    (explained,) = [re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown if m.value.startswith("- **gain")]
+    # The whole explanation, as text that wraps, down to its last sentence.
+    assert explained.startswith("- **gain=exponential** (0.4138): Gain of a graded judgment: gain = 2^grade - 1")
+    assert explained.endswith("LightGBM/XGBoost ndcg.")
+
+
 def test_the_finder_shows_the_nearest_values_when_nothing_matches():
     at = open_runs_page()
     at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
@@ -149,6 +162,17 @@ def test_changing_conventions_in_the_sidebar_re_evaluates():
     at.selectbox(key="runs_convention_gain").select("exponential").run()
     assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4138
     assert any("gain=exponential" in m.value for m in at.markdown)
+
+
+def test_convention_options_are_short_names_with_the_chosen_meaning_written_under_the_box():
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    gain = at.sidebar.selectbox(key="runs_convention_gain")
+    assert gain.options == ["linear", "exponential", "binary"]  # fit a 240 px sidebar; no "linear — gain = …" cut
+    assert "gain = grade (Järvelin & Kekäläinen)" in [c.value for c in at.sidebar.caption]
+    gain.select("exponential").run()
+    assert "gain = 2^grade - 1 (Burges et al.)" in [c.value for c in at.sidebar.caption]
+    assert "Burges et al." in at.sidebar.selectbox(key="runs_convention_gain").help  # every choice, in the help
 
 
 def test_opening_a_query_in_the_explorer_switches_page_with_its_list_at_the_run_pages_k():

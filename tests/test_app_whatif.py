@@ -174,3 +174,15 @@ def test_only_the_open_tab_builds_its_figure(tab, monkeypatch):
                 "Moving a document": "move_preview_figure", "Removing a document": "removal_bars_figure",
                 "Range under reordering": "range_figure", "Against the baseline": "baseline_figure"}[tab]
     assert built == [expected]
+
+
+def test_the_move_preview_starts_on_readmes_move_and_offers_a_real_move_for_any_document():
+    at = open_app()
+    at.session_state["whatif_tab"] = "Moving a document"
+    at.run()
+    assert (at.selectbox(key="preview_doc").value, at.number_input(key="preview_rank_4").value) == ("3. muffin", 2)
+    assert figures(at)[0].layout.title.text.startswith("Moving muffin from rank 3 to rank 2")
+    assert not at.button(key="apply_preview").disabled
+    at.selectbox(key="preview_doc").select("1. donut").run()
+    assert at.number_input(key="preview_rank_4").value == 2  # never "from rank 1 to rank 1"
+    assert_no_failure(at)

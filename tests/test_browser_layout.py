@@ -9,12 +9,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
+from browser_support import (  # noqa: F401 (app_url, browser_context, explorer and runs_page are fixtures)
     ExplorerPage,
+    RunsPage,
     app_url,
     browser_context,
     chromium_missing_reason,
     explorer,
+    runs_page,
 )
 
 pytestmark = [
@@ -55,3 +57,31 @@ def test_every_formula_fits_its_panel_at_1280_px(explorer: ExplorerPage) -> None
     explorer.page.get_by_role("heading", name="How each number is computed").scroll_into_view_if_needed()
     explorer.screenshot("ndcg-formula-1280")
     explorer.expect_no_traceback()
+
+
+#: The longest option of each convention the explorer's URL can set.
+LONGEST_OPTIONS = ("ranking=donut,muffin&qrels=donut:1&k=4&gain=exponential&ideal=judgments"
+                   "&ap_denominator=retrieved_relevant&ties=docid_ascending&unjudged=nonrelevant&p_short=retrieved")
+#: Select boxes whose shown value is wider than the box (an <input> scrolls its text rather than wrap it).
+CUT_VALUES = "inputs => inputs.filter(input => input.scrollWidth > input.clientWidth).map(input => input.value)"
+
+
+def test_the_run_pages_convention_boxes_show_their_whole_value_at_1280_px(runs_page: RunsPage) -> None:
+    runs_page.page.set_viewport_size(NARROWEST)
+    runs_page.open()
+    runs_page.use_built_in_collection()
+    boxes = runs_page.page.get_by_test_id("stSidebar").locator("input[role=combobox]")
+    expect(boxes.first).to_be_visible()
+    assert boxes.evaluate_all(CUT_VALUES) == []
+    runs_page.screenshot("sidebar-1280")
+
+
+def test_the_explorers_convention_boxes_show_their_whole_value_at_1280_px(explorer: ExplorerPage) -> None:
+    explorer.page.set_viewport_size(NARROWEST)
+    explorer.open(LONGEST_OPTIONS)
+    sidebar = explorer.page.get_by_test_id("stSidebar")
+    sidebar.get_by_text("Conventions (changed)", exact=True).click()
+    boxes = sidebar.locator(".stExpander input[role=combobox]")
+    expect(boxes.first).to_be_visible()
+    assert boxes.evaluate_all(CUT_VALUES) == []
+    explorer.screenshot("conventions-1280")

@@ -69,11 +69,12 @@ def k_and_level(query: QueryState) -> None:
 
 
 def convention_select(info: ConventionInfo) -> dict[str, Any]:
-    """Label, options, option text and help of a convention's select box, from its documentation."""
-    meanings = {choice.value: choice.meaning for choice in info.choices}
+    """Label, options and help of a convention's select box, from its documentation. The options are the short
+    names, which fit a sidebar; the help says what each means and who uses it, and :func:`convention_meaning`
+    writes the chosen one's meaning under the box."""
     return dict(
-        label=info.label, options=list(meanings), format_func=lambda value: f"{value} — {meanings[value]}",
-        help="Used by: " + "; ".join(f"{c.value}: {', '.join(c.used_by)}" for c in info.choices),
+        label=info.label, options=[choice.value for choice in info.choices],
+        help="\n".join(f"- `{c.value}`: {c.meaning}. Used by {', '.join(c.used_by) or '—'}." for c in info.choices),
     )
 
 
@@ -85,6 +86,13 @@ def _set_convention(name: str, value: Any) -> None:
         _change(conventions=state.current().conventions.replace(**{name: value}))
 
 
+def convention_meaning(info: ConventionInfo, value: Any) -> None:
+    """The chosen option's meaning, as a caption that wraps (an option text would be cut off in the sidebar)."""
+    meaning = next((choice.meaning for choice in info.choices if choice.value == value), None)
+    if meaning:
+        st.caption(meaning)
+
+
 def conventions_panel(query: QueryState) -> None:
     """One selectbox per convention, generated from the documented CONVENTION_INFO."""
     with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False):
@@ -92,10 +100,11 @@ def conventions_panel(query: QueryState) -> None:
         for info in CONVENTION_INFO:
             if info.name not in QUERY_CONVENTIONS:
                 continue
-            bound(
+            chosen = bound(
                 st.selectbox, f"convention_{info.name}", getattr(query.conventions, info.name),
                 lambda value, name=info.name: _set_convention(name, value),
                 **convention_select(info),
             )
+            convention_meaning(info, chosen)
         st.button("Reset to trec_eval's conventions", key="reset_conventions", disabled=not query.conventions.differences(),
                   on_click=lambda: _change(conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))

@@ -115,9 +115,24 @@ def check_tab(collection: run_data.Collection, conventions) -> None:
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],
         "used by": [", ".join(c.tools) or "—" for c in rows],
-        "how it differs from trec_eval": [" ".join(c.explanation) or "This is trec_eval's own result." for c in rows],
     }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format="%.4f")})
+    differences(rows)
     st.caption("Searched: " + "; ".join(f"{n} ∈ {{{', '.join(map(str, v))}}}" for n, v in finding.searched.items()))
+
+
+#: Explanations shown at once under the finder's table; the rest wait in an expander.
+SHOWN_EXPLANATIONS = 3
+
+
+def differences(rows) -> None:
+    """How each listed combination differs from trec_eval, as text that wraps (a table cell would cut it off)."""
+    st.markdown("**How each differs from trec_eval**")
+    items = [f"- **{literal(c.description)}** ({c.value:.4f}): "
+             + (literal(" ".join(c.explanation)) if c.explanation else "trec_eval's own result.") for c in rows]
+    st.markdown("\n".join(items[:SHOWN_EXPLANATIONS]))
+    if len(items) > SHOWN_EXPLANATIONS:
+        with st.expander(f"{len(items) - SHOWN_EXPLANATIONS} more"):
+            st.markdown("\n".join(items[SHOWN_EXPLANATIONS:]))
 
 
 # ---- compare two runs ----------------------------------------------------------------------------------------------

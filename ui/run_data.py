@@ -17,7 +17,7 @@ from metrics.export import qrels_to_trec, run_to_trec
 from metrics.samples import load_samples, sample_to_trec
 from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
 
-from .controls import convention_select
+from .controls import convention_meaning, convention_select
 from .text import literal
 from .uploads import parsed_upload
 
@@ -130,6 +130,7 @@ def settings() -> tuple[list[str], Conventions]:
         changes: dict[str, object] = {}
         for info in CONVENTION_INFO:
             changes[info.name] = st.selectbox(key=f"runs_convention_{info.name}", **convention_select(info))
+            convention_meaning(info, changes[info.name])
     conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
     return measures or DEFAULT_MEASURES, conventions
 

@@ -141,16 +141,38 @@ def _baseline_chart(comparison) -> None:
         _chart(charts.baseline_figure(comparison), "chart_baseline")
 
 
+def _first_move(scenario: Scenario) -> int:
+    """Position of the document the preview starts with: the first relevant one right below a non-relevant one
+    (moving it up one rank changes something, as muffin in README's example), else the first document."""
+    level = scenario.conventions.relevance_level
+    relevant = [scenario.judgments.get(doc, 0) >= level for doc in scenario.ranking]
+    return next((i for i in range(1, len(relevant)) if relevant[i] and not relevant[i - 1]), 0)
+
+
+def _neighbour_rank(index: int) -> int:
+    """The rank a document at position ``index`` is first offered: one up, or rank 2 for the first document."""
+    return index if index > 0 else 2
+
+
 def _move_preview(scenario: Scenario) -> None:
     ranking = scenario.ranking
+    if len(ranking) < 2:
+        st.caption("Moving needs at least two documents in the list.")
+        return
     left, right, button = st.columns([3, 2, 2], vertical_alignment="bottom")
     labels = [f"{rank}. {doc}" for rank, doc in enumerate(ranking, start=1)]
-    if st.session_state.get("preview_doc") not in labels:
-        st.session_state["preview_doc"] = labels[0]
-    index = labels.index(left.selectbox("Move document", labels, key="preview_doc"))
     target_key = f"preview_rank_{len(ranking)}"
-    new_rank = right.number_input("to rank", min_value=1, max_value=len(ranking), step=1, key=target_key,
-                                  value=1)
+    if st.session_state.get("preview_doc") not in labels:
+        start = _first_move(scenario)
+        st.session_state["preview_doc"] = labels[start]
+        st.session_state[target_key] = _neighbour_rank(start)
+
+    def retarget() -> None:  # a newly chosen document is first offered a real move, never "to its own rank"
+        st.session_state[target_key] = _neighbour_rank(labels.index(st.session_state["preview_doc"]))
+
+    index = labels.index(left.selectbox("Move document", labels, key="preview_doc", on_change=retarget))
+    st.session_state.setdefault(target_key, _neighbour_rank(index))
+    new_rank = right.number_input("to rank", min_value=1, max_value=len(ranking), step=1, key=target_key)
     preview = move_preview(scenario, index, int(new_rank))
     button.button("Apply this move", key="apply_preview", on_click=_apply, args=(preview.change,),
                   disabled=index == int(new_rank) - 1)
