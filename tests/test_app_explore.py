@@ -344,3 +344,11 @@ def test_downloads_offer_trec_json_csv_and_a_pytrec_eval_snippet():
     with contextlib.redirect_stdout(out):
         exec(compile(snippet[0], "snippet", "exec"), namespace)  # noqa: S102
     assert "map_cut_4\tsweet pastry\t0.5556" in out.getvalue()
+
+
+def test_the_rr_card_has_no_cut_off_and_says_what_the_k_charts_rr_at_k_is():
+    at = open_app()
+    at.selectbox(key="sample_picker").select("suitable-for-lunch").run()
+    at.number_input(key="k_input").set_value(2).run()
+    assert shown(at)["RR"] == "0.333"
+    assert any("RR@2 (the k chart's RR@k) is 0.000" in c.value for c in at.code)

@@ -227,7 +227,7 @@ def test_callout_for_the_pastry_swap_reads_like_the_issue(pastry):
 def test_callouts_are_derived_from_the_chart_data(pastry):
     sentences = callouts(chart_data(pastry))
     assert any(s.startswith("P@k falls") and "k=2 and 4" in s for s in sentences)
-    assert any(s.startswith("Recall@k only rises") for s in sentences)
+    assert any(s.startswith("Recall@k never falls") for s in sentences)
     assert any(s.startswith("RR@k stays at 1.000") for s in sentences)
     assert any("Best single swap: swapping ranks 2 and 3" in s for s in sentences)
     assert any("lift AP@4 to 0.667 and nDCG@4 to 0.765" in s for s in sentences)

@@ -56,8 +56,8 @@ DIVERGING_SCALE = "RdBu"
 #: What to look for in each panel of the k chart.
 CURVE_HINTS: dict[str, str] = {
     "P": "falls when a non-relevant rank enters",
-    "Recall": "only rises",
-    "RR": "flat after the first hit",
+    "Recall": "never falls; flat where no relevant document enters",
+    "RR": "0 above the first hit, then flat (the RR card has no cut-off)",
     "Success": "0 until the first hit, then 1",
 }
 
@@ -160,7 +160,7 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     return _layout(
         fig,
         f"Every metric at every cut-off k (dashed line: current k = {k})",
-        "P@k can fall as non-relevant documents enter, recall@k only rises, RR is flat after the first hit",
+        "P@k can fall as non-relevant documents enter, recall@k never falls, RR is flat after the first hit",
         height=260 * rows + 120,
     )
 

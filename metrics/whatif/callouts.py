@@ -80,7 +80,7 @@ def curve_callouts(curves: Curves) -> list[str]:
         sentences.append("Recall@k is 0 at every k: no relevant document is retrieved.")
     else:
         points = {1: recall[0], k: recall[at_k], int(ks[-1]): recall[-1]}
-        sentences.append("Recall@k only rises: " + ", ".join(f"{v:.3f} at k={c}" for c, v in points.items()) + ".")
+        sentences.append("Recall@k never falls (it is flat where no relevant document enters): " + ", ".join(f"{v:.3f} at k={c}" for c, v in points.items()) + ".")
     rr = curves.of("RR")
     hits = np.flatnonzero(rr > SAME)
     if hits.size:
