@@ -22,7 +22,7 @@ import numpy as np
 
 from .console import cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
-from .evaluate import MAX_EXPONENTIAL_GRADE, aggregate_columns, is_count, uses_exponential_gain
+from .evaluate import aggregate_columns, grade_limit, is_count
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .model import InputError
 from .names import Measure, parse_measure
@@ -302,7 +302,7 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
 
     # Paths, never file content: a file name with spaces is still a name.
     qrels = read_qrels(Path(qrels_path))
-    check_exponential_grades(qrels, Path(qrels_path), measures, conventions)
+    check_grade_limit(qrels, Path(qrels_path), measures, conventions)
     # As in trec_eval, a run file named '-' is read from standard input.
     run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(Path(run_path))
     runid = run.runid
@@ -314,19 +314,19 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     return [str(qids[i]) for i in order], {key: column[order] for key, column in values.items()}, runid
 
 
-def check_exponential_grades(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
-    """Raise InputError naming the qrels line of the first grade whose exponential gain would overflow, when a
-    measure uses exponential gain."""
+def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
+    """Raise InputError naming the qrels line of the first grade the measures cannot score (see
+    :func:`metrics.evaluate.grade_limit`: exponential gain overflows, gain parameters list every grade)."""
     from .trec_io import line_number
 
-    if not any(uses_exponential_gain(m, conventions) for m in measures):
+    limit = grade_limit(measures, conventions)
+    if limit is None:
         return
-    too_large = np.flatnonzero(qrels.grade > MAX_EXPONENTIAL_GRADE)
+    too_large = np.flatnonzero(qrels.grade > limit[0])
     if too_large.size:
         row = int(too_large[0])
         raise InputError(f"{qrels.name} line {line_number(source, row, kind='qrels')}: grade {int(qrels.grade[row])} "
-                         f"is too large for exponential gain (2^grade - 1 overflows); the limit is "
-                         f"{MAX_EXPONENTIAL_GRADE}, or use linear gain")
+                         f"{limit[1]}")
 
 
 def format_line(key: str, qid: str, value: float) -> str:

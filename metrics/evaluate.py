@@ -50,19 +50,36 @@ _CONVENTION_NAMES = tuple(field.name for field in dataclasses.fields(Conventions
 
 #: 2^grade - 1 stays finite up to grade 1023; summed over many documents, 1000 leaves room for 2^23 of them.
 MAX_EXPONENTIAL_GRADE = 1000
+#: trec_eval's nDCG with gain parameters (ndcg.1=3,2=9) lists and sorts every grade from 0 to the largest, per query.
+MAX_GAIN_PARAMETER_GRADE = 1000
+
+
+def grade_limit(measures: Sequence[Measure], conv: Conventions) -> tuple[int, str] | None:
+    """The largest grade ``measures`` can score under ``conv`` and the end of the message refusing a larger one,
+    or None when every grade in trec_eval's range works."""
+    limits = []
+    for measure in measures:
+        if uses_exponential_gain(measure, conv):
+            limits.append((MAX_EXPONENTIAL_GRADE, "is too large for exponential gain (2^grade - 1 overflows); the "
+                                                  f"limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain"))
+        elif measure.gain_map is not None:
+            limits.append((MAX_GAIN_PARAMETER_GRADE, f"is too large for gain parameters ({measure.key}): trec_eval "
+                           f"lists every grade up to the largest; the limit is {MAX_GAIN_PARAMETER_GRADE}"))
+    return min(limits) if limits else None
 
 
 def check_gain_range(judgments: Sequence[Mapping[str, int]], measures: Sequence[Measure], conv: Conventions, *,
                      names: Sequence[str] | None = None) -> None:
-    """Raise InputError when a measure uses exponential gain and a grade is so large that 2^grade overflows."""
-    if not any(uses_exponential_gain(m, conv) for m in measures):
+    """Raise InputError naming the first grade above :func:`grade_limit` (2^grade would overflow, or trec_eval's
+    gain parameters would list every grade up to it)."""
+    limit = grade_limit(measures, conv)
+    if limit is None:
         return
     for i, judgment in enumerate(judgments):
         for doc, grade in judgment.items():
-            if grade > MAX_EXPONENTIAL_GRADE:
+            if grade > limit[0]:
                 where = f"query {names[i]!r}, " if names is not None else ""
-                raise InputError(f"{where}document {doc!r}: grade {grade} is too large for exponential gain "
-                                 f"(2^grade - 1 overflows); the limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain")
+                raise InputError(f"{where}document {doc!r}: grade {grade} {limit[1]}")
 
 
 def uses_exponential_gain(measure: Measure, conv: Conventions) -> bool:
@@ -181,11 +198,11 @@ def evaluate_batch(
     if not isinstance(batch, RankingBatch):
         raise InputError(f"Argument `batch` has to be a metrics.RankingBatch, got {type(batch).__name__}")
     parsed = _as_measures(measures)
-    if batch.size and any(uses_exponential_gain(m, conv) for m in parsed):
+    limit = grade_limit(parsed, conv) if batch.size else None
+    if limit is not None:
         largest = float(batch.judged_grades.max(initial=0.0))
-        if largest > MAX_EXPONENTIAL_GRADE:
-            raise InputError(f"a grade of {largest:.0f} is too large for exponential gain (2^grade - 1 overflows); "
-                             f"the limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain")
+        if largest > limit[0]:
+            raise InputError(f"grade {largest:.0f} {limit[1]}")
     results: dict[str, np.ndarray] = {}
     for (level, gain, gain_map), group in _group_by(parsed, lambda m: _context_key(m, conv)).items():
         ctx = Context(batch, conv.replace(relevance_level=level, gain=gain), dict(gain_map) if gain_map else None)
@@ -286,6 +303,8 @@ def _group_by(items, key) -> dict:
     return groups
 
 
-__all__ = ["MAX_EXPONENTIAL_GRADE", "InputError", "RelevanceEvaluator", "aggregate", "aggregate_columns", "check_gain_range",
-           "check_qrels", "check_run", "evaluate", "evaluate_batch", "evaluate_rankings", "is_count", "make_conventions",
-           "uses_exponential_gain"]
+__all__ = [
+    "MAX_EXPONENTIAL_GRADE", "MAX_GAIN_PARAMETER_GRADE", "InputError", "RelevanceEvaluator", "aggregate",
+    "aggregate_columns", "check_gain_range", "check_qrels", "check_run", "evaluate", "evaluate_batch",
+    "evaluate_rankings", "grade_limit", "is_count", "make_conventions", "uses_exponential_gain",
+]
