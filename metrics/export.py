@@ -56,12 +56,15 @@ def to_json(qrels: Qrels, run: Run) -> str:
 
 
 def trec_query_id(qid: str) -> str:
-    """``qid`` as a TREC file can hold it (:func:`metrics.ids.to_trec_id`: each space becomes ``_``).
+    """``qid`` as a TREC file can hold it (:func:`metrics.ids.to_trec_id`: each space becomes ``_``; a leading
+    ``#`` gets a ``_`` before it).
 
     >>> trec_query_id("sweet pastry")
     'sweet_pastry'
     """
-    return to_trec_id(qid)
+    trec_id = to_trec_id(qid)
+    # A line whose first character is '#' is a comment to trec_eval's newer readers and to ours: keep it a query.
+    return "_" + trec_id if trec_id.startswith("#") else trec_id
 
 
 def run_scores(docs: Sequence[str], scores: Sequence[float | None]) -> tuple[dict[str, float], bool]:

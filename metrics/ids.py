@@ -76,16 +76,22 @@ def check_nested_ids(mapping: Mapping[object, Mapping[object, object]], *, where
 
 def is_trec_safe(value: str) -> bool:
     """Whether ``value`` can be written as one column of a TREC file as it is (no space, no control character)."""
-    return bool(value) and " " not in value and not _CONTROL.search(value)
+    return bool(value) and not _has_space(value) and not _CONTROL.search(value)
 
 
 def to_trec_id(value: str) -> str:
-    """The id as a TREC file can hold it: every space becomes ``_`` ("sweet pastry" -> "sweet_pastry").
+    """The id as a TREC file can hold it: every space becomes ``_`` ("sweet pastry" -> "sweet_pastry"). That
+    includes the Unicode spaces (NBSP, U+3000, U+2028...): trec_eval keeps them inside a column, but pytrec_eval's
+    parse_qrel/parse_run split on them (str.split), so a file with one would not read back there.
 
     The id must already be legal (:func:`check_id`); control characters are not mapped, they are refused.
     """
     check_id(value)
-    return value.replace(" ", TREC_SPACE_REPLACEMENT)
+    return "".join(TREC_SPACE_REPLACEMENT if ch.isspace() else ch for ch in value) if _has_space(value) else value
+
+
+def _has_space(value: str) -> bool:
+    return " " in value or (not value.isascii() and any(ch.isspace() for ch in value))
 
 
 def trec_ids(values: Iterable[str], what: str = "id") -> dict[str, str]:
@@ -95,7 +101,7 @@ def trec_ids(values: Iterable[str], what: str = "id") -> dict[str, str]:
     since the file would then merge two queries or documents.
     """
     values = list(dict.fromkeys(values))
-    renamed = {value: to_trec_id(value) for value in values if " " in value}
+    renamed = {value: to_trec_id(value) for value in values if _has_space(value)}
     if renamed:
         taken = {value: value for value in values if value not in renamed}
         for old, new in renamed.items():
