@@ -18,6 +18,9 @@ from ..console import cannot_write, run_guarded
 from ..conventions import Conventions
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
+from .granularity import Granularity, check_granularity
+from .table import TableCheck, check_table, read_table
+from .variants import Variant, find_with_variants, read_query_subset
 
 EXIT_MATCH, EXIT_NO_MATCH, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -36,12 +39,22 @@ def build_parser() -> argparse.ArgumentParser:
                     "The tolerance follows the digits given: 0.412 matches [0.4115, 0.4125).",
         epilog="Example: python -m metrics.check qrels.txt run.txt --measure nDCG@10 --value 0.412",
     )
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel), plain or gzip")
-    parser.add_argument("run", metavar="RUN", help="run file (qid Q0 docno rank score tag), plain or gzip")
-    parser.add_argument("--measure", "-m", required=True,
+    parser.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels file (qid iter docno rel), plain or gzip")
+    parser.add_argument("run", metavar="RUN", nargs="?",
+                        help="run file (qid Q0 docno rank score tag), plain or gzip")
+    parser.add_argument("--measure", "-m",
                         help="one measure in trec_eval (ndcg_cut.10) or ir_measures (nDCG@10) notation")
-    parser.add_argument("--value", "-v", required=True,
-                        help="the reported value as printed, e.g. 0.412, 41.2 or 41.2%%")
+    parser.add_argument("--value", "-v", help="the reported value as printed, e.g. 0.412, 41.2 or 41.2%%")
+    parser.add_argument("--queries", type=int, metavar="N",
+                        help="number of queries the mean is over: says whether the value is possible at all "
+                             "(needs no QRELS or RUN)")
+    parser.add_argument("--table", metavar="CSV",
+                        help="check a whole table: a CSV with the columns run, measure, value (run = a run file, "
+                             "relative to the CSV's folder); give QRELS only")
+    parser.add_argument("--subset", metavar="FILE", help="also try the mean over these query ids (one per line)")
+    parser.add_argument("--cutoff", type=int, metavar="K", help="for an uncut measure, also try it cut at K")
+    parser.add_argument("--variants", action="store_true",
+                        help="also try what papers vary besides conventions (tried anyway when nothing matches)")
     parser.add_argument("--depth", "-M", type=int, default=None,
                         help="evaluate only the top N documents of each ranking (trec_eval -M); not searched")
     parser.add_argument("--nearest", type=int, default=5, help="how many nearest values to show when nothing matches")
@@ -55,14 +68,26 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     err = err if err is not None else sys.stderr
     args = build_parser().parse_args(argv)
     try:
-        finding = _run(args)
+        if args.table:
+            return _report_table(_table(args), out)
+        _require(args, "measure", "value")
+        status = EXIT_MATCH
+        if args.queries is not None:
+            status = _report_granularity(check_granularity(args.measure, args.value, args.queries), out)
+            if args.qrels is None and args.run is None:
+                return status
+        if args.qrels is None or args.run is None:
+            raise InputError("give QRELS and RUN (or --queries N alone to check whether the value is possible)")
+        finding, variants = _run(args)
     except (InputError, ValueError, OSError) as error:
         print(f"error: {_one_line(error)}", file=err)
         return EXIT_BAD_INPUT
     try:
-        status = _report(finding, args, out, err)
+        finder_status = _report(finding, args, out, err)
+        if variants:
+            finder_status = _report_variants(variants, finding, out, finder_status)
         out.flush()
-        return status
+        return max(status, finder_status)
     except BrokenPipeError:
         raise  # the reader went away: metrics.console stops quietly
     except OSError as error:
@@ -91,7 +116,14 @@ def _report(finding: Finding, args: argparse.Namespace, out: TextIO, err: TextIO
     return EXIT_NO_MATCH
 
 
-def _run(args: argparse.Namespace) -> Finding:
+def _require(args: argparse.Namespace, *names: str) -> None:
+    missing = [f"--{name}" for name in names if getattr(args, name) is None]
+    if missing:
+        raise InputError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required (see --help)")
+
+
+def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
+    """The plain finding and, when asked or when it matches nothing, the variants that match."""
     from ..trec_io import read_qrels, read_run
 
     if args.nearest < 1:
@@ -100,7 +132,53 @@ def _run(args: argparse.Namespace) -> Finding:
     # Paths, never file content: a file name with spaces is still a name.
     qrels = read_qrels(Path(args.qrels)).to_dict()
     run = read_run(Path(args.run)).to_dict()
-    return find_conventions(qrels, run, args.measure, args.value, base=base)
+    finding = find_conventions(qrels, run, args.measure, args.value, base=base)
+    if finding.matches and not (args.variants or args.subset or args.cutoff):
+        return finding, []
+    subset = read_query_subset(Path(args.subset).read_text()) if args.subset else None
+    variants = find_with_variants(qrels, run, args.measure, args.value, base=base, subset=subset, cutoff=args.cutoff)
+    return finding, variants[1:]
+
+
+def _report_variants(variants: list[Variant], finding: Finding, out: TextIO, status: int) -> int:
+    decimals = finding.reported.decimals + 2
+    for variant in variants:
+        print(f"with {variant.label}:", file=out)
+        for candidate in variant.finding.matches:
+            print("  " + _line(candidate, decimals), file=out)
+    return EXIT_MATCH if variants else status
+
+
+def _report_granularity(verdict: Granularity, out: TextIO) -> int:
+    label = {True: "possible", False: "impossible", None: "not decided"}[verdict.possible]
+    print(f"{label}: {verdict.explanation}", file=out)
+    return EXIT_NO_MATCH if verdict.possible is False else EXIT_MATCH
+
+
+def _table(args: argparse.Namespace) -> TableCheck:
+    from ..trec_io import read_qrels, read_run
+
+    if args.qrels is None or args.run is not None:
+        raise InputError("with --table, give QRELS only: the runs are named in the table")
+    table_path = Path(args.table)
+    rows = read_table(table_path.read_text(encoding="utf-8-sig"), name=table_path.name)
+    qrels = read_qrels(Path(args.qrels)).to_dict()
+    runs = {row.run: read_run(table_path.parent / row.run).to_dict() for row in {r.run: r for r in rows}.values()}
+    return check_table(qrels, runs, rows, base=Conventions(depth=args.depth))
+
+
+def _report_table(check: TableCheck, out: TextIO) -> int:
+    if check.explained:
+        print(f"every row of the table is explained by: {check.describe(check.settings[0])}", file=out)
+        for setting in check.settings[1:3]:
+            print(f"  and by: {check.describe(setting)}", file=out)
+        return EXIT_MATCH
+    print(f"no single set of conventions explains every row; the most common setting that explains the most "
+          f"({len(check.rows) - len(check.unexplained)} of {len(check.rows)}) is: "
+          f"{check.describe(check.best_partial or {})}", file=out)
+    for row in check.unexplained:
+        print(f"  not explained: line {row.line}: {row.run} {row.measure} = {row.value}", file=out)
+    return EXIT_NO_MATCH
 
 
 def _line(candidate: Candidate, decimals: int) -> str:

@@ -1,0 +1,176 @@
+r"""Is a reported mean possible at all? A GRIM test for IR (after Brown and Heathers' GRIM for psychology).
+
+A measure whose per-query values form a finite set V makes means of |Q| queries that are (1/|Q|) times a sum of
+|Q| elements of V: not every number in [0, 1]. P@k takes the values j/k, so a mean of P@10 over 43 queries is a
+multiple of 1/430; Success@k takes 0 and 1, so its mean is a multiple of 1/|Q|; RR@k takes 0 and 1/r for
+r = 1..k. A reported value stands for an interval (0.4123 for [0.41225, 0.41235], ends included so that no
+rounding rule is ruled out); if no achievable mean lies in it, the number cannot come from |Q| queries under
+trec_eval's conventions, whatever the run. Measures with many possible per-query values (AP, nDCG, recall with
+unknown R) are not decided: granularity says nothing there.
+
+Needs no run and no qrels: the measure, the value as printed and the number of queries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+
+from ..model import InputError
+from ..names import Measure, parse_measure
+from .reported import ReportedValue, parse_reported_value
+
+MAX_QUERIES = 1_000_000
+#: Largest dynamic programme (sums x per-query values) tried for a non-lattice value set such as RR@k's.
+MAX_WORK = 200_000_000
+
+
+@dataclass(frozen=True)
+class Granularity:
+    """The verdict for one reported mean.
+
+    decided: whether the measure's per-query values are a finite set this test handles; possible: whether some
+    mean of ``queries`` values lies in the reported interval (None when not decided); below, above: the nearest
+    achievable means outside the interval when impossible; step: the spacing of achievable means when they form
+    a lattice; explanation: one or two sentences saying why.
+    """
+
+    measure: str
+    queries: int
+    reported: ReportedValue
+    decided: bool
+    possible: bool | None
+    explanation: str
+    below: Fraction | None = None
+    above: Fraction | None = None
+    step: Fraction | None = None
+
+
+def check_granularity(measure: str | Measure, value: str | float, queries: int) -> Granularity:
+    """Whether ``value`` (as printed) can be the mean of ``measure`` over ``queries`` queries."""
+    if isinstance(queries, bool) or not isinstance(queries, int) or not 1 <= queries <= MAX_QUERIES:
+        raise InputError(f"the number of queries has to be an integer from 1 to {MAX_QUERIES:,}, got {queries!r}")
+    parsed = _one_measure(measure)
+    reported = parse_reported_value(value)
+    verdict = _verdict(parsed, reported, queries)
+    if reported.note:
+        verdict = dataclasses.replace(verdict, explanation=f"{reported.note}. {verdict.explanation}")
+    return verdict
+
+
+def _verdict(parsed: Measure, reported: ReportedValue, queries: int) -> Granularity:
+    low, high = _exact_interval(reported)
+    name = parsed.ir_name if parsed.notation == "ir_measures" else parsed.trec_name
+    values = per_query_values(parsed)
+    if values is None:
+        return Granularity(name, queries, reported, False, None,
+                           f"{name} takes too many different values per query for granularity to rule anything out; "
+                           "every mean in [0, 1] may be possible.")
+    if high < 0 or low > 1:
+        return Granularity(name, queries, reported, True, False, f"{name} lies in [0, 1]; {reported.text} does not.")
+    lattice = _lattice_step(values)
+    if lattice is not None:
+        return _on_lattice(name, queries, reported, low, high, lattice)
+    return _by_sums(name, queries, reported, low, high, values)
+
+
+def per_query_values(measure: Measure) -> list[Fraction] | None:
+    """The values one query can take under trec_eval's conventions, or None when there are too many to list."""
+    k = measure.cutoff
+    if measure.name == "P" and k is not None:
+        return [Fraction(j, k) for j in range(k + 1)]
+    if measure.name == "success":
+        return [Fraction(0), Fraction(1)]
+    if measure.name == "recip_rank_cut" and k is not None:
+        return [Fraction(0)] + [Fraction(1, r) for r in range(1, k + 1)]
+    return None
+
+
+def _one_measure(measure: str | Measure) -> Measure:
+    if isinstance(measure, Measure):
+        return measure
+    parsed = parse_measure(measure)
+    if len(parsed) != 1:
+        raise InputError(f"measure {measure!r} names {len(parsed)} measures; give one, e.g. P@10")
+    return parsed[0]
+
+
+def _exact_interval(reported: ReportedValue) -> tuple[Fraction, Fraction]:
+    text = reported.text[:-1].strip() if reported.text.endswith("%") else reported.text
+    number = Fraction(Decimal(text))
+    half = Fraction(1, 2) * Fraction(10) ** (-(reported.decimals - (2 if reported.percent else 0)))
+    scale = 100 if reported.percent else 1
+    return (number - half) / scale, (number + half) / scale
+
+
+def _lattice_step(values: list[Fraction]) -> Fraction | None:
+    """1/m when the values are exactly 0, 1/m, 2/m, ..., 1 (P@k and Success@k)."""
+    m = max(v.denominator for v in values)
+    return Fraction(1, m) if sorted(values) == [Fraction(j, m) for j in range(m + 1)] else None
+
+
+def _on_lattice(name: str, queries: int, reported: ReportedValue, low: Fraction, high: Fraction,
+                step: Fraction) -> Granularity:
+    unit = step / queries  # means are multiples of unit from 0 to 1
+    first = math.ceil(max(low, Fraction(0)) / unit)
+    last = math.floor(min(high, Fraction(1)) / unit)
+    spacing = f"a multiple of 1/{unit.denominator}" if unit.numerator == 1 else f"a multiple of {unit}"
+    if first <= last:
+        example = first * unit
+        return Granularity(name, queries, reported, True, True,
+                           f"A mean of {name} over {queries} queries is {spacing}; {example.numerator}/"
+                           f"{example.denominator} = {float(example):.6f} rounds to {reported.text}.", step=unit)
+    below, above = last * unit, first * unit
+    return Granularity(name, queries, reported, True, False,
+                       f"A mean of {name} over {queries} queries is {spacing}; the nearest are "
+                       f"{float(below):.6f} and {float(above):.6f}, and neither rounds to {reported.text}.",
+                       below=below if below >= 0 else None, above=above if above <= 1 else None, step=unit)
+
+
+def _by_sums(name: str, queries: int, reported: ReportedValue, low: Fraction, high: Fraction,
+             values: list[Fraction]) -> Granularity:
+    """Whether ``queries`` values can sum into the interval: values scaled to integers ("coins", 0 always among
+    them), then the fewest coins that make each sum, by the coin-change recurrence
+    fewest[s] = 1 + min_c fewest[s - c]; a sum is reachable when it needs at most ``queries`` coins. The
+    recurrence is evaluated a block of the smallest coin's length at a time, which only reads finished blocks."""
+    scale = math.lcm(*(v.denominator for v in values))
+    coins = np.array(sorted({int(v * scale) for v in values if v > 0}), dtype=np.int64)
+    target_low = math.ceil(max(low, Fraction(0)) * queries * scale)
+    target_high = math.floor(min(high, Fraction(1)) * queries * scale)
+    top = min(queries * scale, max(target_high, target_low) + int(coins[-1]))  # room for the nearest mean above
+    if (top + 1) * len(coins) > MAX_WORK:
+        return Granularity(name, queries, reported, False, None,
+                           f"Deciding {name} over {queries} queries exactly would take too long here (the "
+                           f"per-query values have denominators up to {scale:,}); not decided.")
+    unreachable = np.iinfo(np.int32).max // 2
+    fewest = np.full(top + 1, unreachable, dtype=np.int32)
+    fewest[0] = 0
+    block = int(coins[0])
+    for start in range(1, top + 1, block):
+        stop = min(start + block, top + 1)
+        best = fewest[start:stop]
+        for coin in coins:
+            first = max(start, int(coin))
+            if first < stop:
+                np.minimum(best[first - start:], fewest[first - coin:stop - coin] + 1, out=best[first - start:])
+    reachable = fewest <= queries
+    window = reachable[target_low:target_high + 1] if target_low <= target_high else reachable[:0]
+    if window.any():
+        mean = Fraction(int(np.flatnonzero(window)[0]) + target_low, queries * scale)
+        return Granularity(name, queries, reported, True, True,
+                           f"{queries} per-query values of {name} can have the mean {float(mean):.6f}, which "
+                           f"rounds to {reported.text}.")
+    sums = np.flatnonzero(reachable)
+    below_sums, above_sums = sums[sums < target_low], sums[sums > target_high]
+    below = Fraction(int(below_sums[-1]), queries * scale) if below_sums.size else None
+    above = Fraction(int(above_sums[0]), queries * scale) if above_sums.size else None
+    nearest = " and ".join(f"{float(x):.6f}" for x in (below, above) if x is not None)
+    return Granularity(name, queries, reported, True, False,
+                       f"No {queries} per-query values of {name} (each 0 or 1/r, r <= {len(coins)}) have a mean "
+                       f"that rounds to {reported.text}; the nearest achievable means are {nearest}.",
+                       below=below, above=above)
