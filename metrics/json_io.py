@@ -48,7 +48,7 @@ def _payload(data: bytes, label: str, max_bytes: int | None) -> object:
     if data[:2] == _GZIP_MAGIC:
         data = _gunzip(data, label, max_bytes)
     if max_bytes is not None and len(data) > max_bytes:
-        raise InputError(f"{label}: the file is {len(data) / 1e6:.1f} MB, more than the {max_bytes / 1e6:.1f} MB limit")
+        raise InputError(f"{label}: the file is {len(data) / 2**20:.1f} MiB, more than the {max_bytes / 2**20:g} MiB limit")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -71,7 +71,7 @@ def _gunzip(data: bytes, label: str, max_bytes: int | None) -> bytes:
         raise InputError(f"{label}: looks like gzip but cannot be decompressed ({error}); "
                          "re-create it with gzip or give the plain file") from None
     if max_bytes is not None and len(out) > max_bytes:
-        raise InputError(f"{label}: the file decompresses to more than the {max_bytes / 1e6:.1f} MB limit")
+        raise InputError(f"{label}: the file decompresses to more than the {max_bytes / 2**20:g} MiB limit")
     if not stream.eof:
         raise InputError(f"{label}: the gzip stream is truncated; re-create it with gzip or give the plain file")
     return out
