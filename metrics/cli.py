@@ -106,7 +106,8 @@ def select_measures(specs: Sequence[str]) -> Selection:
         try:
             parsed = parse_measure(spec)
         except ValueError as error:
-            raise UsageError(f"-m {spec}: {error}") from None
+            shown = spec if len(spec) <= 60 else spec[:40] + "..."
+            raise UsageError(f"-m {shown}: {error}") from None
         for measure in parsed:
             if measure.notation == "ir_measures":
                 if measure not in ir_notation:

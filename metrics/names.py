@@ -88,6 +88,8 @@ _IR_NAMES: dict[str, tuple[str | None, str | None]] = {
 
 _IR_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
 _MAX_CUTOFF = 10_000_000
+#: The longest measure string read: every cut-off of it is a column of results, so the list has to be bounded.
+MAX_MEASURE_CHARS = 2_000
 _UNDERSCORE_CUTOFFS = re.compile(r"^(?P<name>\w+?)_(?P<params>\d[\d.,]*)$")
 
 
@@ -99,12 +101,11 @@ def parse_measures(specs: str | Iterable[str]) -> list[Measure]:
     """
     if isinstance(specs, str):
         specs = [specs]
-    measures: list[Measure] = []
+    measures: dict[Measure, None] = {}  # keeps the first of each, in order, without a quadratic scan
     for spec in specs:
         for measure in parse_measure(spec):
-            if measure not in measures:
-                measures.append(measure)
-    return measures
+            measures.setdefault(measure)
+    return list(measures)
 
 
 def parse_measure(spec: str) -> list[Measure]:
@@ -112,6 +113,9 @@ def parse_measure(spec: str) -> list[Measure]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"measure name has to be a non-empty string, got {spec!r}")
     spec = spec.strip()
+    if len(spec) > MAX_MEASURE_CHARS:
+        raise ValueError(f"measure {spec[:30] + '...'!r} is {len(spec):,} characters long; the limit is "
+                         f"{MAX_MEASURE_CHARS:,} (a few hundred cut-offs)")
     if "@" in spec or "(" in spec or spec in _IR_NAMES and spec not in MEASURES:
         return [_parse_ir(spec)]
     return _parse_trec(spec)

@@ -146,3 +146,13 @@ def test_the_catalogue_is_well_formed():
         assert set(case) <= {"name", "surface", "input", "expect", "exit", "issue", "line"}, case["line"]
         assert case["surface"] in SURFACES, case["line"]
         assert case["expect"], case["line"]
+
+
+def test_a_measure_with_twenty_thousand_cut_offs_is_refused_at_once_not_computed(tmp_path):
+    # Each cut-off is a column of results: 20,000 of them over 3,000 queries ran for minutes (and the server with
+    # it, from the run page's measure box). The case is generated because a catalogue line would be 110 KB long.
+    spec = "P." + ",".join(map(str, range(1, 20_001)))
+    with pytest.raises(InputError, match="characters long; the limit is 2,000"):
+        metrics.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, spec)
+    status, _, err = run_command({"surface": "cli", "input": {"argv": ["-m", spec, "{qrels}", "{run}"]}}, tmp_path)
+    assert status == 2 and "characters long" in err and len(err) < 300
