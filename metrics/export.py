@@ -20,8 +20,6 @@ import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 
-import numpy as np
-
 from .conventions import Conventions
 from .ids import to_trec_id
 from .model import Qrels, Run, order_documents
@@ -33,7 +31,7 @@ PYTREC_EVAL_ARGUMENTS: dict[str, Callable[[object], dict[str, object]]] = {
 }
 #: Conventions that only order the documents: the exported run's scores already give the order shown, so any
 #: value of these is reproduced by every tool that sorts by score.
-ORDER_CONVENTIONS = frozenset({"tie_order"})
+ORDER_CONVENTIONS = frozenset({"tie_order", "score_precision"})
 
 
 def qrels_to_trec(qrels: Qrels) -> str:
@@ -76,8 +74,8 @@ def run_scores(docs: Sequence[str], scores: Sequence[float | None]) -> tuple[dic
     """
     if docs and all(score is not None for score in scores):
         given = {doc: float(score) for doc, score in zip(docs, scores)}  # type: ignore[arg-type]
-        as_float32 = {doc: float(np.float32(score)) for doc, score in given.items()}
-        if order_documents(given, "trec_eval") == list(docs) == order_documents(as_float32, "trec_eval"):
+        in_doubles = order_documents(given, "trec_eval", score_precision="float64")
+        if in_doubles == list(docs) == order_documents(given, "trec_eval", score_precision="float32"):
             return given, False
     return {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)}, True
 

@@ -20,7 +20,7 @@ from metrics.explain import explain
 from metrics.export import reproduction_snippet, run_scores, snippet_tool, trec_query_id
 from metrics.samples import load_samples
 from ui.exports import query_exports
-from ui.query_state import CONVENTION_PARAMS, QueryState, move, set_tie_order
+from ui.query_state import CONVENTION_PARAMS, ORDER_CONVENTIONS, QueryState, decode_url, move, set_order_convention
 from ui.state import state_from_sample
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,8 +36,8 @@ def convention_changes() -> list[tuple[str, object]]:
 
 
 def with_convention(query: QueryState, name: str, value: object) -> QueryState:
-    if name == "tie_order":
-        return set_tie_order(query, value)  # as the page does: the list follows its scores, so ties re-order
+    if name in ORDER_CONVENTIONS:
+        return set_order_convention(query, name, value)  # as the page does: a list that follows its scores re-sorts
     return query.replace(conventions=query.conventions.replace(**{name: value}))
 
 
@@ -129,6 +129,22 @@ def test_every_export_reproduces_the_page_under_every_convention_and_a_hand_made
         assert printed(output) == {key: f"{value:.4f}" for key, value in numbers.items()}, name
         assert files.snippet.splitlines()[0].startswith(
             "# Reproduces the explorer's numbers with " + ("pytrec_eval" if files.tool == "pytrec_eval" else "IR Metrics"))
+
+
+def test_near_tied_double_scores_export_the_order_each_score_precision_shows(tmp_path):
+    # 0.1 + 1e-9 and 0.1 are one C float: trec_eval 9 and pytrec_eval tie them and put y (doc id descending) first.
+    query = decode_url({"ranking": "x:0.100000001,y:0.1", "qrels": "y:1,x:0", "k": "2"})
+    assert query.ranking == ["y", "x"]
+    doubles = set_order_convention(query, "score_precision", "float64")
+    assert doubles.ranking == ["x", "y"]
+    for shown in (query, doubles):
+        rows = [(e.label, e.measure, e.value) for e in explain(shown.ranking, dict(shown.judgments), shown.k,
+                                                               shown.conventions)]
+        files = query_exports(shown, rows)
+        assert files.tool == "pytrec_eval"
+        assert trec_file_numbers(files, shown)["recip_rank"] == page_numbers(shown)["recip_rank"]
+        assert printed(snippet_outputs([files.snippet], tmp_path)[0])["recip_rank"] == \
+            f"{page_numbers(shown)['recip_rank']:.4f}"
 
 
 def test_the_snippet_says_which_tool_it_uses_and_why():

@@ -17,6 +17,7 @@ from ui.query_state import (
     remove_active,
     reorder_active,
     scores_contradict_order,
+    set_order_convention,
     set_tie_order,
     sort_by_score,
     use_this_order,
@@ -211,3 +212,11 @@ def test_changing_the_tie_order_reorders_tied_documents_of_a_list_that_follows_i
     assert set_tie_order(tied, "docid_ascending").ranking == ["biscotti", "scone", "donut"]
     hand_made = move(PASTRY, 3, 1)
     assert set_tie_order(hand_made, "docid_ascending").ranking == hand_made.ranking  # a hand-made order stays
+
+
+def test_score_precision_decides_whether_near_equal_doubles_tie():
+    # As C floats (trec_eval 9, pytrec_eval) 0.1 + 1e-9 and 0.1 tie, and y goes first (doc id descending).
+    near = decode_url({"ranking": "x:0.100000001,y:0.1", "qrels": "y:1"})
+    assert near.ranking == ["y", "x"]
+    assert set_order_convention(near, "score_precision", "float64").ranking == ["x", "y"]
+    assert encode_url(set_order_convention(near, "score_precision", "float64"))["precision"] == "float64"

@@ -15,10 +15,11 @@ from metrics import CONVENTION_INFO, Conventions
 from metrics.conventions import ConventionInfo
 
 from . import state
-from .query_state import MAX_K, QueryState, set_tie_order
+from .query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
 
 #: Conventions that mean something for a single query (missing_queries and depth concern whole runs).
-QUERY_CONVENTIONS = ("gain", "ideal_from", "ap_denominator", "tie_order", "unjudged", "precision_short_list")
+QUERY_CONVENTIONS = ("gain", "ideal_from", "ap_denominator", "tie_order", "score_precision", "unjudged",
+                     "precision_short_list")
 
 
 def bound(widget: Callable[..., Any], key: str, value: Any, on_change: Callable[[Any], None], **kwargs: Any) -> Any:
@@ -79,9 +80,9 @@ def convention_select(info: ConventionInfo) -> dict[str, Any]:
 
 
 def _set_convention(name: str, value: Any) -> None:
-    if name == "tie_order":
+    if name in ORDER_CONVENTIONS:
         # A list that follows its scores is re-sorted, so tied documents visibly take the new order.
-        state.commit(set_tie_order(state.current(), value), refresh_editor=True)
+        state.commit(set_order_convention(state.current(), name, value), refresh_editor=True)
     else:
         _change(conventions=state.current().conventions.replace(**{name: value}))
 

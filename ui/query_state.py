@@ -33,6 +33,7 @@ CONVENTION_PARAMS = {
     "ideal_from": "ideal",
     "ap_denominator": "ap_denominator",
     "tie_order": "ties",
+    "score_precision": "precision",
     "unjudged": "unjudged",
     "precision_short_list": "p_short",
 }
@@ -87,7 +88,8 @@ def score_order(state: QueryState) -> list[str] | None:
     active = state.active_items
     if not active or any(item.score is None for item in active):
         return None
-    return order_documents({item.doc: float(item.score) for item in active}, state.conventions.tie_order)  # type: ignore[arg-type]
+    return order_documents({item.doc: float(item.score) for item in active}, state.conventions.tie_order,  # type: ignore[arg-type]
+                           score_precision=state.conventions.score_precision)
 
 
 def scores_contradict_order(state: QueryState) -> bool:
@@ -110,12 +112,22 @@ def use_this_order(state: QueryState) -> QueryState:
         item if item.removed else dataclasses.replace(item, score=float(next(scores))) for item in state.items))
 
 
-def set_tie_order(state: QueryState, tie_order: str) -> QueryState:
-    """Change the tie-order convention; a list whose order followed its scores is re-sorted, so tied documents
-    visibly take the new order (a hand-made order that contradicts the scores is left as it is)."""
+#: Conventions that decide how scores order the documents (and nothing else).
+ORDER_CONVENTIONS = ("tie_order", "score_precision")
+
+
+def set_order_convention(state: QueryState, name: str, value: str) -> QueryState:
+    """Change the tie order or the score precision; a list whose order followed its scores is re-sorted, so tied
+    documents visibly take the new order (a hand-made order that contradicts the scores is left as it is)."""
+    if name not in ORDER_CONVENTIONS:
+        raise ValueError(f"Argument `name` has to be one of {ORDER_CONVENTIONS}, got {name!r}")
     followed = not scores_contradict_order(state)
-    new_state = state.replace(conventions=state.conventions.replace(tie_order=tie_order))
+    new_state = state.replace(conventions=state.conventions.replace(**{name: value}))
     return sort_by_score(new_state) if followed else new_state
+
+
+def set_tie_order(state: QueryState, tie_order: str) -> QueryState:
+    return set_order_convention(state, "tie_order", tie_order)
 
 
 def validate_doc(doc: object, *, where: str = "") -> str:

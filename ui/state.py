@@ -104,7 +104,8 @@ def open_query(qid: str, judgments: dict[str, int], scores: dict[str, float], *,
     MAX_ITEMS documents, a fresh baseline. ``k``: the cut-off the user was looking at (the run page's); None keeps
     the explorer's."""
     current_state = current()
-    order = order_documents(scores, current_state.conventions.tie_order)
+    order = order_documents(scores, current_state.conventions.tie_order,
+                            score_precision=current_state.conventions.score_precision)
     items = tuple(Item(doc, scores[doc]) for doc in order[:MAX_ITEMS])
     if k is None:
         k = current_state.k if order else 10
