@@ -58,6 +58,9 @@ def batches_for_run(
     return ranked.qids, [(rows, ranked.batch(rows)) for rows in ranked.row_groups()]
 
 
+#: The grade of a run line whose document is not in the qrels (a negative qrels grade is a real value).
+_NOT_IN_QRELS = -np.inf
+
 #: Padding one batch may cost this many cells beyond twice the lines and judgments before queries are grouped.
 _PADDING_SLACK = 1 << 20
 
@@ -68,7 +71,7 @@ class _RankedLines:
 
     qids: list[str]
     rows: np.ndarray  # batch row of each ranked line, ascending
-    grades: np.ndarray  # its grade (NO_JUDGMENT where unjudged)
+    grades: np.ndarray  # its qrels grade (_NOT_IN_QRELS where the document is not in the qrels)
     judged: np.ndarray  # grade >= 0
     lengths: np.ndarray  # ranking length of each row
     judgment_rows: np.ndarray  # batch row of each judgment >= 0, ascending
@@ -104,7 +107,8 @@ class _RankedLines:
         # Rows are sorted and each ranking fills ranks 1..length, so a row-major boolean mask takes the values in order.
         filled = np.arange(max(1, int(lengths.max(initial=0)))) < lengths[:, None]
         grade_matrix = np.zeros(filled.shape)
-        grade_matrix[filled] = np.maximum(grades, 0)
+        # A negative qrels grade (in the pool, unjudged) stays -1; a document outside the qrels becomes 0.
+        grade_matrix[filled] = np.where(grades >= 0, grades, np.where(grades == _NOT_IN_QRELS, 0.0, -1.0))
         judged_matrix = np.zeros(filled.shape, dtype=bool)
         judged_matrix[filled] = judged
         del filled
@@ -137,7 +141,7 @@ def _ranked_lines(qrels: QrelsTable, run: RunTable, conventions: Conventions | N
     qrels_rows = row_of_qrels_query[qrels_codes]
     judgment_rows, judgment_grades = _sorted_judgments(qrels_rows, qrels.grade)
 
-    # Run lines of evaluated queries and each one's grade (NO_JUDGMENT when unjudged).
+    # Run lines of evaluated queries and each one's grade (_NOT_IN_QRELS when not judged for the query).
     rows = row_of_run_query[run_codes]
     del run_codes
     scores, docno, keys = run.score, run.docno, run.docno_key
@@ -186,8 +190,8 @@ def _sorted_judgments(rows: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray,
 
 def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno, run_keys: np.ndarray,
             run_keys_exact: bool) -> np.ndarray:
-    """The qrels grade of each run line's (query, document) as float64, NO_JUDGMENT where there is none."""
-    grades = np.full(rows.shape[0], float(NO_JUDGMENT))
+    """The qrels grade of each run line's (query, document) as float64, _NOT_IN_QRELS where there is none."""
+    grades = np.full(rows.shape[0], _NOT_IN_QRELS)
     usable = qrels_rows >= 0
     if not usable.any() or rows.shape[0] == 0:
         return grades
@@ -219,7 +223,7 @@ def _grades(qrels: QrelsTable, qrels_rows: np.ndarray, rows: np.ndarray, docno, 
     lookup = {(int(row), doc): int(grade) for row, doc, grade in
               zip(qrels_rows.tolist(), qrels_docno.to_pylist(), qrels_grade.tolist())}
     for index, row, doc in zip(candidates.tolist(), candidate_rows.tolist(), candidate_docno.to_pylist()):
-        grades[index] = lookup.get((row, doc), NO_JUDGMENT)
+        grades[index] = lookup.get((row, doc), _NOT_IN_QRELS)
     return grades
 
 

@@ -34,22 +34,27 @@ TREC_EVAL_MEASURE_ORDER = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
     "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
     "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success",
-    "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "unj",
+    "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
     "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
     "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
     "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg",
-    "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid",
+    "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
 )
 
+#: Measures printed as text rather than numbers: runid (summary only) and relstring (per query only).
+TEXT_MEASURES = ("runid", "relstring")
+
 #: trec_eval measures this engine computes, in trec_eval's order; registry measures trec_eval lacks follow.
-SUPPORTED_ORDER = tuple(name for name in TREC_EVAL_MEASURE_ORDER if name in MEASURES or name == "runid") + tuple(
+SUPPORTED_ORDER = tuple(name for name in TREC_EVAL_MEASURE_ORDER if name in MEASURES or name in TEXT_MEASURES) + tuple(
     name for name in MEASURES if name not in TREC_EVAL_MEASURE_ORDER
 )
+
+RELSTRING_LENGTH = 10  # trec_eval's default -m relstring.10
 
 #: trec_eval's measure nicknames, restricted to the measures computed here.
 NICKNAMES = {
     "official": ("runid",) + TREC_DEFAULT_MEASURES,
-    "all_trec": tuple(name for name in SUPPORTED_ORDER if name == "runid" or MEASURES[name].trec_eval),
+    "all_trec": tuple(name for name in SUPPORTED_ORDER if name in TEXT_MEASURES or MEASURES[name].trec_eval),
 }
 
 #: trec_eval nicknames for measures outside this engine (preference and judgment-group measures).
@@ -72,6 +77,7 @@ class Selection:
 
     measures: tuple[Measure, ...]
     runid: bool
+    relstring: tuple[str, int] | None = None  # (output name, length) of trec_eval's relstring, if asked for
 
 
 # ---- measure selection -------------------------------------------------------------------------
@@ -91,16 +97,22 @@ def select_measures(specs: Sequence[str]) -> Selection:
     explicit: dict[str, list[Measure]] = {}  # trec_eval measures with parameters
     ir_notation: list[Measure] = []
     runid = False
+    relstring: tuple[str, int] | None = None
     for spec in specs:
         spec = spec.strip()
         if spec in NICKNAMES:
             for name in NICKNAMES[spec]:
                 runid |= name == "runid"
-                if name != "runid" and name not in marked:
+                if name == "relstring":
+                    relstring = relstring or ("relstring", RELSTRING_LENGTH)
+                elif name != "runid" and name not in marked:
                     marked.append(name)
             continue
         if spec == "runid":
             runid = True
+            continue
+        if spec.partition(".")[0] == "relstring":
+            relstring = _relstring(spec)
             continue
         _reject_unsupported(spec)
         try:
@@ -129,12 +141,24 @@ def select_measures(specs: Sequence[str]) -> Selection:
         elif name in marked:
             chosen.extend(parse_measure(name))
         chosen.extend(m for m in ir_notation if m.name == name)
-    return Selection(tuple(chosen), runid)
+    return Selection(tuple(chosen), runid, relstring)
+
+
+def _relstring(spec: str) -> tuple[str, int]:
+    """``relstring`` or ``relstring.20``: trec_eval's string of the grades of the top N documents."""
+    _, _, params = spec.partition(".")
+    if not params:
+        return "relstring", RELSTRING_LENGTH
+    try:
+        length = int(float(params))
+    except ValueError:
+        raise UsageError(f"-m {spec}: the length of relstring has to be a number, e.g. relstring.20") from None
+    return f"relstring_{params}", max(length, 0)
 
 
 def _reject_unsupported(spec: str) -> None:
     name = spec.partition(".")[0]
-    supported = ", ".join(n for n in SUPPORTED_ORDER if n == "runid" or MEASURES[n].trec_eval)
+    supported = ", ".join(n for n in SUPPORTED_ORDER if n in TEXT_MEASURES or MEASURES[n].trec_eval)
     if spec in _UNSUPPORTED_NICKNAMES:
         raise UsageError(f"-m {spec}: trec_eval nickname {spec!r} names measures this engine does not compute; "
                          f"nicknames here: {', '.join(NICKNAMES)}; measures: {supported} (see --help)")
@@ -217,15 +241,22 @@ def help_epilog() -> str:
         if name == "runid":
             lines.append("  runid  the run's tag (the last column of RUN); printed on the 'all' lines only")
             continue
+        if name == "relstring":
+            lines.append("  relstring  the grades of the top 10 documents (relstring.N: top N) as one string: the grade,")
+            lines.append("    '>' above 9, '-' not in the qrels, '.' in the qrels with a negative grade; per query (-q) only")
+            continue
         info = MEASURES[name]
         lines.append(f"  {info.name} / {info.ir_name}  {info.pretty_name}" + ("" if info.trec_eval else
                                                                              "  (not in trec_eval)"))
         lines.extend(wrap.wrap(info.short_desc + " Rewards: " + info.rewards))
-        lines.extend(wrap.wrap("Formula: " + info.formula))
+        lines.extend(wrap.wrap("Formula: " + (info.text or info.formula)))
         details = []
         if info.cutoff != "none":
-            details.append("default cut-offs " + ",".join(map(str, info.default_cutoffs)))
-        details.append("summed over queries" if info.aggregate == "sum" else "averaged over queries")
+            details.append("default cut-offs " + ",".join(f"{c:g}" for c in info.default_cutoffs))
+        elif info.default_params:
+            details.append("default parameters " + ",".join(f"{c:g}" for c in info.default_params))
+        details.append({"sum": "summed over queries", "geometric": "geometric mean over queries (summary only)"}
+                       .get(info.aggregate, "averaged over queries"))
         changed_by = [option_name(c) if c != "relevance_level" else "-l" for c in info.conventions]
         if changed_by:
             details.append("changed by " + ", ".join(changed_by))
@@ -293,12 +324,17 @@ def _integer(flag: str, text: str, *, minimum: int) -> int:
 # ---- evaluation and output ---------------------------------------------------------------------
 
 
-def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions):
+def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
+                   relstring: tuple[str, int] | None = None):
     """Read both files and evaluate: ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order.
 
-    Uses the columnar readers and the bulk path, so a run of millions of lines never becomes Python dicts.
+    Uses the columnar readers and the bulk path, so a run of millions of lines never becomes Python dicts. With
+    ``relstring`` (output name, length), ``values`` also holds each query's string of grades under that name.
+    With ``missing_queries="zero"`` (trec_eval -c), ``values`` holds ``ALL_NUM_REL``: the all-line of num_rel
+    as trec_eval prints it there (qrels lines with grade > 0, whatever -l says).
     """
-    from .bulk import evaluate_prepared, prepare_run
+    from .bulk import batches_for_run, evaluate_prepared, prepare_run
+    from .measures import relevance_strings
     from .trec_io import read_qrels, read_run
 
     # Paths, never file content: a file name with spaces is still a name.
@@ -307,12 +343,32 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     # As in trec_eval, a run file named '-' is read from standard input.
     run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(Path(run_path))
     runid = run.runid
+    extra: dict[str, object] = {}
+    if conventions.missing_queries == "zero":
+        # trec_eval's -c sums every qrels line with rel > 0 for num_rel's all-line, whatever -l says.
+        extra[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
+    if relstring is not None:
+        _, groups = batches_for_run(qrels, run, conventions)
+        strings: list[str] = []
+        for rows, batch in groups:
+            text = relevance_strings(batch, relstring[1])
+            strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
+        if groups and groups[0][0] is not None:
+            strings = [text for _, text in sorted(strings)]
+        extra[relstring[0]] = strings
     # A selection of only runid still needs the list of evaluated queries.
     prepared = prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
     del qrels, run  # hundreds of MB for a large run, not needed by the kernels
     qids, values, _ = evaluate_prepared(prepared)
     order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
-    return [str(qids[i]) for i in order], {key: column[order] for key, column in values.items()}, runid
+    values = {key: column[order] for key, column in values.items()}
+    for key, column in extra.items():
+        values[key] = [column[i] for i in order] if isinstance(column, list) else column
+    return [str(qids[i]) for i in order], values, runid
+
+
+#: The key of trec_eval's -c all-line of num_rel in evaluate_files' values.
+ALL_NUM_REL = "num_rel (all, -c)"
 
 
 def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
@@ -345,8 +401,13 @@ def report_lines(
     keys = [m.key for m in selection.measures]
     lines: list[str] = []
     if per_query:
-        printed = [m.key for m in selection.measures if m.name != "num_q"]  # trec_eval prints num_q once, summed
+        # trec_eval prints num_q once, summed, and the geometric means only on the 'all' lines.
+        printed = [m.key for m in selection.measures if m.name != "num_q" and m.info.per_query]
         formatted = {key: _formatted_column(key, values[key]) for key in printed}
+        if selection.relstring is not None:
+            name = selection.relstring[0]
+            formatted[name] = [f"'{text}'" for text in values[name]]
+            printed = _with_relstring([m for m in selection.measures if m.key in formatted], name)
         for i, qid in enumerate(qids):
             lines.extend(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}" for key in printed)
     if summary:
@@ -354,8 +415,21 @@ def report_lines(
             lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{tag}")
         # Summed in trec_eval's query order, one query after another, so the mean is bit-identical to its own.
         means = aggregate_columns({key: values[key] for key in keys})
+        if ALL_NUM_REL in values and "num_rel" in means:
+            means["num_rel"] = values[ALL_NUM_REL]  # trec_eval's -c quirk, see evaluate_files
         lines.extend(format_line(key, "all", means[key]) for key in keys)
     return lines
+
+
+def _with_relstring(measures: Sequence[Measure], name: str) -> list[str]:
+    """Output keys with relstring's in its place in trec_eval's order (after P, before recall)."""
+    position = SUPPORTED_ORDER.index("relstring")
+    keys: list[str] = []
+    for measure in measures:
+        if name not in keys and SUPPORTED_ORDER.index(measure.name) > position:
+            keys.append(name)
+        keys.append(measure.key)
+    return keys if name in keys else keys + [name]
 
 
 def _formatted_column(key: str, column: np.ndarray) -> list[str]:
@@ -378,7 +452,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         args = parser.parse_args(argv)
         conventions = conventions_from(args)
         selection = select_measures(args.measures)
-        qids, values, tag = evaluate_files(args.qrels, args.run, selection.measures, conventions)
+        qids, values, tag = evaluate_files(args.qrels, args.run, selection.measures, conventions,
+                                           relstring=selection.relstring if args.per_query else None)
         if not qids:
             raise UsageError(f"no query of {args.run} has judgments in {args.qrels}: nothing to evaluate")
         lines = report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary)

@@ -7,6 +7,7 @@ calls each kernel once per group with all of its cut-offs.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -206,9 +207,10 @@ def evaluate_batch(
     results: dict[str, np.ndarray] = {}
     for (level, gain, gain_map), group in _group_by(parsed, lambda m: _context_key(m, conv)).items():
         ctx = Context(batch, conv.replace(relevance_level=level, gain=gain), dict(gain_map) if gain_map else None)
-        for name, same_name in _group_by(group, lambda m: m.name).items():
-            cutoffs = np.array([m.cutoff or 0 for m in same_name], dtype=np.int64)
-            columns = MEASURES[name].kernel(ctx, cutoffs)
+        for (name, params), same_name in _group_by(group, lambda m: (m.name, m.params)).items():
+            info = MEASURES[name]
+            cutoffs = np.array([m.cutoff or 0 for m in same_name], dtype=np.float64 if info.float_cutoffs else np.int64)
+            columns = info.kernel(ctx, cutoffs) if params is None else info.kernel(ctx, cutoffs, params=params)
             for j, measure in enumerate(same_name):
                 results[measure.key] = columns[:, min(j, columns.shape[1] - 1)]
     return {m.key: results[m.key] for m in parsed}
@@ -235,18 +237,28 @@ def aggregate_columns(columns: Mapping[str, np.ndarray]) -> dict[str, float]:
     given: pass the queries in trec_eval's order (sorted ids) for its ``all`` line to the last bit."""
     means: dict[str, float] = {}
     for key, column in columns.items():
+        # gm_map and gm_bpref hold log values per query (as trec_eval and pytrec_eval do): their mean is exp(mean).
         # Sequential summation, as trec_eval accumulates, keeps the mean bit-identical to its own.
         total = float(np.cumsum(column)[-1]) if column.size else 0.0
         means[key] = total if is_count(key) else (total / column.size if column.size else 0.0)
+        if is_geometric(key) and column.size:
+            means[key] = math.exp(means[key])
     return means
 
 
-_COUNT_KEYS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "NumQ", "NumRet", "NumRel", "NumRelRet"}
+_COUNT_KEYS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "NumQ", "NumRet", "NumRel",
+               "NumRelRet"}
+_GEOMETRIC_KEYS = {"gm_map", "gm_bpref"}
 
 
 def is_count(key: str) -> bool:
     """Whether a result key is a count, summed rather than averaged over queries."""
     return key.split("(")[0] in _COUNT_KEYS
+
+
+def is_geometric(key: str) -> bool:
+    """Whether a result key is averaged with trec_eval's geometric mean (gm_map, gm_bpref)."""
+    return key.split("(")[0] in _GEOMETRIC_KEYS
 
 
 class RelevanceEvaluator:

@@ -136,7 +136,9 @@ def check_grades(judgments: Mapping[str, int], *, qid: str = "", where: str = ""
 class RankingBatch:
     """Many ordered rankings as padded matrices; row i is one ranking.
 
-    grades:  (n, width) float64, the judged grade at each rank (0 where unjudged or past the end).
+    grades:  (n, width) float64, the judged grade at each rank; where unjudged, -1 for a document in the qrels with
+        a negative grade (in the pool but unjudged, which trec_eval's infAP tells apart) and 0 for one outside
+        the qrels or past the end.
     judged:  (n, width) bool, the document at that rank has a grade >= 0.
     lengths: (n,) int64, the number of retrieved documents in each ranking.
     judged_grades: (n, m) float64, every grade >= 0 of the query's judgments, sorted descending and padded
@@ -206,7 +208,7 @@ class RankingBatch:
                 is_judged = grade is not None and grade >= 0
                 if judged_only and not is_judged:
                     continue
-                row_grades.append(float(grade) if is_judged else 0.0)
+                row_grades.append(float(grade) if is_judged else -1.0 if grade is not None else 0.0)
                 row_judged.append(is_judged)
             rows_grades.append(row_grades)
             rows_judged.append(row_judged)

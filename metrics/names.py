@@ -30,7 +30,8 @@ class Measure:
     gain: str | None = None  # ir_measures nDCG(dcg='exp-log2')
     judged_only: bool | None = None  # ir_measures judged_only=True
     notation: Notation = "trec_eval"
-    gain_param_text: str | None = None  # the gain parameters as written, for the trec_eval output name
+    gain_param_text: str | None = None  # the parameters as written (ndcg.1=3,2=9, utility.2,-1,0,0), for the output name
+    params: tuple[float, ...] | None = None  # values of a measure with parameters (utility, set_F, 11pt_avg, rbp p)
 
     @property
     def info(self) -> MeasureInfo:
@@ -41,7 +42,9 @@ class Measure:
         """trec_eval's output name: ``P_5``, ``ndcg_cut_10``, ``ndcg_1=3,2=9``, ``map``."""
         if self.gain_param_text:
             return f"{self.name}_{self.gain_param_text}"
-        return self.name if self.cutoff is None else f"{self.name}_{self.cutoff}"
+        if self.cutoff is None:
+            return self.name
+        return f"{self.name}_{self.cutoff:3.2f}" if self.info.float_cutoffs else f"{self.name}_{self.cutoff}"
 
     @property
     def ir_name(self) -> str:
@@ -53,11 +56,13 @@ class Measure:
             params.append("dcg='exp-log2'")
         if self.judged_only:
             params.append("judged_only=True")
+        if self.params is not None and self.info.params == "pairs" and not self.gain_map:
+            params.append(f"p={self.params[0]:g}")
         base = self.info.ir_name
         if self.name == "num_rel_ret" and self.relevance_level is not None:
             base = "NumRet"  # ir_measures writes relevant retrieved at a level as NumRet(rel=N)
         text = base + (f"({','.join(params)})" if params else "")
-        return text if self.cutoff is None else f"{text}@{self.cutoff}"
+        return text if self.cutoff is None else f"{text}@{self.cutoff:g}"
 
     @property
     def key(self) -> str:
@@ -84,9 +89,17 @@ _IR_NAMES: dict[str, tuple[str | None, str | None]] = {
     "NumRel": ("num_rel", None),
     "NumRelRet": ("num_rel_ret", None),
     "NumQ": ("num_q", None),
+    "IPrec": (None, "iprec_at_recall"),
+    "infAP": ("infAP", None),
+    "SetP": ("set_P", None),
+    "SetR": ("set_recall", None),
+    "SetF": ("set_F", None),
+    "SetAP": ("set_map", None),
+    "Judged": (None, "Judged"),
 }
 
-_IR_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
+_IR_PATTERN = re.compile(
+    r"^(?P<name>[A-Za-z0-9_]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+(?:\.\d*)?|\.\d+))?$")
 _MAX_CUTOFF = 10_000_000
 #: The longest measure string read: every cut-off of it is a column of results, so the list has to be bounded.
 MAX_MEASURE_CHARS = 2_000
@@ -130,14 +143,33 @@ def _parse_trec(spec: str) -> list[Measure]:
     info = MEASURES.get(name)
     if info is None:
         raise ValueError(f"unknown measure {spec!r}; known: {', '.join(known_measure_names())}")
-    if name == "ndcg" and params:
-        return [_ndcg_with_gains(spec, params)]
+    if info.params == "pairs" and params:
+        return [_with_pairs(spec, name, params)]
+    if info.params == "values" and params:
+        return [Measure(name, params=_parse_values(spec, params), gain_param_text=params)]
     if info.cutoff == "none":
-        if params:
+        if params and info.params == "none":
             raise ValueError(f"measure {name!r} takes no parameters, got {spec!r}")
         return [Measure(name)]
-    cutoffs = _parse_cutoffs(spec, params) if params else list(info.default_cutoffs)
+    if info.float_cutoffs:
+        cutoffs = _parse_values(spec, params) if params else list(info.default_cutoffs)
+    else:
+        cutoffs = _parse_cutoffs(spec, params) if params else list(info.default_cutoffs)
     return [Measure(name, cutoff) for cutoff in sorted(set(cutoffs))]
+
+
+def _parse_values(spec: str, params: str) -> tuple[float, ...]:
+    """Comma-separated numbers as trec_eval reads them with atof (``.25,.5,.75``, ``2,-1,0,0``)."""
+    values = []
+    for text in params.split(","):
+        try:
+            value = float(text.strip())
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value):
+            raise ValueError(f"measure {spec!r}: parameter {text!r} has to be a number")
+        values.append(value)
+    return tuple(values)
 
 
 def _parse_cutoffs(spec: str, params: str) -> list[int]:
@@ -155,47 +187,72 @@ def _parse_cutoffs(spec: str, params: str) -> list[int]:
     return cutoffs
 
 
-def _ndcg_with_gains(spec: str, params: str) -> Measure:
+def _with_pairs(spec: str, name: str, params: str) -> Measure:
+    """``level=gain`` pairs (``ndcg.1=3,2=9``) and, for rbp, the persistence ``p=0.8``."""
     gains: dict[int, float] = {}
+    persistence: float | None = None
     for pair in params.split(","):
         level, sep, gain = pair.partition("=")
+        if level.strip() == "p" and sep and name in ("rbp", "rbp_resid"):
+            try:
+                persistence = float(gain)
+            except ValueError:
+                persistence = math.nan
+            if not 0 < persistence < 1:
+                raise ValueError(f"measure {spec!r}: persistence {pair!r} has to lie between 0 and 1, e.g. rbp.p=0.8")
+            continue
         try:
             if not sep:
                 raise ValueError
             grade, value = int(level), float(gain)
         except ValueError:
             raise ValueError(
-                f"measure {spec!r}: gain parameter {pair!r} has to look like level=gain, e.g. ndcg.1=3,2=9"
+                f"measure {spec!r}: gain parameter {pair!r} has to look like level=gain, e.g. {name}.1=3,2=9"
             ) from None
         if grade < 0 or grade in gains or not math.isfinite(value):
             problem = "a negative grade" if grade < 0 else "given twice" if grade in gains else "not a finite gain"
             raise ValueError(f"measure {spec!r}: gain parameter {pair!r} is {problem}")
         gains[grade] = value
     # The order as written matters: trec_eval's ideal DCG depends on it when gains are less than 1 apart.
-    return Measure("ndcg", gain_map=tuple(gains.items()), gain_param_text=params)
+    return Measure(name, gain_map=tuple(gains.items()) or None, gain_param_text=params,
+                   params=(persistence,) if persistence is not None else None)
 
 
 def _parse_ir(spec: str) -> Measure:
     match = _IR_PATTERN.match(spec.replace(" ", ""))
-    if not match or match["name"] not in _IR_NAMES:
+    if match and match["name"] not in _IR_NAMES and match["name"] in MEASURES:
+        # A trec_eval name in ir_measures' notation: relative_P@5, unj@10, gm_map.
+        info = MEASURES[match["name"]]
+        names = (match["name"] if info.cutoff != "required" else None, match["name"] if info.cutoff != "none" else None)
+    elif match and match["name"] in _IR_NAMES:
+        names = _IR_NAMES[match["name"]]
+    else:
         raise ValueError(
             f"unknown measure {spec!r}; ir_measures names: {', '.join(sorted(set(_IR_NAMES)))} "
             "(e.g. P@5, nDCG@10, P(rel=2)@5, RR@10)"
         )
-    without_cutoff, with_cutoff = _IR_NAMES[match["name"]]
-    cutoff = int(match["cutoff"]) if match["cutoff"] else None
-    name = with_cutoff if cutoff is not None else without_cutoff
+    without_cutoff, with_cutoff = names
+    name = with_cutoff if match["cutoff"] else without_cutoff
     if name is None:
-        needs = "a cut-off, e.g. " + match["name"] + "@10" if cutoff is None else "no cut-off"
+        needs = "a cut-off, e.g. " + match["name"] + "@10" if not match["cutoff"] else "no cut-off"
         raise ValueError(f"measure {spec!r} takes {needs}")
-    if cutoff is not None and not 1 <= cutoff <= _MAX_CUTOFF:
-        raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
+    cutoff: float | int | None = None
+    if match["cutoff"]:
+        if MEASURES[name].float_cutoffs:
+            cutoff = float(match["cutoff"])
+        else:
+            cutoff = int(float(match["cutoff"]))
+            if not 1 <= cutoff <= _MAX_CUTOFF:
+                raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
     relevance_level = gain = judged_only = None
+    params: tuple[float, ...] | None = None
     for param in filter(None, (match["params"] or "").split(",")):
         key, _, value = param.partition("=")
         value = value.strip("'\"")
         if key == "rel" and re.fullmatch(r"\d+", value):
             relevance_level = int(value)
+        elif key == "p" and name in ("rbp", "rbp_resid") and re.fullmatch(r"0?\.\d+", value):
+            params = (float(value),)
         elif key == "dcg" and value in ("log2", "exp-log2") and name in ("ndcg", "ndcg_cut"):
             gain = "exponential" if value == "exp-log2" else "linear"
         elif key == "judged_only" and value in ("True", "False"):
@@ -208,7 +265,8 @@ def _parse_ir(spec: str) -> Measure:
     if name == "num_ret" and relevance_level is not None:
         # ir_measures: NumRet(rel=N) counts the retrieved documents with grade >= N (NumRelRet is NumRet(rel=1)).
         name = "num_rel_ret"
-    return Measure(name, cutoff, relevance_level, gain=gain, judged_only=judged_only, notation="ir_measures")
+    return Measure(name, cutoff, relevance_level, gain=gain, judged_only=judged_only, notation="ir_measures",
+                   params=params)
 
 
 def known_measure_names() -> list[str]:

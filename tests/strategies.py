@@ -123,10 +123,10 @@ def cutoff_specs(rng: np.random.Generator, names: Iterable[str], *, longest: int
 
 
 def trec_eval_measure_names() -> list[str]:
-    """The registered measures that trec_eval defines, so pytrec_eval can check them."""
+    """The registered measures that trec_eval defines and pytrec_eval computes alike, so it can check them."""
     from metrics import MEASURES
 
-    return [name for name, info in MEASURES.items() if info.trec_eval]
+    return [name for name, info in MEASURES.items() if info.trec_eval and info.peer == "pytrec_eval"]
 
 
 def pytrec_eval_safe(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]]) -> None:

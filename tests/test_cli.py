@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,8 +77,10 @@ def test_lines_are_name_padded_to_22_then_query_then_value_with_4_decimals_or_an
 def test_without_m_the_official_measures_we_support_are_printed_in_trec_eval_order(files):
     status, output, _ = cli(*files)
     names = [line.split("\t")[0].rstrip() for line in output.splitlines()]
-    assert names == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-                     "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
+    recall_levels = [f"iprec_at_recall_{level / 10:.2f}" for level in range(11)]
+    assert names == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                     "recip_rank", *recall_levels, "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500",
+                     "P_1000"]
     assert values(output)[("runid", "all")] == "hand"
 
 
@@ -182,8 +185,12 @@ def test_a_judged_only_measure_is_scored_on_the_condensed_list_while_others_keep
 
 def test_all_trec_prints_every_trec_eval_measure_we_support(files):
     _, output, _ = cli("-m", "all_trec", *files)
-    families = {line.split("\t")[0].rstrip().rstrip("0123456789").rstrip("_") for line in output.splitlines()}
+    names = [line.split("\t")[0].rstrip() for line in output.splitlines()]
+    families = {max((m for m in [*MEASURES, "runid"] if name == m or name.startswith(m + "_")), key=len)
+                for name in names}
     assert families == {name for name, info in MEASURES.items() if info.trec_eval} | {"runid"}
+    _, per_query, _ = cli("-q", "-m", "all_trec", *files)
+    assert "relstring" in {line.split("\t")[0].rstrip() for line in per_query.splitlines()}
 
 
 # ---- conventions ---------------------------------------------------------------------------------------------
@@ -272,7 +279,7 @@ def test_an_unknown_measure_is_named(files):
 
 
 def test_a_trec_eval_measure_we_do_not_compute_says_so(files):
-    assert_one_line_error(cli("-m", "iprec_at_recall", *files), "iprec_at_recall", "not computed")
+    assert_one_line_error(cli("-m", "prefs_simp", *files), "prefs_simp", "not computed")
 
 
 def test_an_unknown_option_is_an_error(files):
@@ -324,9 +331,21 @@ def test_help_documents_every_measure_from_the_registry():
     assert status == 0
     for info in MEASURES.values():
         assert f"{info.name} / {info.ir_name}  {info.pretty_name}" in text
-        assert info.formula[:40] in " ".join(text.split())
+        assert info.text and info.text[:40] in " ".join(text.split())
         if info.default_cutoffs:
-            assert "default cut-offs " + ",".join(map(str, info.default_cutoffs)) in text
+            assert "default cut-offs " + ",".join(f"{c:g}" for c in info.default_cutoffs) in text
+
+
+def test_help_gives_each_measure_its_own_formula_in_plain_text():
+    text = cli("--help")[1]
+    blocks = {block.split("\n")[0].split(" / ")[0].strip(): " ".join(block.split())
+              for block in re.split(r"\n  (?=\S)", text)}
+    assert "1 / rank of the first relevant document; 0 if none" in blocks["recip_rank"]
+    assert "<= k" not in blocks["recip_rank"] and "<= k" in blocks["recip_rank_cut"]
+    assert "min(R, k)" not in blocks["map"] and "min(R, k)" in blocks["map_cut"]
+    formulas = [line for line in text.splitlines() if line.strip().startswith("Formula:")]
+    assert len(formulas) == len(MEASURES)
+    assert not any("\\" in line or "{" in line for line in formulas)  # no LaTeX on a terminal
 
 
 def test_help_documents_every_convention_choice_and_the_tools_that_use_it():

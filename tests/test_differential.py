@@ -12,6 +12,8 @@ does with them instead.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import pytrec_eval
@@ -65,9 +67,9 @@ def test_every_trec_eval_measure_matches_pytrec_eval_per_query(relevance_level, 
 def test_relevance_level_zero_matches_pytrec_eval_on_grades_shifted_up_by_one(judged_docs_only):
     # pytrec_eval refuses relevance_level=0 ("should be positive"). Adding 1 to every grade >= 0 and asking for
     # level 1 makes exactly the same documents relevant and judged, so every measure that reads only relevance
-    # (all but nDCG, whose gains are the grades themselves) must agree with our -l0 on the original grades.
+    # (all but nDCG, ndcg_rel, Rndcg and G, whose gains are the grades themselves) must agree with our -l0 on the original grades.
     qrels, run, specs = _collection(1300 + judged_docs_only)
-    specs = [spec for spec in specs if not spec.startswith("ndcg")]
+    specs = [spec for spec in specs if "gain" not in metrics.MEASURES[spec.partition(".")[0]].conventions]
     shifted = {qid: {doc: g + 1 if g >= 0 else g for doc, g in js.items()} for qid, js in qrels.items()}
     reference = pytrec_eval.RelevanceEvaluator(
         shifted, specs, relevance_level=1, judged_docs_only_flag=judged_docs_only
@@ -139,6 +141,8 @@ def test_aggregate_is_the_plain_mean_of_pytrec_evals_values_and_the_sum_of_count
     for key in keys:
         column = [values[key] for values in reference.values()]
         expected = sum(column) if key.startswith("num_") else sum(column) / len(column)
+        if key.startswith("gm_"):  # per-query logs; the geometric mean is exp of their mean
+            expected = math.exp(expected)
         assert means[key] == pytest.approx(expected, rel=0, abs=TOLERANCE), key
         assert means[key] == pytest.approx(
             pytrec_eval.compute_aggregated_measure(key, column), rel=0, abs=TOLERANCE
@@ -288,7 +292,11 @@ def test_queries_judged_only_negatively_score_zero_where_trec_eval_would_read_ou
     for level in (0, 1):
         for judged_only in (False, True):
             values = metrics.evaluate(qrels, run, specs, relevance_level=level, judged_docs_only=judged_only)
-            counts = {"num_q": 1.0, "num_ret": 0.0 if judged_only else 3.0}
+            counts = {"num_q": 1.0, "num_ret": 0.0 if judged_only else 3.0,
+                      # log(0.00001): a geometric mean floors each query at 0.00001
+                      "gm_map": math.log(1e-5), "gm_bpref": math.log(1e-5),
+                      # 3 non-relevant retrieved at -1 each; -J leaves an empty ranking, which scores 0
+                      "utility": 0.0 if judged_only else -3.0}
             for key, value in values["all negative"].items():
                 assert value == counts.get(key, 0.0), (level, judged_only, key, value)
 

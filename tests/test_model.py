@@ -103,7 +103,8 @@ def batch() -> RankingBatch:
 
 def test_batch_holds_grades_judged_flags_lengths_and_sorted_judgments(batch):
     assert batch.size == 2 and batch.width == 5
-    np.testing.assert_array_equal(batch.grades, [[2, 0, 0, 1, 0], [0, 0, 0, 0, 0]])
+    # u has grade -1 (in the pool, unjudged) and keeps -1; z and y are not in the qrels: 0.
+    np.testing.assert_array_equal(batch.grades, [[2, 0, 0, 1, -1], [0, 0, 0, 0, 0]])
     np.testing.assert_array_equal(batch.judged, [[1, 0, 1, 1, 0], [0, 0, 0, 0, 0]])
     np.testing.assert_array_equal(batch.lengths, [5, 1])
     # Grades >= 0 only (u is -1: unjudged), sorted descending, padded with NO_JUDGMENT.
@@ -142,7 +143,7 @@ def test_reordered_builds_one_ranking_per_row_of_positions(batch):
     ])
     variants = batch.reordered(0, positions)
     np.testing.assert_array_equal(variants.lengths, [5, 5, 4, 0])
-    np.testing.assert_array_equal(variants.grades[1], [1, 0, 0, 2, 0])
+    np.testing.assert_array_equal(variants.grades[1], [1, 0, 0, 2, -1])
     np.testing.assert_array_equal(variants.judged[2], [1, 1, 1, 0, 0])
     assert not variants.judged[3].any()
     # Every variant keeps the query's judgments, so R and the ideal DCG do not move.

@@ -103,7 +103,8 @@ def test_ir_measures_parameters_set_the_measures_conventions():
 
 def test_every_registered_measure_round_trips_through_its_ir_name():
     for name, info in metrics.MEASURES.items():
-        measure = Measure(name, cutoff=7 if info.cutoff != "none" else None, notation="ir_measures")
+        cutoff = (0.5 if info.float_cutoffs else 7) if info.cutoff != "none" else None
+        measure = Measure(name, cutoff=cutoff, notation="ir_measures")
         (parsed,) = parse_measure(measure.ir_name)
         # Rprec is spelled the same in both notations, so it parses as trec_eval's; the key is the same either way.
         assert (parsed.name, parsed.cutoff, parsed.key) == (name, measure.cutoff, measure.key), name

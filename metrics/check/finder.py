@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
-from ..evaluate import MAX_EXPONENTIAL_GRADE, evaluate_batch, is_count
+from ..evaluate import MAX_EXPONENTIAL_GRADE, aggregate_columns, evaluate_batch, is_count
 from ..measures import MEASURES
 from ..model import (
     NO_JUDGMENT,
@@ -247,7 +247,8 @@ def find_conventions(
     reported = value if isinstance(value, ReportedValue) else parse_reported_value(
         value, bounded=not is_count(parsed.key))
     data = _PreparedRun(qrels, run)
-    plain = Measure(parsed.name, parsed.cutoff, gain_map=parsed.gain_map, gain_param_text=parsed.gain_param_text)
+    plain = Measure(parsed.name, parsed.cutoff, gain_map=parsed.gain_map, gain_param_text=parsed.gain_param_text,
+                    params=parsed.params)
 
     fixed: dict[str, object] = {}
     if parsed.relevance_level is not None:
@@ -296,9 +297,9 @@ def find_conventions(
         members.sort(key=lambda member: (-member[0], member[1]))
         weight, _, conventions, changes = members[0]
         column = values[key]
-        # Summed in trec_eval's query order (sorted ids), as its 'all' line is.
-        total = float(np.cumsum(column[data.sorted_rows(column.size)])[-1]) if column.size else 0.0
-        aggregated = total if is_count(plain.key) else total / column.size
+        # Summed in trec_eval's query order (sorted ids), as its 'all' line is; sum, mean or geometric mean.
+        ordered = column[data.sorted_rows(column.size)]
+        aggregated = aggregate_columns({plain.key: ordered})[plain.key]
         qids = data.qids[: column.size]
         candidates.append(Candidate(
             conventions=conventions,
@@ -468,7 +469,8 @@ class _PreparedRun:
         """
         cutoff = measure.cutoff
         retrieved_ideal = measure.name == "ndcg_cut" and conventions.ideal_from == "retrieved"
-        if cutoff is None or (retrieved_ideal and measure.gain_map is not None):
+        # Recall levels and multiples of R (iprec_at_recall, Rprec_mult) are not ranks: they read the whole list.
+        if cutoff is None or measure.info.float_cutoffs or (retrieved_ideal and measure.gain_map is not None):
             return self.batch(batch_id), conventions
         top = self.batch(batch_id, cutoff)
         if not retrieved_ideal:

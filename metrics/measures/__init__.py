@@ -10,10 +10,13 @@ number of judged documents with grade >= ℓ, and |L| is the number of documents
 
 Modules:
     context     :class:`Context` (the batch, conventions and shared intermediates) and ``ratio``
-    set_based   relevant documents in a prefix: P, recall, Success, R-precision
-    rank_based  where relevant documents sit: reciprocal rank, average precision, bpref
-    gain_based  graded gains: nDCG
-    counts      num_q, num_ret, num_rel, num_rel_ret
+    set_based   relevant documents in a prefix or the whole set: P, recall, Success, R-precision, relative_P,
+                Rprec_mult, set_P, set_recall, set_relative_P, set_map, set_F, utility
+    rank_based  where relevant documents sit: reciprocal rank, AP, bpref, interpolated precision, 11pt_avg,
+                infAP, binG
+    gain_based  graded gains: nDCG, ndcg_rel, Rndcg, G, rank-biased precision and its residual
+    judgments   how much of a ranking is judged: unj, Judged; trec_eval's relstring
+    counts      num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret
     registry    :class:`MeasureInfo` and ``MEASURES``, the table every other module reads
 """
 
@@ -21,11 +24,12 @@ from .context import Context, Kernel, ratio, trec_eval_ideal_gains
 from .counts import num_q, num_rel, num_rel_ret, num_ret
 from .gain_based import ndcg
 from .rank_based import average_precision, bpref, reciprocal_rank
+from .judgments import judged_fraction, relevance_strings, unjudged_fraction
 from .registry import MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo
 from .set_based import precision, r_precision, recall, success
 
 __all__ = [
     "MEASURES", "TREC_CUTOFFS", "TREC_DEFAULT_MEASURES", "Context", "Kernel", "MeasureInfo", "average_precision",
     "bpref", "ndcg", "num_q", "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "ratio", "recall",
-    "reciprocal_rank", "success", "trec_eval_ideal_gains",
+    "reciprocal_rank", "relevance_strings", "success", "trec_eval_ideal_gains", "judged_fraction", "unjudged_fraction",
 ]

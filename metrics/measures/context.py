@@ -54,6 +54,29 @@ class Context:
         return ((judged >= 0) & (judged < self.level)).sum(axis=1)
 
     @cached_property
+    def retrieved(self) -> np.ndarray:
+        """(n, w) True at the ranks each ranking fills (rank <= |L|)."""
+        return np.arange(self.batch.width) < self.batch.lengths[:, None]
+
+    @cached_property
+    def judged_nonrelevant(self) -> np.ndarray:
+        return self.batch.judged & (self.batch.grades < self.level)
+
+    @cached_property
+    def unjudged(self) -> np.ndarray:
+        """Retrieved documents without a grade >= 0: outside the qrels, or in them with a negative grade."""
+        return self.retrieved & ~self.batch.judged
+
+    @cached_property
+    def pooled_unjudged(self) -> np.ndarray:
+        """Retrieved documents in the qrels with a negative grade (in the pool, unjudged; trec_eval's infAP)."""
+        return self.unjudged & (self.batch.grades < 0)
+
+    @cached_property
+    def num_retrieved_relevant(self) -> np.ndarray:
+        return self.cum_relevant[:, -1]
+
+    @cached_property
     def ranks(self) -> np.ndarray:
         return np.arange(1, self.batch.width + 1, dtype=np.float64)
 
@@ -100,7 +123,16 @@ class Context:
         return np.cumsum(gains / self.discounts[:rank], axis=1)
 
     @cached_property
+    def ideal_gains(self) -> np.ndarray:
+        """(n, m) the ideal ranking's gains, best first, then zeros (the ideal DCG's numerators)."""
+        return self._ideal[0]
+
+    @cached_property
     def cum_ideal_dcg(self) -> np.ndarray:
+        return self._ideal[1]
+
+    @cached_property
+    def _ideal(self) -> tuple[np.ndarray, np.ndarray]:
         shared = False
         if self.conventions.ideal_from == "retrieved":
             source = self.gains
@@ -119,7 +151,10 @@ class Context:
             ideal = -np.sort(-np.where(source > 0, source, 0.0), axis=1)
         discounts = np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
         cumulative = np.cumsum(ideal / discounts, axis=1)
-        return np.broadcast_to(cumulative, (self.batch.size, cumulative.shape[1])) if shared else cumulative
+        if shared:
+            shape = (self.batch.size, cumulative.shape[1])
+            return np.broadcast_to(ideal, shape), np.broadcast_to(cumulative, shape)
+        return ideal, cumulative
 
 
 def trec_eval_ideal_gains(gain_map: Mapping[int, float], judged_grades: np.ndarray, width: int) -> np.ndarray:

@@ -25,3 +25,8 @@ def num_rel_ret(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 def num_q(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     """Number of queries: 1 per query, summed over queries."""
     return np.ones((ctx.batch.size, 1))
+
+
+def num_nonrel_judged_ret(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    """Number of judged non-relevant documents retrieved."""
+    return ctx.judged_nonrelevant.sum(axis=1).astype(np.float64)[:, None]

@@ -60,3 +60,77 @@ def bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     # Summed in rank order, as trec_eval accumulates it.
     summed = np.bincount(rows, weights=terms, minlength=ctx.batch.size)
     return ratio(summed, ctx.num_relevant)[:, None]
+
+
+def _lround(values: np.ndarray) -> np.ndarray:
+    """C's lround: halves round away from zero (numpy rounds them to even)."""
+    floor = np.floor(values)
+    return np.where(values - floor >= 0.5, floor + 1, floor).astype(np.int64)
+
+
+def interpolated_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""iprec_at_recall@x = \max_{r \ge r_c} P@r, r_c the rank of the c-th relevant document, c = round(x R); 0 when fewer than c are found."""
+    rows, ranks, _ = ctx.relevant_positions
+    precision = np.where(ctx.relevant, ctx.cum_relevant / ctx.ranks, 0.0)
+    # Interpolation: the best precision at or below each rank.
+    best_below = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    found = ctx.num_retrieved_relevant
+    start = np.searchsorted(rows, np.arange(ctx.batch.size))
+    out = np.zeros((ctx.batch.size, cutoffs.shape[0]))
+    for j, level in enumerate(cutoffs):
+        c = _lround(level * ctx.num_relevant)
+        reached = (c <= found) & (found > 0)
+        index = start + np.clip(c, 1, None) - 1
+        at_rank = ranks[np.where(reached, index, 0)] if ranks.shape[0] else np.ones_like(c)
+        value = best_below[np.arange(ctx.batch.size), np.where(reached, at_rank - 1, 0)]
+        out[:, j] = np.where(reached, value, 0.0)
+    return out
+
+
+def eleven_point_average(ctx: Context, cutoffs: np.ndarray,
+                         params: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)) -> np.ndarray:
+    r"""11pt_avg = \frac{1}{|X|}\sum_{x \in X} iprec\_at\_recall@x over the recall levels X (default 0, 0.1, ..., 1)."""
+    levels = interpolated_precision(ctx, np.asarray(params, dtype=np.float64))
+    total = np.zeros(ctx.batch.size)
+    for j in reversed(range(levels.shape[1])):  # trec_eval adds the highest level first
+        total += levels[:, j]
+    return (total / len(params))[:, None]
+
+
+def inferred_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""infAP = \frac{1}{R}\sum_{rel_r=1} \left(\frac{1}{r} + \frac{r-1}{r}\cdot\frac{|d_{<r}|}{r-1}\cdot\frac{rel_{<r}+\epsilon}{rel_{<r}+nonrel_{<r}+2\epsilon}\right), |d_{<r}| the pooled documents above r (Yilmaz & Aslam); 1 for a relevant first document."""
+    rows, ranks, nth = ctx.relevant_positions
+    nonrelevant_above = np.cumsum(ctx.judged_nonrelevant, axis=1)[rows, ranks - 1]
+    unjudged_above = np.cumsum(ctx.pooled_unjudged, axis=1)[rows, ranks - 1]
+    j = (ranks - 1).astype(np.float64)
+    before = nth - 1
+    epsilon = 0.00001
+    pooled_above = (before + nonrelevant_above + unjudged_above).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / j) * (
+            (before + epsilon) / ((before + nonrelevant_above) + 2 * epsilon))
+    terms = np.where(ranks == 1, 1.0, term)
+    summed = np.bincount(rows, weights=terms, minlength=ctx.batch.size)
+    return ratio(summed, ctx.num_relevant)[:, None]
+
+
+def binary_g(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""binG = \frac{1}{R}\sum_{rel_r=1} 1/\log_2(2 + n_r), n_r the documents above r that are not relevant (Sakai's G with binary gain)."""
+    rows, ranks, nth = ctx.relevant_positions
+    terms = 1.0 / np.log2((3 + (ranks - 1) - nth).astype(np.float64))
+    summed = np.bincount(rows, weights=terms, minlength=ctx.batch.size)
+    return ratio(summed, ctx.num_relevant)[:, None]
+
+
+#: trec_eval floors each query's value at this before taking its log for a geometric mean.
+MIN_GEOMETRIC_MEAN = 0.00001
+
+
+def log_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""gm_map's per-query value \log \max(AP, 10^{-5}) (as trec_eval and pytrec_eval report it); the mean over queries is \exp of the mean of these."""
+    return np.log(np.maximum(average_precision(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
+
+
+def log_bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""gm_bpref's per-query value \log \max(bpref, 10^{-5}); the mean over queries is \exp of the mean of these."""
+    return np.log(np.maximum(bpref(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
