@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .context import Context, ratio
@@ -126,11 +128,16 @@ def binary_g(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 MIN_GEOMETRIC_MEAN = 0.00001
 
 
+def _c_log(values: np.ndarray) -> np.ndarray:
+    """log of each value through the C library, as trec_eval takes it (numpy's vectorised log can differ by an ulp)."""
+    return np.array([math.log(v) for v in values.ravel().tolist()]).reshape(values.shape)
+
+
 def log_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""gm_map's per-query value \log \max(AP, 10^{-5}) (as trec_eval and pytrec_eval report it); the mean over queries is \exp of the mean of these."""
-    return np.log(np.maximum(average_precision(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
+    return _c_log(np.maximum(average_precision(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
 
 
 def log_bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""gm_bpref's per-query value \log \max(bpref, 10^{-5}); the mean over queries is \exp of the mean of these."""
-    return np.log(np.maximum(bpref(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
+    return _c_log(np.maximum(bpref(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
