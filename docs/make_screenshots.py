@@ -79,7 +79,7 @@ def runs_compare(page: Page, base_url: str) -> Region:
     """Two runs of the built-in collection compared on nDCG@10: tests, per-query differences, both rankings."""
     runs = RunsPage(page, base_url).open()
     runs.use_built_in_collection()
-    runs.open_tab("Compare two runs")
+    runs.open_tab("Compare runs")
     runs.choose("compare_measure", "ndcg_cut_10")
     runs.chart("Where oracle rerank beats samples")
     runs.wait_for_charts()

@@ -133,7 +133,7 @@ def test_run_and_qrels_with_markdown_in_file_names_and_qids_show_them_as_typed(r
     expect(notes).to_have_count(2)
     assert shown_text(notes.nth(0)).startswith(f"{name_a}: 4 queries evaluated.")
     assert qids[4] in shown_text(notes.nth(0)) and "unjudged-q" in shown_text(notes.nth(1))
-    runs_page.open_tab("Compare two runs")
+    runs_page.open_tab("Compare runs")
     not_compared = runs_page.page.get_by_test_id("stCaptionContainer").filter(has_text="Not compared")
     expect(not_compared).to_have_count(2)
     assert f"({qids[0]}, {qids[1]})" in shown_text(not_compared.nth(0))

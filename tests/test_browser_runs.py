@@ -89,7 +89,7 @@ def test_comparing_the_built_in_runs_shows_wins_ties_losses_and_the_differences(
 
     runs_page.open()
     runs_page.use_built_in_collection()
-    runs_page.open_tab("Compare two runs")
+    runs_page.open_tab("Compare runs")
     runs_page.choose("compare_measure", "ndcg_cut_10")
 
     expect(runs_page.metric_card("B wins / ties / losses").get_by_test_id("stMetricValue")).to_have_text(

@@ -132,9 +132,9 @@ def test_risk_weighs_losses_by_one_plus_alpha():
 def test_the_report_table_names_the_runs_each_one_beats_in_every_format(three_runs):
     result = compare_values_many(three_runs, correction="holm", resamples=200)
     markdown = report_table(result, fmt="markdown", qrels_name="my_qrels")
-    row_c = next(line for line in markdown.splitlines() if line.startswith("| (c)"))
+    row_c = next(line for line in markdown.splitlines() if line.startswith("| \\(c\\)"))
     assert "<sup>ab</sup>" in row_c and "**" in row_c  # beats a and b, and is the best
-    assert "my\\_qrels" in markdown and "Holm-Bonferroni" in markdown
+    assert "my\\_qrels" in markdown and "Holm\\-Bonferroni" in markdown
     latex = report_table(result, fmt="latex")
     assert r"$^{\mathrm{ab}}$" in latex and r"\begin{tabular}{lr}" in latex
     assert "(c) c" in report_table(result, fmt="text")
@@ -184,3 +184,9 @@ def test_command_line_errors_are_one_line_and_exit_2(argv, message):
     filled = [a.format(qrels=DATA / "qrels.test", run=DATA / "results.test") for a in argv]
     assert compare_main(filled, out=out, err=err) == 2
     assert message in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_a_run_named_like_a_markdown_link_stays_text_in_the_markdown_table():
+    values = {"P@10": per_query({"[sign in](https://evil.example)": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.4]})}
+    markdown = report_table(compare_values_many(values, resamples=200), fmt="markdown")
+    assert "](" not in markdown and "\\[sign in\\]\\(https\\:" in markdown

@@ -10,7 +10,7 @@ from metrics import InputError
 from metrics.compare import compare_values
 from metrics.model import order_documents
 
-from . import pages, run_charts, run_data, state
+from . import pages, run_charts, run_data, runs_checks, runs_significance, state
 from .explore import show_message
 from .text import MAX_FILTER_CHARS, literal, matches_filter
 
@@ -26,17 +26,22 @@ def page() -> None:
     show_message()
     collection = run_data.inputs()
     if collection is None:
+        with st.expander("Is a reported number possible at all? (no files needed)"):
+            runs_checks.possible_at_all()
         return
     measures, conventions = run_data.settings()
     results = run_data.evaluate_all(collection, measures, conventions)
     run_data.coverage_notes(collection, results)
 
-    per_query, check, compare = st.tabs(["Per-query results", "Check a reported score", "Compare two runs"])
+    per_query, check, compare = st.tabs(["Per-query results", "Check a reported score", "Compare runs"])
     with per_query:
         results_tab(collection, results, conventions, run_data.explorer_k(measures))
     with check:
         check_tab(collection, conventions)
     with compare:
+        if len(collection.runs) >= 2:
+            runs_significance.significance_section(results, conventions, collection.qrels_name)
+            st.divider()
         compare_tab(collection, results, conventions, measures)
 
 
@@ -87,6 +92,14 @@ def _open_query(collection: run_data.Collection, run_name: str, qid: str, k: int
 
 
 def check_tab(collection: run_data.Collection, conventions) -> None:
+    finder(collection, conventions)
+    st.divider()
+    runs_checks.possible_at_all()
+    st.divider()
+    runs_checks.table_check(collection, conventions)
+
+
+def finder(collection: run_data.Collection, conventions) -> None:
     st.markdown("Type a score you read somewhere. Every applicable combination of conventions is tried on these "
                 "files; the ones that round to the digits you typed are listed, most common first.")
     names = list(collection.runs)
@@ -143,6 +156,7 @@ def compare_tab(collection: run_data.Collection, results: dict, conventions, mea
     if len(names) < 2:
         st.info("Upload a second run to compare them query by query.")
         return
+    st.markdown("**Two runs, query by query**")
     scores = [key for key in results[names[0]][1] if not key.startswith(("num_", "Num"))]
     cols = st.columns(3)
     name_a = cols[0].selectbox("Run A", names, index=0, key="compare_a")

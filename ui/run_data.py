@@ -37,6 +37,7 @@ class Collection:
     runs: dict[str, RunTable]
     key: tuple
     dicts: dict = field(default_factory=dict, compare=False)  # lazily built pytrec_eval-shaped dicts
+    qrels_name: str = "qrels"  # the file name, for the captions of exported tables
 
     def as_dicts(self, run_name: str) -> tuple[dict, dict]:
         if "qrels" not in self.dicts:
@@ -75,6 +76,7 @@ def _built_in() -> Collection:
         {"samples": read_run(run_to_trec(ranked, "samples").encode(), name="samples.run"),
          "oracle rerank": read_run(run_to_trec(oracle, "oracle").encode(), name="oracle.run")},
         key=("built-in",),
+        qrels_name="the built-in samples' qrels",
     )
 
 
@@ -106,7 +108,7 @@ def inputs() -> Collection | None:
     if len(run_uploads) > MAX_RUNS:
         st.warning(f"Only the first {MAX_RUNS} runs are evaluated.")
     key = tuple((upload.file_id, upload.size) for upload in (qrels_upload, *run_uploads[:MAX_RUNS]))
-    return Collection(qrels, runs, key)
+    return Collection(qrels, runs, key, qrels_name=qrels_upload.name)
 
 
 def settings() -> tuple[list[str], Conventions]:

@@ -7,6 +7,7 @@ Runs are named by letters (a, b, c, ...) in the order given; a cell "0.412^{ac}"
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from .many import ManyComparison
@@ -54,9 +55,14 @@ def _notes(comparison: ManyComparison, qrels_name: str) -> list[str]:
     ]
 
 
+_MARKDOWN_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+
+
 def _markdown(comparison: ManyComparison, rows, notes: list[str]) -> str:
     def escape(text: str) -> str:
-        return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+        """Run names and notes as literal text: every ASCII punctuation character escaped (CommonMark), so a run
+        called [x](https://...) is no link and a | no column."""
+        return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
     header = "| run | " + " | ".join(escape(m) for m in comparison.measures) + " |"
     lines = [header, "|---|" + "---:|" * len(comparison.measures)]

@@ -1,0 +1,70 @@
+"""The run page's checks beyond one score: is a number possible at all, and does one setting explain a table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from metrics import InputError
+from metrics.check.granularity import check_granularity
+from metrics.check.table import check_table, read_table
+
+from . import run_data
+from .text import literal
+
+MAX_TABLE_BYTES = 1024 * 1024
+
+
+def possible_at_all() -> None:
+    """A GRIM test: needs only the measure, the value as printed and the number of queries."""
+    st.markdown("**Is the number possible at all?** A mean of P@10 over 43 queries is a multiple of 1/430; most "
+                "four-digit values are not. No files needed.")
+    cols = st.columns(3, vertical_alignment="bottom")
+    measure = cols[0].text_input("Measure", value="P@10", key="grim_measure", max_chars=100)
+    value = cols[1].text_input("Reported value", key="grim_value", placeholder="e.g. 0.4123", max_chars=40)
+    queries = cols[2].number_input("Number of queries", min_value=1, max_value=1_000_000, value=43, step=1,
+                                   key="grim_queries")
+    if not value.strip():
+        return
+    try:
+        verdict = check_granularity(measure, value, int(queries))
+    except (InputError, ValueError) as error:
+        st.error(literal(error))
+        return
+    show = {True: st.success, False: st.error, None: st.info}[verdict.possible]
+    label = {True: "Possible", False: "Impossible", None: "Not decided"}[verdict.possible]
+    show(f"{label}: {literal(verdict.explanation)}")
+
+
+def table_check(collection: run_data.Collection, conventions) -> None:
+    """A CSV (run, measure, value) whose runs are the uploaded ones: one setting for every row, or the rows left."""
+    st.markdown("**Check a whole table.** A CSV with the columns run, measure and value (run = one of the uploaded "
+                "runs' names): one set of conventions that explains every row, or the rows no setting explains.")
+    upload = st.file_uploader("Table (CSV)", type=["csv", "txt"], key="table_check_csv")
+    if upload is None:
+        return
+    try:
+        if upload.size > MAX_TABLE_BYTES:
+            raise InputError(f"{upload.name} is {upload.size / 2**20:.1f} MiB; a table of scores is at most 1 MiB")
+        rows = read_table(upload.getvalue().decode("utf-8-sig"), name=upload.name)
+        qrels = collection.as_dicts(next(iter(collection.runs)))[0]
+        runs = {}
+        for row in rows:
+            if row.run not in collection.runs:
+                raise InputError(f"{upload.name} line {row.line}: no uploaded run is called {row.run!r}")
+            runs[row.run] = collection.as_dicts(row.run)[1]
+        with st.spinner("Trying every combination of conventions on every row…"):
+            check = check_table(qrels, runs, rows, base=conventions.__class__(depth=conventions.depth))
+    except (InputError, ValueError, UnicodeDecodeError) as error:
+        st.error(literal(error))
+        return
+    if check.explained:
+        st.success(f"Every row is explained by: {literal(check.describe(check.settings[0]))}")
+    else:
+        st.warning(f"No single setting explains every row. The most common setting that explains the most rows "
+                   f"({len(check.rows) - len(check.unexplained)} of {len(check.rows)}): "
+                   f"{literal(check.describe(check.best_partial or {}))}")
+    unexplained = {row.line for row in check.unexplained}
+    st.dataframe(pd.DataFrame([{"line": row.line, "run": row.run, "measure": row.measure, "reported": row.value,
+                                "explained": row.line not in unexplained} for row in check.rows]),
+                 hide_index=True, width="stretch", key="table_check_rows")

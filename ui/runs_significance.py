@@ -1,0 +1,128 @@
+"""The run page's comparison of many runs: corrected tests, intervals, risk, and the report table to download."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from metrics import InputError
+from metrics.compare import compare_values_many, report_table, risk
+from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
+
+from .text import literal
+
+SETTINGS = "significance_settings"
+RESAMPLES = 2_000
+
+
+def significance_section(results: dict, conventions, qrels_name: str) -> None:
+    """Every selected run on every selected measure: the report table, each pair, and risk against a baseline."""
+    names = list(results)
+    scores = [key for key in results[names[0]][1] if not key.startswith(("num_", "Num"))]
+    st.markdown("**All runs at once**: a paired test for every pair (or every run against a baseline), corrected "
+                "for the number of pairs, with bootstrap intervals.")
+    top = st.columns([3, 3, 2])
+    runs = top[0].multiselect("Runs", names, default=names, key="many_runs")
+    measures = top[1].multiselect("Measures", scores, default=scores[:2], key="many_measures")
+    baseline = top[2].selectbox("Baseline", ["(every pair)", *runs], key="many_baseline")
+    bottom = st.columns([3, 3, 2])
+    test = bottom[0].selectbox("Test", list(TEST_NAMES), format_func=TEST_NAMES.get, key="many_test")
+    correction = bottom[1].selectbox("Correction", list(CORRECTION_NAMES), format_func=CORRECTION_NAMES.get,
+                                     key="many_correction", disabled=test == "tukey",
+                                     help="Tukey's HSD controls the family-wise error itself.")
+    alpha = bottom[2].selectbox("alpha", [0.05, 0.01, 0.1], key="many_alpha")
+    if len(runs) < 2 or not measures:
+        st.info("Choose at least two runs and one measure.")
+        return
+    values = {measure: {run: dict(zip(results[run][0], results[run][1][measure].tolist())) for run in runs}
+              for measure in measures}
+    try:
+        comparison = _compare(values, test, correction, alpha, None if baseline == "(every pair)" else baseline,
+                              conventions)
+    except InputError as error:
+        st.error(literal(error))
+        return
+    left_out = sorted({qid for qids in comparison.left_out.values() for qid in qids})
+    if left_out:
+        st.warning(f"{len(left_out)} judged {'query is' if len(left_out) == 1 else 'queries are'} left out: not "
+                   f"every run answers {'it' if len(left_out) == 1 else 'them'} "
+                   f"({literal(', '.join(left_out[:10]))}{'…' if len(left_out) > 10 else ''}). Tests pair the runs "
+                   "by query, so every mean here is over the queries all runs answer.")
+    report(comparison, qrels_name)
+    pairs_table(comparison)
+    if comparison.baseline is not None:
+        risk_table(comparison)
+
+
+@st.cache_data(max_entries=8, show_spinner="Testing every pair and bootstrapping the intervals…")
+def _compare(values, test, correction, alpha, baseline, _conventions) -> ManyComparison:
+    return compare_values_many(values, test=test, correction=correction, alpha=alpha, baseline=baseline,
+                               resamples=RESAMPLES, conventions=_conventions)
+
+
+def report(comparison: ManyComparison, qrels_name: str) -> None:
+    letters = {run: chr(ord("a") + i) if i < 26 else str(i) for i, run in enumerate(comparison.runs)}
+    rows = []
+    for run in comparison.runs:
+        row = {"run": f"({letters[run]}) {run}"}
+        for measure in comparison.measures:
+            mean = comparison.mean(measure, run)
+            beaten = "".join(letters[other] for other in comparison.beaten_by(measure, run))
+            row[measure] = f"{mean.mean:.4f}" + (f" ^{beaten}" if beaten else "")
+            row[f"{measure} interval"] = f"[{mean.interval.low:.4f}, {mean.interval.high:.4f}]"
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_report")
+    st.caption(f"^ the runs each run beats significantly ({comparison.describe()}). Intervals: "
+               f"{ {'bca': 'BCa'}.get(comparison.means[0].interval.method, comparison.means[0].interval.method)} "
+               f"bootstrap, {RESAMPLES:,} resamples, "
+               f"{1 - comparison.alpha:.0%} confidence.")
+    left, right = st.columns(2)
+    left.download_button("Download the table (Markdown)", report_table(comparison, fmt="markdown",
+                                                                       qrels_name=qrels_name),
+                         "results.md", "text/markdown", key="many_download_markdown", icon=":material/download:")
+    right.download_button("Download the table (LaTeX)", report_table(comparison, fmt="latex", qrels_name=qrels_name),
+                          "results.tex", "text/x-tex", key="many_download_latex", icon=":material/download:")
+
+
+def pairs_table(comparison: ManyComparison) -> None:
+    rows = [{
+        "measure": pair.measure, "B": pair.run_b, "A": pair.run_a, "B − A": pair.difference,
+        "interval": f"[{pair.interval.low:+.4f}, {pair.interval.high:+.4f}]", "effect size d_z": _finite(pair.effect_size),
+        "p": pair.p_value, "p adjusted": pair.p_adjusted, "significant": pair.significant,
+        "B wins / ties / losses": f"{pair.wins} / {pair.ties} / {pair.losses}",
+    } for pair in comparison.pairs]
+    with st.expander(f"Every pair ({len(rows)})", expanded=len(rows) <= 6):
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_pairs",
+                     column_config={"B − A": st.column_config.NumberColumn(format="%+.4f"),
+                                    "p": st.column_config.NumberColumn(format="%.4f"),
+                                    "p adjusted": st.column_config.NumberColumn(format="%.4f")})
+
+
+def risk_table(comparison: ManyComparison) -> None:
+    alpha = st.slider("Risk aversion alpha (URisk counts each loss 1 + alpha times)", 0.0, 5.0, 1.0, 0.5,
+                      key="many_risk_alpha")
+    rows = []
+    for measure in comparison.measures:
+        base = comparison.values[measure][comparison.baseline]
+        for run in comparison.runs:
+            if run == comparison.baseline:
+                continue
+            result = risk(comparison.values[measure][run], base, alpha=alpha)
+            rows.append({"measure": measure, "run": run, "wins / ties / losses":
+                         f"{result.wins} / {result.ties} / {result.losses}", "total gain": result.total_gain,
+                         "total loss": result.total_loss, "worst loss": result.largest_loss, "URisk": result.urisk,
+                         "TRisk": _finite(result.trisk)})
+    st.markdown(f"**Risk against {literal(comparison.baseline)}**")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_risk",
+                 column_config={name: st.column_config.NumberColumn(format="%.4f")
+                                for name in ("total gain", "total loss", "worst loss", "URisk", "TRisk")})
+    st.caption("URisk: the mean difference with every loss counted 1 + alpha times (TREC Web track). TRisk: URisk "
+               "over its standard error; below −2 the run is significantly riskier than the baseline, above 2 "
+               "significantly safer.")
+
+
+def _finite(value: float) -> float | None:
+    """None (an empty cell) for an infinite effect size or TRisk: no spread to divide by."""
+    return value if math.isfinite(value) else None
