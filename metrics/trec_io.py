@@ -772,12 +772,12 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
             if len(fields) != 4:
                 raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_COLUMNS}), found {len(fields)}"
                                       + ("; trec_eval does not allow extra columns in qrels" if len(fields) > 4 else "")
-                                      + (_SWAPPED.format(kind="a run", columns=RUN_COLUMNS)
-                                         if not qids and _looks_like_run_line(fields) else ""))
+                                      + (_first_line_cause(fields, kind) if not qids else ""))
             qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
             if not _INTEGER.fullmatch(fields[3]):
                 raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is not an integer; "
-                                      f"write grades as whole numbers such as 0, 1, 2 (negative = unjudged)")
+                                      f"write grades as whole numbers such as 0, 1, 2 (negative = unjudged)"
+                                      + (_first_line_cause(fields, kind) if not qids else ""))
             grade = int(fields[3])
             if not MIN_GRADE <= grade <= MAX_GRADE:
                 raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is out of range; grades are whole "
@@ -786,15 +786,15 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
         else:
             if len(fields) < 6:
                 raise TrecFormatError(f"{where}: expected 6 columns ({RUN_COLUMNS}), found {len(fields)}"
-                                      + (_SWAPPED.format(kind="qrels", columns=QRELS_COLUMNS)
-                                         if not qids and len(fields) == 4 and _INTEGER.fullmatch(fields[3]) else ""))
+                                      + (_first_line_cause(fields, kind) if not qids else ""))
             qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
             raw = fields[4]
             if not _NUMBER.fullmatch(raw):
                 problem = ("is not finite" if raw.lower().lstrip(b"+-") in (b"nan", b"inf", b"infinity")
                            else "is not a number")
                 raise TrecFormatError(f"{where}: score {_show(raw)} {problem}; the 5th column must be a finite "
-                                      f"decimal number such as 12.5 or -3e-2")
+                                      f"decimal number such as 12.5 or -3e-2"
+                                      + (_first_line_cause(fields, kind) if not qids else ""))
             score = float(raw)
             if not np.isfinite(score):
                 raise TrecFormatError(f"{where}: score {_show(raw)} overflows a double; use a smaller number")
@@ -810,6 +810,23 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
 
 
 _SWAPPED = "; the line looks like {kind} ({columns}): are the qrels and run files swapped?"
+
+
+def _first_line_cause(fields: list[bytes], kind: str) -> str:
+    """The likely cause when the first data line is wrong: JSON, CSV, a header line, or the other kind of file."""
+    if fields[0][:1] in (b"{", b"["):
+        return "; the file looks like JSON, not TREC text (metrics.json_io reads JSON qrels and runs)"
+    if len(fields) < (4 if kind == "qrels" else 6) and any(b"," in field or b";" in field for field in fields):
+        return "; the columns seem separated by commas or semicolons (CSV): TREC files separate them by spaces or tabs"
+    if kind == "qrels" and _looks_like_run_line(fields):
+        return _SWAPPED.format(kind="a run", columns=RUN_COLUMNS)
+    if kind == "run" and len(fields) == 4 and _INTEGER.fullmatch(fields[3]):
+        return _SWAPPED.format(kind="qrels", columns=QRELS_COLUMNS)
+    column = 3 if kind == "qrels" else 4
+    value = fields[column] if len(fields) > column else b""
+    if value[:1].isalpha():
+        return "; the first line looks like a header: delete it or start it with #"
+    return ""
 
 
 def _looks_like_run_line(fields: list[bytes]) -> bool:
