@@ -199,7 +199,9 @@ def evaluate_batch(
     if not isinstance(batch, RankingBatch):
         raise InputError(f"Argument `batch` has to be a metrics.RankingBatch, got {type(batch).__name__}")
     parsed = _as_measures(measures)
-    limit = grade_limit(parsed, conv) if batch.size else None
+    if not batch.size:  # no ranking: every measure has no value (kernels may assume a row)
+        return {m.key: np.zeros(0) for m in parsed}
+    limit = grade_limit(parsed, conv)
     if limit is not None:
         largest = float(batch.judged_grades.max(initial=0.0))
         if largest > limit[0]:

@@ -156,3 +156,9 @@ def test_a_measure_with_twenty_thousand_cut_offs_is_refused_at_once_not_computed
         metrics.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, spec)
     status, _, err = run_command({"surface": "cli", "input": {"argv": ["-m", spec, "{qrels}", "{run}"]}}, tmp_path)
     assert status == 2 and "characters long" in err and len(err) < 300
+
+
+def test_no_rankings_give_no_values_for_every_measure_instead_of_an_index_error():
+    # Found by fuzzing the API: nDCG with gain parameters assumed a batch of at least one ranking.
+    values = metrics.evaluate_rankings([], [], ["ndcg.1=2", "map", "P.5"])
+    assert {key: column.shape for key, column in values.items()} == {"ndcg_1=2": (0,), "map": (0,), "P_5": (0,)}
