@@ -76,8 +76,9 @@ METRIC_GUIDE: tuple[GuideEntry, ...] = (
     ),
     GuideEntry(
         "Recommendation-style lists with many good items",
-        "MAP (AP@k)",
-        "It rewards ranking every relevant item early, not only the first one.",
+        "AP (or AP@k for a fixed-length list)",
+        "It rewards ranking every relevant item early, not only the first one. A paper's MAP is usually uncut AP "
+        "averaged over queries (trec_eval map); MAP@k is AP@k.",
     ),
     GuideEntry(
         "A fixed number of slots, such as a carousel of five",

@@ -270,7 +270,8 @@ def test_the_metric_guide_recommends_recall_for_rag_and_rr_for_single_answers():
     guide = {entry.metric: entry for entry in METRIC_GUIDE}
     assert "RAG" in guide["Recall@k"].use_case
     assert "Single-answer" in guide["RR (or Success@1)"].use_case
-    assert {"nDCG@10", "MAP (AP@k)"} <= set(guide)
+    assert {"nDCG@10", "AP (or AP@k for a fixed-length list)"} <= set(guide)
+    assert "MAP is usually uncut AP" in guide["AP (or AP@k for a fixed-length list)"].why
     assert all(entry.why.endswith(".") for entry in METRIC_GUIDE)
 
 
