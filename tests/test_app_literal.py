@@ -23,12 +23,14 @@ def test_the_list_heading_shows_the_query_parameter_literally():
         f"Ranked list · {literal(LOGIN_LINK)}"]
 
 
-def test_the_tie_order_caption_shows_doc_ids_literally():
+def test_the_scores_against_order_notice_shows_doc_ids_literally():
     ranking = ",".join(f"{doc.replace(':', '%3A').replace(',', '%2C')}:{rank}" for rank, doc in enumerate(IDS, 1))
     at = open_app(ranking=ranking, qrels=f"{IDS[0].replace(':', '%3A')}:1")
     assert_no_failure(at)
-    (caption,) = [c.value for c in at.caption if c.value.startswith("trec_eval's order")]
-    assert caption == "trec_eval's order: " + " › ".join(literal(doc) for doc in reversed(IDS))
+    at.button(key="move_down").click().run()  # the top document one rank down: the scores now contradict the order
+    (notice,) = [w.value for w in at.warning if w.value.startswith("The scores contradict this order")]
+    first, second = list(reversed(IDS))[:2]
+    assert f"rank 1 would be {literal(first)}, not {literal(second)}." in notice
 
 
 def test_the_message_of_a_broken_link_quotes_it_literally():
