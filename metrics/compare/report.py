@@ -37,48 +37,54 @@ def report_table(comparison: ManyComparison, *, fmt: ReportFormat = "markdown", 
             beaten = "".join(letters[other] for other in comparison.beaten_by(measure, run))
             cells.append((f"{mean:.{digits}f}", beaten, abs(mean - best[measure]) < 10 ** -(digits + 2)))
         rows.append((f"({letters[run]}) {run}", cells))
-    notes = _notes(comparison, qrels_name)
     if fmt == "latex":
-        return _latex(comparison, rows, notes)
+        return _latex(comparison, rows, _notes(comparison, qrels_name, _latex_escape))
     if fmt == "markdown":
-        return _markdown(comparison, rows, notes)
-    return _text(comparison, rows, notes)
+        return _markdown(comparison, rows, _notes(comparison, qrels_name, _markdown_escape))
+    return _text(comparison, rows, _notes(comparison, qrels_name))
 
 
-def _notes(comparison: ManyComparison, qrels_name: str) -> list[str]:
-    versus = (f"each run against the baseline {comparison.baseline}" if comparison.baseline
+def _notes(comparison: ManyComparison, qrels_name: str, escape=lambda text: text) -> list[str]:
+    """The sentences under the table; ``escape`` makes the user's names (runs, qrels) literal in the format."""
+    versus = (f"each run against the baseline {escape(comparison.baseline)}" if comparison.baseline
               else "every pair of runs")
     return [
         f"Superscripts: the runs whose mean this run beats significantly ({comparison.describe()}; {versus}).",
         "Bold: the best mean of the measure.",
-        f"Conventions: {comparison.conventions.describe()}. Judgments: {qrels_name}.",
+        f"Conventions: {escape(comparison.conventions.describe())}. Judgments: {escape(qrels_name)}.",
     ]
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
 
 
+def _markdown_escape(text: str) -> str:
+    """A run or file name as literal Markdown: every ASCII punctuation character escaped (CommonMark), so a run
+    called [x](https://...) is no link and a | no column."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+
+
+def _latex_escape(text: str) -> str:
+    for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                              ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
+                              ("^", r"\textasciicircum{}")):
+        text = text.replace(char, replacement)
+    return text
+
+
 def _markdown(comparison: ManyComparison, rows, notes: list[str]) -> str:
-    def escape(text: str) -> str:
-        """Run names and notes as literal text: every ASCII punctuation character escaped (CommonMark), so a run
-        called [x](https://...) is no link and a | no column."""
-        return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+    escape = _markdown_escape
 
     header = "| run | " + " | ".join(escape(m) for m in comparison.measures) + " |"
     lines = [header, "|---|" + "---:|" * len(comparison.measures)]
     for name, cells in rows:
         shown = [(f"**{v}**" if bold else v) + (f"<sup>{beaten}</sup>" if beaten else "") for v, beaten, bold in cells]
         lines.append(f"| {escape(name)} | " + " | ".join(shown) + " |")
-    return "\n".join(lines) + "\n\n" + "\n".join(escape(note) for note in notes) + "\n"
+    return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
 
 
 def _latex(comparison: ManyComparison, rows, notes: list[str]) -> str:
-    def escape(text: str) -> str:
-        for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                                  ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
-                                  ("^", r"\textasciicircum{}")):
-            text = text.replace(char, replacement)
-        return text
+    escape = _latex_escape
 
     lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{l" + "r" * len(comparison.measures) + "}",
              r"\toprule", "Run & " + " & ".join(escape(m) for m in comparison.measures) + r" \\", r"\midrule"]
@@ -86,7 +92,7 @@ def _latex(comparison: ManyComparison, rows, notes: list[str]) -> str:
         shown = [(rf"\textbf{{{v}}}" if bold else v) + (rf"$^{{\mathrm{{{beaten}}}}}$" if beaten else "")
                  for v, beaten, bold in cells]
         lines.append(escape(name) + " & " + " & ".join(shown) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + escape(" ".join(notes)) + "}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + " ".join(notes) + "}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
