@@ -56,8 +56,8 @@ DIVERGING_SCALE = "RdBu"
 #: What to look for in each panel of the k chart.
 CURVE_HINTS: dict[str, str] = {
     "P": "falls when a non-relevant rank enters",
-    "Recall": "never falls; flat where no relevant document enters",
-    "RR": "0 above the first hit, then flat (the RR card has no cut-off)",
+    "Recall": "never falls, often flat",
+    "RR": "0 until the first hit (card RR: uncut)",
     "Success": "0 until the first hit, then 1",
 }
 
