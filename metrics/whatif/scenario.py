@@ -196,14 +196,15 @@ class Scenario:
             ranks, representative, inverse = np.unique(first[deep], return_index=True, return_inverse=True)
             leading = positions[np.flatnonzero(deep)[representative], : int(ranks.max()) + 1]
             rr = self.metrics.index("RR")
-            values[deep, rr] = self._score(leading)[:, rr][inverse.reshape(-1)]
+            values[deep, rr] = self._score(leading, (self._measures[rr],))[:, 0][inverse.reshape(-1)]
         return values
 
-    def _score(self, positions: np.ndarray) -> np.ndarray:
+    def _score(self, positions: np.ndarray, measures: tuple[Measure, ...] | None = None) -> np.ndarray:
+        measures = self._measures if measures is None else measures
         if positions.shape[1] == 0:
             positions = np.full((positions.shape[0], 1), -1, dtype=np.int64)
-        values = evaluate_batch(self._base.reordered(0, positions), self._measures, self.conventions)
-        return np.column_stack([values[measure.key] for measure in self._measures])
+        values = evaluate_batch(self._base.reordered(0, positions), measures, self.conventions)
+        return np.column_stack([values[measure.key] for measure in measures])
 
     def _as_evaluated(self, positions: np.ndarray) -> np.ndarray:
         """Apply depth (-M) and judged-only (-J) as evaluate_rankings does."""
