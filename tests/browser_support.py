@@ -420,6 +420,17 @@ class ExplorerPage(AppPage):
         """Open one of the "What if…" tabs (ui/whatif_panel.py TABS), e.g. "Swapping two ranks"."""
         self.open_tab(name)
 
+    def whatif_confirmation(self):
+        """The confirmation shown under the what-if chart that was just clicked, with its Undo button."""
+        return self.page.locator(".st-key-whatif_confirmation")
+
+    def press_whatif_undo(self) -> None:
+        """The Undo beside that confirmation."""
+        self.wait_until_idle()
+        button = self.page.locator(".st-key-whatif_undo button:visible")  # a button with help text has a hidden twin
+        expect(button).to_be_enabled()
+        button.click()
+
     def k_curves(self) -> PlotlyChart:
         return self.chart("Every metric at every cut-off k")
 

@@ -118,3 +118,45 @@ def test_typing_k_3_moves_the_k_charts_marked_cut_off_to_3(explorer: ExplorerPag
     curves.scroll_into_view()
     explorer.screenshot("k-3")
     explorer.expect_no_traceback()
+
+
+def test_the_confirmation_and_its_undo_appear_under_the_clicked_heatmap_in_sight(explorer: ExplorerPage) -> None:
+    explorer.open()
+    explorer.open_whatif_tab("Swapping two ranks")
+    heatmaps = explorer.swap_heatmaps()
+    heatmaps.scroll_into_view()
+    heatmaps.click("AP@4 swaps", x=3, y=2, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)")
+
+    explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
+    confirmation = explorer.whatif_confirmation()
+    expect(confirmation).to_contain_text("Swapping ranks 2 and 3 (bagel and muffin): applied")
+    expect(confirmation).to_be_in_viewport()  # where the reader is looking, not at the top of the page
+    chart = explorer.swap_heatmaps().graph.bounding_box()
+    below = confirmation.bounding_box()
+    assert chart is not None and below is not None
+    assert chart["y"] + chart["height"] - 5 <= below["y"] <= chart["y"] + chart["height"] + 150, (chart, below)
+    explorer.screenshot("confirmation-under-heatmap")
+
+    explorer.press_whatif_undo()
+    explorer.wait_for_url_ranking(PASTRY_ORDER)
+    explorer.expect_metrics(PASTRY)
+    expect(explorer.whatif_confirmation()).to_contain_text("Undid the last change")
+    expect(explorer.whatif_confirmation()).to_be_in_viewport()
+    explorer.expect_no_traceback()
+
+
+def test_removing_an_item_from_its_bar_confirms_under_the_bars(explorer: ExplorerPage) -> None:
+    explorer.open()
+    explorer.open_whatif_tab("Removing a document")
+    bars = explorer.removal_bars()
+    bars.scroll_into_view()
+    bars.click("Recall@4", x="1. donut", tooltip_says="Remove donut (rank 1)")
+
+    explorer.wait_for_url_parameter("removed", "1")
+    confirmation = explorer.whatif_confirmation()
+    expect(confirmation).to_contain_text("Removing donut (rank 1): applied")
+    expect(confirmation).to_be_in_viewport()
+    explorer.press_whatif_undo()
+    explorer.wait_for_url_parameter("removed", None)
+    explorer.expect_metrics(PASTRY)
+    explorer.expect_no_traceback()
