@@ -115,3 +115,25 @@ def test_a_broken_table_gets_one_message():
     at.file_uploader(key="table_check_csv").set_value(("table.csv", b"run,measure\nx,y\n", "text/csv")).run()
     assert not at.exception
     assert any("missing value" in as_shown(error.value) for error in at.error)
+
+
+def test_the_finder_tries_the_variants_papers_use_when_nothing_matches():
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at.text_input(key="check_measure").input("map_cut.100").run()
+    at.text_input(key="check_value").input("0.1785").run()
+    assert_no_failure(at)
+    assert any("uncut map instead of map_cut@100" in as_shown(s.value) for s in at.success)
+
+
+def test_a_query_subset_is_tried_as_a_variant():
+    qrels = read_qrels(DATA / "qrels.test").to_dict()
+    run = read_run(DATA / "results.test").to_dict()
+    subset_value = aggregate(evaluate({"301": qrels["301"]}, {"301": run["301"]}, ["P.10"]))["P_10"]
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at.text_input(key="check_measure").input("P@10").run()
+    at.text_input(key="check_value").input(f"{subset_value:.4f}").run()
+    at.file_uploader(key="check_subset").set_value(("subset.txt", b"301\n", "text/plain")).run()
+    assert_no_failure(at)
+    assert any("mean over the 1 queries of the subset" in as_shown(s.value) for s in at.success)

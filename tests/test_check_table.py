@@ -171,3 +171,22 @@ def test_variants_are_tried_when_nothing_matches():
 def test_command_line_errors_are_one_line(argv, message):
     status, out, err = run_check(*argv)
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_table_mixing_ranx_burges_and_ir_measures_linear_ndcg_names_the_row_that_does_not_fit():
+    import ir_measures
+    from ranx import Qrels as RanxQrels, Run as RanxRun, evaluate as ranx_evaluate
+
+    qrels = {"q1": {"a": 3, "b": 1, "c": 0}, "q2": {"d": 1, "e": 2}, "q3": {"f": 1, "g": 3}}
+    runs = {"r1": {"q1": {"b": 0.9, "a": 0.8, "c": 0.7}, "q2": {"x": 0.9, "d": 0.6, "e": 0.5},
+                   "q3": {"f": 1.0, "g": 0.2}},
+            "r2": {"q1": {"c": 0.9, "b": 0.8, "a": 0.7}, "q2": {"e": 0.9, "d": 0.5}, "q3": {"g": 1.0, "f": 0.5}}}
+    burges = ranx_evaluate(RanxQrels(qrels), RanxRun(runs["r1"]), "ndcg_burges@3")
+    linear = ir_measures.calc_aggregate([ir_measures.nDCG @ 3], qrels, runs["r2"])[ir_measures.nDCG @ 3]
+    burges_r2 = ranx_evaluate(RanxQrels(qrels), RanxRun(runs["r2"]), "ndcg_burges@3")
+    table = (f"run,measure,value\nr1,nDCG@3,{burges:.4f}\nr2,nDCG@3,{burges_r2:.4f}\n"
+             f"r2,nDCG@3,{linear:.4f}\n")
+    check = check_table(qrels, runs, read_table(table))
+    assert not check.explained
+    assert check.best_partial["gain"] == "exponential"  # two rows of three share it
+    assert [row.line for row in check.unexplained] == [4]  # ir_measures' linear-gain row

@@ -124,6 +124,7 @@ def finder(collection: run_data.Collection, conventions) -> None:
                    f"({finding.combinations} tried on {finding.num_queries} queries).")
     else:
         st.warning(f"No combination of conventions gives {literal(value.strip())}. The nearest values:")
+    runs_checks.variants(collection, name, measure, value, conventions.depth, matched=bool(finding.matches))
     st.dataframe(pd.DataFrame({
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],

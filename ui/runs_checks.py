@@ -8,11 +8,46 @@ import streamlit as st
 from metrics import InputError
 from metrics.check.granularity import check_granularity
 from metrics.check.table import check_table, read_table
+from metrics.check.variants import find_with_variants, read_query_subset
+from metrics.conventions import Conventions
 
 from . import run_data
 from .text import literal
 
 MAX_TABLE_BYTES = 1024 * 1024
+MAX_SUBSET_BYTES = 1024 * 1024
+
+
+def variants(collection: run_data.Collection, run_name: str, measure: str, value: str, depth: int | None, *,
+             matched: bool) -> None:
+    """What papers vary besides conventions (BEIR's identical ids, dropped queries, neighbouring cut-offs, cut or
+    uncut, a query subset): the variants that reproduce the value, each with its most common conventions. Tried
+    when no convention matches, or when a query subset is given."""
+    with st.expander("Means over a subset of the queries", expanded=not matched):
+        upload = st.file_uploader("Query subset (one query id per line)", key="check_subset",
+                                  help="Also try the mean over these queries only, as some papers report.")
+    if matched and upload is None:
+        return
+    try:
+        subset = None
+        if upload is not None:
+            if upload.size > MAX_SUBSET_BYTES:
+                raise InputError(f"{upload.name} is {upload.size / 2**20:.1f} MiB; a query list is at most 1 MiB")
+            subset = read_query_subset(upload.getvalue().decode("utf-8-sig"))
+        qrels, run = collection.as_dicts(run_name)
+        with st.spinner("Trying what papers vary besides conventions…"):
+            found = find_with_variants(qrels, run, measure, value, base=Conventions(depth=depth), subset=subset)[1:]
+    except (InputError, ValueError, UnicodeDecodeError) as error:
+        st.error(literal(error))
+        return
+    if not found:
+        st.caption("Nor do the variants papers use: identical query and document ids removed, queries without a "
+                   "relevant document dropped, the neighbouring cut-offs, the cut or uncut measure"
+                   + (", the query subset" if subset is not None else "") + ".")
+        return
+    st.success("Reproduced with a change papers make besides conventions: "
+               + "; ".join(f"{variant.label} ({variant.finding.matches[0].description}, "
+                           f"{variant.finding.matches[0].value:.4f})" for variant in found))
 
 
 def possible_at_all() -> None:
