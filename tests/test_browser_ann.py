@@ -76,7 +76,7 @@ def test_the_index_against_the_exact_search_then_ivf_then_one_query_in_the_explo
     expect(ann_page.page.get_by_text(f"exact list: {hnsw['recall_10_exact']:.3f}")).to_be_visible()
     ann_page.wait_for_charts()
     ann_page.chart("What efSearch buys")
-    waterfall = ann_page.chart("Where relevant documents are lost")
+    waterfall = ann_page.chart("Relevant documents after each stage")
     expect(waterfall.bars()).to_have_count(3)
     ann_page.screenshot("hnsw", whole_page=True)
 
