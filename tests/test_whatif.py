@@ -484,3 +484,16 @@ def test_all_swaps_of_a_long_list_are_scored_in_chunks_of_bounded_size():
     # 19,900 swapped rankings of 200 items: four million positions at once before; a chunk at a time now.
     assert traced_peak_mb(lambda: swaps.append(swap_deltas(query, window=None))) < 60
     assert swaps[0].of("RR")[0, 150] == pytest.approx(1 - 1 / 151)
+
+
+def test_a_k_of_10000_on_a_1000_item_list_draws_every_k_to_1000_then_200_more_points():
+    ranking = [f"doc{i:04d}" for i in range(1000)]
+    query = Scenario(ranking, {"doc0999": 1, "doc0004": 2, "never-retrieved": 1}, k=10_000)
+    curves = metric_curves(query)  # 60,000 measures took 30 s before
+    assert list(curves.ks[:1000]) == list(range(1, 1001)) and curves.ks[-1] == 10_000
+    assert len(curves.ks) == 1200 and np.all(np.diff(curves.ks) > 0)
+    at_k = int(np.searchsorted(curves.ks, 10_000))
+    assert curves.values[[P4, RECALL4, AP4, NDCG4, SUCCESS4], at_k] == pytest.approx(
+        current_values(query)[[P4, RECALL4, AP4, NDCG4, SUCCESS4]], abs=1e-12)
+    c = int(curves.ks[1100])
+    assert curves.of("P")[1100] == pytest.approx(engine_values(ranking, query.judgments, c)[P4], abs=1e-12)
