@@ -25,7 +25,7 @@ from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
 from .evaluate import aggregate_columns, grade_limit, is_count
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .model import InputError
-from .names import Measure, parse_measure
+from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
 
 PROG = "python -m metrics"
 
@@ -261,6 +261,18 @@ def help_epilog() -> str:
         if changed_by:
             details.append("changed by " + ", ".join(changed_by))
         lines.extend(wrap.wrap("; ".join(details)))
+    lines.append("")
+    lines.append("names other tools print, read as (results are reported under the name as written):")
+    for alias in ALIASES:
+        if alias.names[0].startswith(_ST_PREFIXES):  # one line for all score-function prefixes
+            shown = f"{alias.names[0]}, {alias.names[5]} (any prefix: {', '.join(_ST_PREFIXES)})"
+        else:
+            shown = ", ".join(alias.names)
+        note = f"; {alias.note}" if alias.note else ""
+        lines.extend(wrap.wrap(f"{shown} = {alias.reads_as} ({alias.tools}{note})"))
+    lines.append("names that mean different things in different tools:")
+    for name, reading in AMBIGUOUS.items():
+        lines.extend(wrap.wrap(f"{name}: {reading.format(k='k')}"))
     lines.append("")
     lines.append("measure nicknames: " + "; ".join(f"{nick} = {' '.join(names)}" for nick, names in NICKNAMES.items()))
     lines.append("")

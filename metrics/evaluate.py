@@ -207,8 +207,9 @@ def evaluate_batch(
         if largest > limit[0]:
             raise InputError(f"grade {largest:.0f} {limit[1]}")
     results: dict[str, np.ndarray] = {}
-    for (level, gain, gain_map), group in _group_by(parsed, lambda m: _context_key(m, conv)).items():
-        ctx = Context(batch, conv.replace(relevance_level=level, gain=gain), dict(gain_map) if gain_map else None)
+    for (level, gain, gain_map, denominator), group in _group_by(parsed, lambda m: _context_key(m, conv)).items():
+        ctx = Context(batch, conv.replace(relevance_level=level, gain=gain, ap_denominator=denominator),
+                      dict(gain_map) if gain_map else None)
         for (name, params), same_name in _group_by(group, lambda m: (m.name, m.params)).items():
             info = MEASURES[name]
             cutoffs = np.array([m.cutoff or 0 for m in same_name], dtype=np.float64 if info.float_cutoffs else np.int64)
@@ -307,7 +308,7 @@ def judged_only(measure: Measure, conv: Conventions) -> bool:
 
 def _context_key(measure: Measure, conv: Conventions) -> tuple:
     level = measure.relevance_level if measure.relevance_level is not None else conv.relevance_level
-    return level, measure.gain or conv.gain, measure.gain_map
+    return level, measure.gain or conv.gain, measure.gain_map, measure.ap_denominator or conv.ap_denominator
 
 
 def _group_by(items, key) -> dict:

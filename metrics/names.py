@@ -8,6 +8,7 @@ measure was written in trec_eval's notation, and the canonical ir_measures strin
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable
@@ -32,6 +33,8 @@ class Measure:
     notation: Notation = "trec_eval"
     gain_param_text: str | None = None  # the parameters as written (ndcg.1=3,2=9, utility.2,-1,0,0), for the output name
     params: tuple[float, ...] | None = None  # values of a measure with parameters (utility, set_F, 11pt_avg, rbp p)
+    ap_denominator: str | None = None  # sentence-transformers' MAP@k divides by min(R, k)
+    written: str | None = None  # a name people type (hit_rate@10, cosine_ndcg@10): reported under it
 
     @property
     def info(self) -> MeasureInfo:
@@ -56,8 +59,10 @@ class Measure:
             params.append("dcg='exp-log2'")
         if self.judged_only:
             params.append("judged_only=True")
-        if self.params is not None and self.info.params == "pairs" and not self.gain_map:
-            params.append(f"p={self.params[0]:g}")
+        if self.name in ("rbp", "rbp_resid") and not self.gain_map:  # the persistence, always: defaults differ
+            params.append(f"p={(self.params or self.info.default_params)[0]:g}")
+        if self.params is not None and self.name == "F":
+            params.append(f"beta={self.params[0]:g}")
         base = self.info.ir_name
         if self.name == "num_rel_ret" and self.relevance_level is not None:
             base = "NumRet"  # ir_measures writes relevant retrieved at a level as NumRet(rel=N)
@@ -66,6 +71,8 @@ class Measure:
 
     @property
     def key(self) -> str:
+        if self.written is not None:
+            return self.written
         return self.trec_name if self.notation == "trec_eval" else self.ir_name
 
     def __str__(self) -> str:
@@ -96,6 +103,9 @@ _IR_NAMES: dict[str, tuple[str | None, str | None]] = {
     "SetF": ("set_F", None),
     "SetAP": ("set_map", None),
     "Judged": (None, "Judged"),
+    "F": (None, "F"),
+    "RBP": ("rbp", None),
+    "ERR": (None, "ERR"),
 }
 
 _IR_PATTERN = re.compile(
@@ -129,9 +139,114 @@ def parse_measure(spec: str) -> list[Measure]:
     if len(spec) > MAX_MEASURE_CHARS:
         raise ValueError(f"measure {spec[:30] + '...'!r} is {len(spec):,} characters long; the limit is "
                          f"{MAX_MEASURE_CHARS:,} (a few hundred cut-offs)")
+    alias = _parse_alias(spec)
+    if alias is not None:
+        return [alias]
     if "@" in spec or "(" in spec or spec in _IR_NAMES and spec not in MEASURES:
         return [_parse_ir(spec)]
     return _parse_trec(spec)
+
+
+# ---- names people type ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """A name other tools print, read as a measure here: ``hit_rate@k`` is ``Success@k``."""
+
+    names: tuple[str, ...]  # as written, with k for the cut-off
+    reads_as: str  # ir_measures notation with k, e.g. "Success@k"
+    tools: str
+    note: str = ""
+    gain: str | None = None
+    ap_denominator: str | None = None
+
+
+_ST = "sentence-transformers InformationRetrievalEvaluator"
+_ST_PREFIXES = ("cosine_", "dot_", "cos_sim-", "dot_score-", "euclidean_", "manhattan_")
+
+ALIASES: tuple[Alias, ...] = (
+    Alias(("HitRate@k", "hit_rate@k", "Hit@k", "top-k accuracy"), "Success@k", "the seed, ranx (hit_rate), RecSys papers"),
+    Alias(("Accuracy@k",), "Success@k", f"{_ST} (Accuracy@k)"),
+    Alias(("precision@k", "Precision@k"), "P@k", f"ranx, {_ST}"),
+    Alias(("recall@k", "Recall@k"), "R@k", f"ranx, {_ST}"),
+    Alias(("mrr",), "RR", "ranx (mrr: no cut-off)"),
+    Alias(("mrr@k",), "RR@k", f"ranx, {_ST} (MRR@k), MS MARCO (MRR@10)"),
+    Alias(("map@k",), "AP@k", "ranx (map@k divides by R, as trec_eval's map_cut)"),
+    Alias(("ndcg@k",), "nDCG@k", "ranx (ndcg: gain = grade, as trec_eval)"),
+    Alias(("ndcg_burges@k",), "nDCG@k", "ranx (ndcg_burges: gain 2^grade - 1)", gain="exponential"),
+    Alias(("r-precision", "R-precision", "r_precision"), "Rprec", "ranx"),
+    Alias(("f1@k", "F1@k"), "F@k", "ranx (f1), RRE"),
+    Alias(("R_cap@k", "Recall_cap@k", "recall_cap@k"), "relative_P@k",
+          "BEIR (capped recall: hits / min(R, k), trec_eval's relative_P)"),
+    Alias(tuple(prefix + name for prefix in _ST_PREFIXES for name in ("accuracy@k", "Accuracy@k")), "Success@k", _ST),
+    Alias(tuple(prefix + name for prefix in _ST_PREFIXES for name in ("precision@k", "Precision@k")), "P@k", _ST),
+    Alias(tuple(prefix + name for prefix in _ST_PREFIXES for name in ("recall@k", "Recall@k")), "R@k", _ST),
+    Alias(tuple(prefix + name for prefix in _ST_PREFIXES for name in ("mrr@k", "MRR@k")), "RR@k", _ST),
+    Alias(tuple(prefix + name for prefix in _ST_PREFIXES for name in ("ndcg@k", "NDCG@k")), "nDCG@k", _ST,
+          "binary gain: every relevant document gains 1", gain="binary"),
+    Alias(tuple(prefix + name for prefix in _ST_PREFIXES for name in ("map@k", "MAP@k")), "AP@k", _ST,
+          "divides by min(R, k)", ap_denominator="min_R_k"),
+)
+
+#: Names that mean different things in different tools: the reading chosen here and where the others differ.
+AMBIGUOUS: dict[str, str] = {
+    "MAP@k": "read as AP@{k} (trec_eval map_cut.{k}: divides by R); sentence-transformers' MAP@{k} divides by "
+             "min(R, {k}) (write cosine_map@{k} for it); the score finder tries both",
+    "NDCG@k": "read as nDCG@{k} (trec_eval ndcg_cut.{k}: gain = grade); sentence-transformers' NDCG@{k} uses binary "
+              "gain and LightGBM's 2^grade - 1 (write cosine_ndcg@{k} or ndcg_burges@{k}); the score finder tries them",
+    "MRR@k": "read as RR@{k} (1 / rank of the first relevant document, 0 beyond rank {k}; MS MARCO's MRR@10); "
+             "an uncut MRR is RR",
+    "MAP": "read as AP (trec_eval map, uncut); some papers' MAP is AP at a cut-off (write MAP@k)",
+}
+
+#: (name without "@k", whether it takes a cut-off) -> alias: "mrr" is RR and "mrr@10" is RR@10.
+_ALIAS_INDEX: dict[tuple[str, bool], Alias] = {
+    (name.removesuffix("@k"), name.endswith("@k") or name == "top-k accuracy"): alias
+    for alias in ALIASES for name in alias.names
+}
+_ALIAS_PATTERN = re.compile(r"^(?P<name>[^@()]+?)(?:@(?P<cutoff>\d+))?$")
+_TOP_K_ACCURACY = re.compile(r"^top-?(?P<cutoff>\d+)[ _-]accuracy$", re.IGNORECASE)
+
+
+def _parse_alias(spec: str) -> Measure | None:
+    """A name from the ALIASES table (``hit_rate@10``, ``top-10 accuracy``), or None."""
+    top_k = _TOP_K_ACCURACY.match(spec)
+    match = _ALIAS_PATTERN.match(spec)
+    if top_k:
+        alias, cutoff = _ALIAS_INDEX[("top-k accuracy", True)], top_k["cutoff"]
+    elif match and (match["name"], match["cutoff"] is not None) in _ALIAS_INDEX:
+        alias, cutoff = _ALIAS_INDEX[(match["name"], match["cutoff"] is not None)], match["cutoff"]
+    elif match and (match["name"], match["cutoff"] is None) in _ALIAS_INDEX and not (
+            match["name"] in MEASURES or match["name"] in _IR_NAMES):
+        wants_cutoff = match["cutoff"] is None
+        example = f"{match['name']}@10" if wants_cutoff else match["name"]
+        raise ValueError(f"measure {spec!r} {'takes a cut-off' if wants_cutoff else 'takes no cut-off'}, "
+                         f"e.g. {example}")
+    else:
+        return None
+    target = alias.reads_as.replace("@k", f"@{cutoff}") if cutoff is not None else alias.reads_as
+    (measure,) = [_parse_ir(target)]
+    return dataclasses.replace(measure, gain=alias.gain or measure.gain, ap_denominator=alias.ap_denominator,
+                               written=spec)
+
+
+def describe_reading(spec: str) -> str:
+    """What a measure name was read as, in one line: ``hit_rate@10 = Success@10 (the seed, ranx ...)``."""
+    (measure, *more) = parse_measure(spec)
+    spec = spec.strip()
+    generic = re.sub(r"@\d+$", "@k", spec)
+    top_k = _TOP_K_ACCURACY.match(spec)
+    key = ("top-k accuracy", True) if top_k else (generic.removesuffix("@k"), generic.endswith("@k"))
+    alias = _ALIAS_INDEX.get(key)
+    if alias is not None:
+        note = f"; {alias.note}" if alias.note else ""
+        return f"{spec} = {measure.ir_name} as {alias.tools} computes it{note}"
+    if generic in AMBIGUOUS:
+        return f"{spec}: {AMBIGUOUS[generic].format(k=spec.rsplit('@', 1)[-1])}"
+    if more:
+        return f"{spec} = {', '.join(m.key for m in [measure, *more])}"
+    return f"{spec} = {measure.ir_name}: {measure.info.short_desc}"
 
 
 def _parse_trec(spec: str) -> list[Measure]:
@@ -253,6 +368,8 @@ def _parse_ir(spec: str) -> Measure:
             relevance_level = int(value)
         elif key == "p" and name in ("rbp", "rbp_resid") and re.fullmatch(r"0?\.\d+", value):
             params = (float(value),)
+        elif key == "beta" and name == "F" and re.fullmatch(r"\d+(\.\d*)?|\.\d+", value) and float(value) > 0:
+            params = (float(value),)
         elif key == "dcg" and value in ("log2", "exp-log2") and name in ("ndcg", "ndcg_cut"):
             gain = "exponential" if value == "exp-log2" else "linear"
         elif key == "judged_only" and value in ("True", "False"):
@@ -262,6 +379,9 @@ def _parse_ir(spec: str) -> Measure:
                 f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, "
                 "and dcg='log2' or 'exp-log2' for nDCG)"
             )
+    if name == "rbp":
+        params = params or (0.8,)  # ir_measures' default persistence (trec_eval's is 0.9)
+        gain = "binary" if relevance_level is not None else gain  # RBP(rel=N): relevant or not, as ranx's rbp
     if name == "num_ret" and relevance_level is not None:
         # ir_measures: NumRet(rel=N) counts the retrieved documents with grade >= N (NumRelRet is NumRet(rel=1)).
         name = "num_rel_ret"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import metrics
@@ -141,8 +143,9 @@ def test_numret_with_a_level_counts_relevant_retrieved_at_that_level_as_ir_measu
 @pytest.mark.parametrize(
     "spec,message",
     [
-        ("precision", "unknown measure 'precision'; known: P, recall"),
-        ("Precision@5", "unknown measure 'Precision@5'; ir_measures names:"),
+        ("precision", "measure 'precision' takes a cut-off, e.g. precision@10"),
+        ("prec", "unknown measure 'prec'; known: P, recall"),
+        ("Precisn@5", "unknown measure 'Precisn@5'; ir_measures names:"),
         ("P@0", "measure 'P@0': cut-off has to be a whole number from 1 to 10,000,000"),
         ("P.0", "measure 'P.0': cut-off '0' has to be a whole number from 1 to 10,000,000"),
         ("P.-5", "measure 'P.-5': cut-off '-5' has to be a whole number from 1 to 10,000,000"),
@@ -178,3 +181,57 @@ def test_ir_notation_p_without_cutoff_says_what_to_write():
 def test_evaluate_rejects_an_empty_measure_list():
     with pytest.raises(ValueError, match="has to name at least one measure"):
         metrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [])
+
+
+# ---- names people type ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written,reads_as",
+    [
+        ("HitRate@10", "Success@10"), ("hit_rate@10", "Success@10"), ("Accuracy@1", "Success@1"),
+        ("top-10 accuracy", "Success@10"), ("Top-5 Accuracy", "Success@5"),
+        ("precision@5", "P@5"), ("Precision@5", "P@5"), ("recall@100", "R@100"), ("Recall@100", "R@100"),
+        ("mrr", "RR"), ("mrr@10", "RR@10"), ("MRR@10", "RR@10"), ("map@100", "AP@100"), ("MAP@100", "AP@100"),
+        ("ndcg@10", "nDCG@10"), ("NDCG@10", "nDCG@10"), ("ndcg_burges@10", "nDCG(dcg='exp-log2')@10"),
+        ("r-precision", "Rprec"), ("bpref", "Bpref"), ("f1@10", "F@10"), ("R_cap@100", "relative_P@100"),
+        ("cosine_ndcg@10", "nDCG@10"), ("cos_sim-MAP@100", "AP@100"), ("dot_mrr@10", "RR@10"),
+        ("RBP", "RBP(p=0.8)"), ("map", "AP"),
+    ],
+)
+def test_names_other_tools_print_are_read_as_one_measure(written, reads_as):
+    (measure,) = parse_measure(written)
+    assert measure.ir_name == reads_as
+
+
+def test_an_alias_is_reported_under_the_name_as_written(pastry_qrels, pastry_run):
+    values = metrics.evaluate(pastry_qrels, pastry_run, ["hit_rate@2", "Success@2", "top-2 accuracy"])
+    row = values["sweet pastry"]
+    assert list(row) == ["hit_rate@2", "Success@2", "top-2 accuracy"]
+    assert row["hit_rate@2"] == row["Success@2"] == row["top-2 accuracy"]
+
+
+def test_sentence_transformers_names_carry_its_conventions():
+    qrels = {"q": {"a": 2, "b": 1, "c": 1}}
+    run = {"q": {"x": 3.0, "a": 2.0, "y": 1.0}}
+    values = metrics.evaluate(qrels, run, ["cosine_map@2", "MAP@2", "cosine_ndcg@2", "NDCG@2"])["q"]
+    assert values["cosine_map@2"] == (1 / 2) / min(3, 2)  # sentence-transformers: min(R, k)
+    assert values["AP@2"] == (1 / 2) / 3  # the default reading: trec_eval's map_cut divides by R
+    binary = (1 / math.log2(3)) / (1 + 1 / math.log2(3))  # every relevant document gains 1
+    assert values["cosine_ndcg@2"] == pytest.approx(binary, rel=1e-15)
+    assert values["nDCG@2"] == pytest.approx((2 / math.log2(3)) / (2 + 1 / math.log2(3)), rel=1e-15)
+
+
+def test_ambiguous_names_say_what_they_were_read_as():
+    from metrics.names import describe_reading
+
+    assert describe_reading("MAP@10").startswith("MAP@10: read as AP@10 (trec_eval map_cut.10: divides by R)")
+    assert "cosine_map@10" in describe_reading("MAP@10")
+    assert "binary gain" in describe_reading("NDCG@10") and "ndcg_burges@10" in describe_reading("NDCG@10")
+    assert describe_reading("hit_rate@10").startswith("hit_rate@10 = Success@10 as the seed, ranx")
+    assert describe_reading("cosine_map@10").endswith("divides by min(R, k)")
+
+
+def test_an_alias_without_its_cut_off_says_how_to_write_it():
+    with pytest.raises(ValueError, match=r"measure 'hit_rate' takes a cut-off, e.g. hit_rate@10"):
+        parse_measure("hit_rate")

@@ -70,6 +70,12 @@ WORKED = {
     # Judged@k (ir_measures): documents of the top k with a qrels line (d's -1 counts) over min(k, |L|)
     "Judged@2": 1 / 2,
     "Judged@10": 4 / 5,
+    # F@k (ranx f1): P@3 = R@3 = 1/3; F(beta=2) weighs recall, equal here
+    "F@3": 2 * (1 / 3) * (1 / 3) / (1 / 3 + 1 / 3),
+    "F(beta=2)@5": 5 * (2 / 5) * (2 / 3) / (4 * (2 / 5) + 2 / 3),
+    # ERR@k (gdeval): a (grade 2) stops the user with 3/16, c (grade 1) with 1/16
+    "ERR@2": (3 / 16) / 1,
+    "ERR@5": (3 / 16) / 1 + (1 - 3 / 16) * (1 / 16) / 4,
     # gm_map and gm_bpref report log values per query (the mean over queries is exp of their mean)
     "gm_map": math.log((1 / 1 + 2 / 4) / 3),
     "gm_bpref": math.log((1 + (1 - 1 / 1)) / 3),
@@ -151,3 +157,14 @@ def test_the_score_finder_reads_a_reported_gm_map_as_a_geometric_mean():
     # (1 * 0.00001 * 0.5) ** (1/3) = 0.0171; the arithmetic mean of the logs would be about -4.07
     finding = find_conventions(qrels, run, "gm_map", "0.0171")
     assert [match.description for match in finding.matches][:1] == ["trec_eval defaults"]
+
+
+def test_the_readme_table_lists_every_measure_with_its_formula_and_peer():
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    rows = {line.split("|")[1].strip().split("`")[1]: line for line in readme.splitlines()
+            if line.startswith("| `") and line.count("|") >= 6}
+    assert set(metrics.MEASURES) <= set(rows)
+    for name, info in metrics.MEASURES.items():
+        assert info.text.replace("|", "\\|") in rows[name] and info.peer in rows[name], name

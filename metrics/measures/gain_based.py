@@ -90,7 +90,8 @@ def rank_biased_precision(ctx: Context, cutoffs: np.ndarray, params: tuple[float
     r"""RBP(p) = (1 - p)\sum_{r=1}^{|L|} g_r p^{r-1}, gains scaled to [0, 1] by the query's largest grade when it exceeds 1 (Moffat & Zobel; trec_eval's p = 0.9)."""
     p = params[0]
     gains = ctx.gains
-    top = ctx.batch.judged_grades[:, :1].astype(np.float64) if ctx.gain_map is None else gains.max(axis=1, keepdims=True)
+    best_grade = np.maximum(ctx.batch.judged_grades[:, :1], 0)
+    top = ctx.gain_of(best_grade) if ctx.gain_map is None else gains.max(axis=1, keepdims=True)
     scaled = np.where(top > 1, gains / np.where(top > 1, top, 1.0), gains)
     powers = _persistence_powers(p, ctx.batch.width)[:-1]
     summed = np.cumsum(np.where(scaled != 0, scaled * powers, 0.0), axis=1)[:, -1]
@@ -104,3 +105,12 @@ def rank_biased_precision_residual(ctx: Context, cutoffs: np.ndarray, params: tu
     summed = np.cumsum(np.where(ctx.unjudged, powers[:-1], 0.0), axis=1)[:, -1]
     residual = powers[ctx.batch.lengths] + (1 - p) * summed
     return np.where(ctx.unjudged.any(axis=1), residual, 0.0)[:, None]
+
+
+def expected_reciprocal_rank(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (4.0,)) -> np.ndarray:
+    r"""ERR@k = \sum_{r=1}^{k} \frac{1}{r} R_r \prod_{i<r} (1 - R_i), R_r = (2^{g_r} - 1) / 2^{g_{max}}, g_{max} = 4 (gdeval; Chapelle et al. 2009)."""
+    grades = np.where(ctx.batch.judged, np.maximum(ctx.batch.grades, 0.0), 0.0)
+    stop = (np.exp2(grades) - 1) / np.exp2(params[0])
+    # The chance the user reaches rank r: every document above failed to satisfy.
+    reach = np.cumprod(np.concatenate([np.ones((ctx.batch.size, 1)), 1 - stop[:, :-1]], axis=1), axis=1)
+    return ctx.at(np.cumsum(stop * reach / ctx.ranks, axis=1), cutoffs)

@@ -11,12 +11,12 @@ from typing import Literal
 
 from .context import Kernel
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret
-from .gain_based import (g_measure, ndcg, ndcg_over_relevant, r_ndcg, rank_biased_precision,
+from .gain_based import (expected_reciprocal_rank, g_measure, ndcg, ndcg_over_relevant, r_ndcg, rank_biased_precision,
                          rank_biased_precision_residual)
 from .judgments import judged_fraction, unjudged_fraction
 from .rank_based import (average_precision, binary_g, bpref, eleven_point_average, inferred_average_precision,
                          interpolated_precision, log_average_precision, log_bpref, reciprocal_rank)
-from .set_based import (precision, precision_at_r_multiple, r_precision, recall, relative_precision,
+from .set_based import (f_measure, precision, precision_at_r_multiple, r_precision, recall, relative_precision,
                         set_average_precision, set_f, set_precision, set_recall, set_relative_precision, success,
                         utility)
 
@@ -201,12 +201,13 @@ MEASURES: dict[str, MeasureInfo] = {
                     unjudged_fraction, "required", (5, 10, 20),
                     text="unj@k = (documents in the top k without a grade >= 0) / k",
                     peer="trec_eval 10 files; ir_measures Judged"),
-        MeasureInfo("rbp", "rbp", "Rank-biased precision (trec_eval)", "Expected gain of a user who goes on to the next rank with probability p (0.9).",
+        MeasureInfo("rbp", "RBP", "Rank-biased precision", "Expected gain of a user who goes on to the next rank with probability p (0.9).",
                     "Putting high-grade documents early; a patient user (p near 1) also looks deep.",
                     rank_biased_precision, params="pairs", default_params=(0.9,),
                     text="rbp.p = (1 - p) sum_r g_r p^(r-1), g = grade / max grade of the query when that "
-                         "exceeds 1 (p = 0.9)",
-                    peer="trec_eval 10 files; ranx and cwl_eval cases"),
+                         "exceeds 1 (trec_eval: p = 0.9; RBP in ir_measures notation: p = 0.8, RBP(rel=N) counts "
+                         "relevant documents as 1)",
+                    peer="trec_eval 10 files; ranx rbp (binary), cwl_eval and ranx cases"),
         MeasureInfo("rbp_resid", "rbp_resid", "RBP residual", "How much RBP could still gain if every unjudged document were relevant.",
                     "Nothing: it is the uncertainty of rbp from missing judgments.",
                     rank_biased_precision_residual, params="pairs", default_params=(0.9,),
@@ -226,6 +227,17 @@ MEASURES: dict[str, MeasureInfo] = {
                     "Nothing: it is the size of the judgment hole behind every other score.",
                     judged_fraction, "required", (10,), trec_eval=False, peer="ir_measures Judged",
                     text="Judged@k = (documents of the top k in the qrels) / min(k, |L|)"),
+        MeasureInfo("F", "F", "F-measure@k", "Weighted harmonic mean of P@k and R@k (F1 by default; F(beta=2)@k weighs recall more).",
+                    "Balancing precision and recall within the top k.",
+                    f_measure, "required", (10,), trec_eval=False, default_params=(1.0,),
+                    conventions=("relevance_level",), peer="ranx f1",
+                    text="F_beta@k = (1 + beta^2) * P@k * R@k / (beta^2 * P@k + R@k), beta = 1 (F1) unless given"),
+        MeasureInfo("ERR", "ERR", "Expected reciprocal rank@k", "Expected reciprocal rank at which a cascading user stops, each grade satisfying with probability (2^g - 1) / 16.",
+                    "A highly relevant document early; after one, the rest matter much less.",
+                    expected_reciprocal_rank, "required", (20,), trec_eval=False, default_params=(4.0,),
+                    peer="gdeval (perl, shipped with ir_measures)",
+                    text="ERR@k = sum over r <= k of (1/r) * R_r * (1 - R_1) * ... * (1 - R_(r-1)), R = (2^grade - 1) / 2^4 "
+                         "(gdeval's maximum grade 4)"),
     )
 }
 

@@ -91,3 +91,11 @@ def utility(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0,
     value = a * found + b * (retrieved - found) + c * (R - found) + d * (found - retrieved - R)
     # trec_eval -c scores a query missing from the run as 0, whatever the coefficients.
     return np.where(retrieved > 0, value, 0.0)[:, None]
+
+
+def f_measure(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0,)) -> np.ndarray:
+    r"""F_\beta@k = \frac{(1 + \beta^2)\,P@k \cdot R@k}{\beta^2 P@k + R@k} (F1 at \beta = 1; ranx f1, RRE); 0 when nothing relevant is in the top k."""
+    beta2 = params[0] ** 2
+    p = precision(ctx, cutoffs)
+    r = recall(ctx, cutoffs)
+    return ratio((1 + beta2) * p * r, beta2 * p + r)
