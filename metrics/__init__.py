@@ -19,7 +19,7 @@ from .evaluate import (
 )
 from .measures import MEASURES, TREC_DEFAULT_MEASURES, MeasureInfo
 from .model import InputError, RankingBatch, order_documents
-from .names import Measure, parse_measure, parse_measures
+from .names import Measure, describe_reading, parse_measure, parse_measures, reading_note
 
 __all__ = [
     "CONVENTION_INFO",
@@ -27,6 +27,8 @@ __all__ = [
     "InputError",
     "MEASURES",
     "Measure",
+    "describe_reading",
+    "reading_note",
     "MeasureInfo",
     "RankingBatch",
     "RelevanceEvaluator",

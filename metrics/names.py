@@ -391,3 +391,16 @@ def _parse_ir(spec: str) -> Measure:
 
 def known_measure_names() -> list[str]:
     return list(MEASURES)
+
+
+def reading_note(spec: str) -> str | None:
+    """``describe_reading`` for a name other tools print or one that means different things in different tools
+    (``hit_rate@10``, ``MAP@10``); None for trec_eval's and ir_measures' own names, or one that does not parse."""
+    text = spec.strip()
+    generic = re.sub(r"@\d+$", "@k", text)
+    listed = _TOP_K_ACCURACY.match(text) or generic in AMBIGUOUS or (
+        generic.removesuffix("@k"), generic.endswith("@k")) in _ALIAS_INDEX
+    try:
+        return describe_reading(text) if listed else None
+    except ValueError:
+        return None

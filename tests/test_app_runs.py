@@ -221,3 +221,14 @@ def test_the_page_states_the_upload_limit_where_the_uploaders_are():
     """A file over the uploader's limit never reaches the app (the uploader says why only in a tooltip)."""
     at = open_runs_page()
     assert any("up to 256 MiB" in c.value and "python -m metrics" in c.value for c in at.caption)
+
+
+def test_the_finder_says_how_a_name_from_another_tool_was_read():
+    at = open_runs_page()
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at.text_input(key="check_measure").input("NDCG@4").run()
+    at.text_input(key="check_value").input("0.4138").run()
+    assert_no_failure(at)
+    notes = [as_shown(c.value) for c in at.caption if as_shown(c.value).startswith("NDCG@4: read as")]
+    assert notes and "sentence-transformers" in notes[0]
+    assert any("reproduce 0.4138" in as_shown(s.value) for s in at.success)  # the finder tried the other gains

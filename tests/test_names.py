@@ -235,3 +235,12 @@ def test_ambiguous_names_say_what_they_were_read_as():
 def test_an_alias_without_its_cut_off_says_how_to_write_it():
     with pytest.raises(ValueError, match=r"measure 'hit_rate' takes a cut-off, e.g. hit_rate@10"):
         parse_measure("hit_rate")
+
+
+def test_only_names_from_other_tools_get_a_reading_note():
+    from metrics import reading_note
+
+    assert reading_note("nDCG@10") is None and reading_note("ndcg_cut.10") is None and reading_note("P.5") is None
+    assert reading_note("no such measure") is None
+    assert reading_note("hit_rate@10").startswith("hit_rate@10 = Success@10")
+    assert reading_note("MAP@100").startswith("MAP@100: read as AP@100")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from metrics import InputError
+from metrics import InputError, reading_note
 from metrics.compare import compare_values
 from metrics.model import order_documents
 
@@ -108,6 +108,8 @@ def finder(collection: run_data.Collection, conventions) -> None:
     measure = middle.text_input("Measure", value="nDCG@10", key="check_measure",
                                 help="trec_eval (ndcg_cut.10) or ir_measures (nDCG@10) notation")
     value = right.text_input("Reported value", key="check_value", placeholder="e.g. 0.412 or 41.2%")
+    if note := reading_note(measure):  # a name from another tool: say how it was read
+        st.caption(literal(note))
     if not value.strip():
         return
     try:

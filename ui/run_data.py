@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures
+from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures, reading_note
 from metrics.bulk import evaluate_tables
 from metrics.check import find_conventions
 from metrics.export import qrels_to_trec, run_to_trec
@@ -125,6 +125,9 @@ def settings() -> tuple[list[str], Conventions]:
                 measures.append(spec)
             except ValueError as error:
                 st.error(literal(error))
+                continue
+            if note := reading_note(spec):  # a name from another tool: say how it was read
+                st.caption(literal(note))
         st.subheader("Conventions")
         level = st.number_input("Relevance threshold", min_value=0, max_value=1000, value=1, step=1, key="runs_level")
         depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
