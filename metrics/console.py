@@ -4,10 +4,11 @@ traceback."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 #: Exit status after Ctrl-C, as shells report a process ended by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -35,6 +36,50 @@ def run_guarded(main: Callable[[], int], prog: str) -> NoReturn:
     sys.exit(status)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors raise ``InputError`` (reported in one line by :func:`one_line_errors`)."""
+
+    def error(self, message: str) -> NoReturn:
+        from .model import InputError
+
+        raise InputError(f"{message} (see --help)")
+
+
+def one_line_errors(prog: str, err: TextIO, body: Callable[[], int]) -> int:
+    """``body()``'s exit status; bad input or a file that cannot be read becomes one line on ``err`` and status 2.
+    A reader that went away (BrokenPipeError) passes through to :func:`run_guarded`."""
+    try:
+        return body()
+    except BrokenPipeError:
+        raise
+    except FileNotFoundError as error:
+        message = f"cannot read {error.filename}: no such file"
+    except OSError as error:
+        message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
+    except ValueError as error:  # InputError names the file and the line, or the option
+        message = str(error)
+    err.write(f"{prog}: {' '.join(message.split())}\n")
+    return 2
+
+
+def run_command(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
+                report: Callable[[argparse.Namespace], str], argv, out: TextIO, err: TextIO) -> int:
+    """A command's main: ``--help`` prints the parser's help, otherwise ``report(args)`` is written to ``out``;
+    every error is one line (see :func:`one_line_errors`)."""
+
+    def body() -> int:
+        parser = build_parser()
+        given = sys.argv[1:] if argv is None else list(argv)
+        if any(arg in ("-h", "--help") for arg in given):
+            out.write(parser.format_help())
+            return 0
+        out.write(report(parser.parse_args(given)))
+        out.flush()
+        return 0
+
+    return one_line_errors(prog, err, body)
+
+
 def _silence_stdout() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
@@ -44,4 +89,5 @@ def cannot_write(error: OSError) -> str:
     return f"cannot write the output: {error.strerror or error}"
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "cannot_write", "run_guarded"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "OneLineParser", "cannot_write", "one_line_errors", "run_command",
+           "run_guarded"]

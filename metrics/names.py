@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .measures import MEASURES, MeasureInfo
+from .model import InputError
 
 Notation = Literal["trec_eval", "ir_measures"]
 
@@ -129,6 +130,17 @@ def parse_measures(specs: str | Iterable[str]) -> list[Measure]:
         for measure in parse_measure(spec):
             measures.setdefault(measure)
     return list(measures)
+
+
+def parse_one_measure(measure: str | Measure) -> Measure:
+    """Exactly one measure (a Measure passes through): ``P@10`` or ``P.10``, but not ``P.5,10``."""
+    if isinstance(measure, Measure):
+        return measure
+    parsed = parse_measure(measure)
+    if len(parsed) != 1:
+        keys = ", ".join(m.key for m in parsed)
+        raise InputError(f"measure {measure!r} names {len(parsed)} measures ({keys}); give one, e.g. with a cut-off")
+    return parsed[0]
 
 
 def parse_measure(spec: str) -> list[Measure]:

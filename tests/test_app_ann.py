@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from metrics.ann import compare_ann
 from metrics.ann import index as ann_index
 
+from ann_support import engine_means
 from apptest_support import APP, assert_no_failure
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -28,16 +29,6 @@ def ann_page() -> AppTest:
 
 def cards(at: AppTest) -> dict[str, str]:
     return {metric.label: metric.value for metric in at.metric}
-
-
-def engine_means(collection: str, spec: ann_index.IndexSpec, k: int, value: int) -> dict[str, float]:
-    data = ann_index.COLLECTIONS[collection]()
-    exact = ann_index.as_run(ann_index.exact_search(data.doc_vectors, data.query_vectors, k, repeats=1),
-                             data.query_ids, data.doc_ids)
-    built = ann_index.build_index(data.doc_vectors, spec)
-    ann = ann_index.as_run(ann_index.ann_search(built, data.query_vectors, k, value, repeats=1),
-                           data.query_ids, data.doc_ids)
-    return compare_ann(exact, ann, data.qrels, k).means
 
 
 def test_the_page_opens_on_an_hnsw_index_and_shows_the_engines_numbers(ann_page):

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from metrics.ann import compare_ann
 from metrics.ann import index as ann_index
 
+from ann_support import engine_means
 from browser_support import (  # noqa: F401 (app_url and browser_context are fixtures)
     AppPage,
     _artifact_prefix,
@@ -58,19 +58,9 @@ def ann_page(browser_context, app_url, request) -> Iterator[AnnPage]:
         page.close()
 
 
-def engine_means(spec: ann_index.IndexSpec, value: int, k: int = 10) -> dict[str, float]:
-    data = ann_index.topics_collection()
-    exact = ann_index.as_run(ann_index.exact_search(data.doc_vectors, data.query_vectors, k, repeats=1),
-                             data.query_ids, data.doc_ids)
-    built = ann_index.build_index(data.doc_vectors, spec)
-    ann = ann_index.as_run(ann_index.ann_search(built, data.query_vectors, k, value, repeats=1),
-                           data.query_ids, data.doc_ids)
-    return compare_ann(exact, ann, data.qrels, k).means
-
-
 def test_the_index_against_the_exact_search_then_ivf_then_one_query_in_the_explorer(ann_page: AnnPage) -> None:
     ann_page.open_from_the_sidebar()
-    hnsw = engine_means(ann_index.IndexSpec("hnsw", m=16), 16)
+    hnsw = engine_means("topics", ann_index.IndexSpec("hnsw", m=16), 10, 16)
     ann_page.expect_metrics({"ANN recall@10": hnsw["ann_recall_10"], "Recall@10: ANN list": hnsw["recall_10_ann"],
                              "nDCG@10: ANN list": hnsw["ndcg_cut_10_ann"]})
     expect(ann_page.page.get_by_text(f"exact list: {hnsw['recall_10_exact']:.3f}")).to_be_visible()
@@ -81,7 +71,7 @@ def test_the_index_against_the_exact_search_then_ivf_then_one_query_in_the_explo
     ann_page.screenshot("hnsw", whole_page=True)
 
     ann_page.choose("ann_kind", "IVF (clusters)")
-    ivf = engine_means(ann_index.IndexSpec("ivf", nlist=64), 4)
+    ivf = engine_means("topics", ann_index.IndexSpec("ivf", nlist=64), 10, 4)
     ann_page.expect_metrics({"ANN recall@10": ivf["ann_recall_10"]})
     ann_page.chart("What nprobe buys")
     ann_page.expect_no_traceback()

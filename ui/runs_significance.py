@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics import InputError
-from metrics.compare import compare_values_many, report_table, risk
+from metrics.compare import compare_values_many, report_table
 from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
 
 from .text import literal
@@ -103,17 +103,10 @@ def pairs_table(comparison: ManyComparison) -> None:
 def risk_table(comparison: ManyComparison) -> None:
     alpha = st.slider("Risk aversion alpha (URisk counts each loss 1 + alpha times)", 0.0, 5.0, 1.0, 0.5,
                       key="many_risk_alpha")
-    rows = []
-    for measure in comparison.measures:
-        base = comparison.values[measure][comparison.baseline]
-        for run in comparison.runs:
-            if run == comparison.baseline:
-                continue
-            result = risk(comparison.values[measure][run], base, alpha=alpha)
-            rows.append({"measure": measure, "run": run, "wins / ties / losses":
-                         f"{result.wins} / {result.ties} / {result.losses}", "total gain": result.total_gain,
-                         "total loss": result.total_loss, "worst loss": result.largest_loss, "URisk": result.urisk,
-                         "TRisk": _finite(result.trisk)})
+    rows = [{"measure": measure, "run": run, "wins / ties / losses": f"{result.wins} / {result.ties} / {result.losses}",
+             "total gain": result.total_gain, "total loss": result.total_loss, "worst loss": result.largest_loss,
+             "URisk": result.urisk, "TRisk": _finite(result.trisk)}
+            for measure, run, result in comparison.risks(alpha)]
     st.markdown(f"**Risk against {literal(comparison.baseline)}**")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_risk",
                  column_config={name: st.column_config.NumberColumn(format="%.4f")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, TextIO
+from typing import TextIO
 
 from ..cli import FIELD_WIDTH
+from ..console import OneLineParser, run_command, run_guarded
 from ..model import InputError
 from ..trec_io import read_qrels, read_run
 from .compare import compare_ann
@@ -22,13 +23,8 @@ from .waterfall import pipeline_stages, recall_waterfall
 PROG = "python -m metrics.ann"
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"{message} (see --help)")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "))
+    parser = OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "))
     parser.add_argument("exact_run", metavar="EXACT_RUN", help="run of the exact (flat, brute-force) search")
     parser.add_argument("ann_run", metavar="ANN_RUN", help="run of the approximate index, same queries")
     parser.add_argument("qrels", metavar="QRELS", nargs="?", help="judgments, for the retrieval side")
@@ -48,7 +44,7 @@ def _line(name: str, qid: str, value: float, count: bool) -> str:
     return f"{name:<{FIELD_WIDTH}}\t{qid}\t{shown}"
 
 
-def report(args: argparse.Namespace) -> list[str]:
+def report(args: argparse.Namespace) -> str:
     cutoffs = args.cutoffs or [10]
     exact = read_run(args.exact_run).to_dict()
     ann = read_run(args.ann_run).to_dict()
@@ -75,31 +71,12 @@ def report(args: argparse.Namespace) -> list[str]:
         lines.append(_line("waterfall_relevant", "all", waterfall.relevant, True))
         for key, kept, lost in zip(waterfall.stage_keys, waterfall.kept, waterfall.lost):
             lines += [_line(f"waterfall_{key}", "all", kept, True), _line(f"lost_at_{key}", "all", lost, True)]
-    return lines
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    try:
-        parser = build_parser()
-        argv = sys.argv[1:] if argv is None else list(argv)
-        if any(arg in ("-h", "--help") for arg in argv):
-            out.write(parser.format_help())
-            return 0
-        lines = report(parser.parse_args(argv))
-        out.write("\n".join(lines) + "\n")
-        out.flush()
-        return 0
-    except FileNotFoundError as error:
-        message = f"cannot read {error.filename}: no such file"
-    except OSError as error:
-        message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
-    except ValueError as error:  # InputError names the file and the line
-        message = str(error)
-    err.write(f"{PROG}: {' '.join(message.split())}\n")
-    return 2
+    return run_command(PROG, build_parser, report, argv, out or sys.stdout, err or sys.stderr)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_guarded(main, PROG)

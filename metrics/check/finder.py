@@ -41,7 +41,7 @@ from ..model import (
     compared_scores,
     order_documents,
 )
-from ..names import Measure, parse_measure
+from ..names import Measure, parse_one_measure
 from .reported import ReportedValue, parse_reported_value
 
 #: Tool families the finder names; a ``used_by`` entry of CONVENTION_INFO belongs to the first family it starts with.
@@ -243,7 +243,7 @@ def find_conventions(
     >>> [m.description for m in find_conventions(qrels, run, "nDCG@4", "0.4138").matches]
     ['gain=exponential']
     """
-    parsed = _single_measure(measure)
+    parsed = parse_one_measure(measure)
     reported = value if isinstance(value, ReportedValue) else parse_reported_value(
         value, bounded=not is_count(parsed.key))
     data = _PreparedRun(qrels, run)
@@ -326,16 +326,6 @@ def find_conventions(
         num_queries=data.num_run_queries,
         num_missing_queries=data.num_queries - data.num_run_queries,
     )
-
-
-def _single_measure(measure: str | Measure) -> Measure:
-    if isinstance(measure, Measure):
-        return measure
-    parsed = parse_measure(measure)
-    if len(parsed) != 1:
-        keys = ", ".join(m.key for m in parsed)
-        raise ValueError(f"measure {measure!r} names {len(parsed)} measures ({keys}); give one, e.g. with a cut-off")
-    return parsed[0]
 
 
 def _searched_dimensions(measure: Measure, fixed: Mapping[str, object]) -> list[str]:

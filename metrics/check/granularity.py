@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..model import InputError
-from ..names import Measure, parse_measure
+from ..names import Measure, parse_one_measure
 from .reported import ReportedValue, parse_reported_value
 
 MAX_QUERIES = 1_000_000
@@ -55,7 +55,7 @@ def check_granularity(measure: str | Measure, value: str | float, queries: int) 
     """Whether ``value`` (as printed) can be the mean of ``measure`` over ``queries`` queries."""
     if isinstance(queries, bool) or not isinstance(queries, int) or not 1 <= queries <= MAX_QUERIES:
         raise InputError(f"the number of queries has to be an integer from 1 to {MAX_QUERIES:,}, got {queries!r}")
-    parsed = _one_measure(measure)
+    parsed = parse_one_measure(measure)
     reported = parse_reported_value(value)
     verdict = _verdict(parsed, reported, queries)
     if reported.note:
@@ -89,15 +89,6 @@ def per_query_values(measure: Measure) -> list[Fraction] | None:
     if measure.name == "recip_rank_cut" and k is not None:
         return [Fraction(0)] + [Fraction(1, r) for r in range(1, k + 1)]
     return None
-
-
-def _one_measure(measure: str | Measure) -> Measure:
-    if isinstance(measure, Measure):
-        return measure
-    parsed = parse_measure(measure)
-    if len(parsed) != 1:
-        raise InputError(f"measure {measure!r} names {len(parsed)} measures; give one, e.g. P@10")
-    return parsed[0]
 
 
 def _exact_interval(reported: ReportedValue) -> tuple[Fraction, Fraction]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from ..conventions import Conventions
 from ..measures import MEASURES
 from ..model import InputError, Qrels, Run
-from ..names import Measure, parse_measure
+from ..names import Measure, parse_one_measure
 from .finder import Finding, find_conventions
 
 #: Cut and uncut forms of the same measure (registry names).
@@ -43,7 +43,7 @@ def find_with_variants(qrels: Qrels, run: Run, measure: str | Measure, value, *,
 
     ``cutoff`` is the k to try for an uncut measure (AP reported, AP@k computed); ``subset``, query ids to keep.
     """
-    parsed = _single(measure)
+    parsed = parse_one_measure(measure)
     plain = Variant("as given", find_conventions(qrels, run, parsed, value, base=base))
     found = [plain]
     for label, variant_qrels, variant_run, variant_measure in _variants(qrels, run, parsed, subset, cutoff):
@@ -78,15 +78,6 @@ def _variants(qrels: Qrels, run: Run, measure: Measure, subset, cutoff):
             raise InputError("the query subset is empty")
         yield (f"mean over the {len(keep)} queries of the subset", {q: j for q, j in qrels.items() if q in keep},
                {q: d for q, d in run.items() if q in keep}, measure)
-
-
-def _single(measure: str | Measure) -> Measure:
-    if isinstance(measure, Measure):
-        return measure
-    parsed = parse_measure(measure)
-    if len(parsed) != 1:
-        raise InputError(f"measure {measure!r} names {len(parsed)} measures; give one, e.g. with a cut-off")
-    return parsed[0]
 
 
 def read_query_subset(text: str) -> list[str]:

@@ -13,28 +13,22 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, TextIO
+from typing import TextIO
 
 from ..cli import add_convention_arguments, conventions_from
-from ..console import run_guarded
+from ..console import OneLineParser, run_command, run_guarded
 from ..model import InputError
 from ..trec_io import read_qrels, read_run
 from .intervals import METHODS
 from .many import CORRECTIONS, TESTS, ManyComparison, compare_many
 from .report import FORMATS, report_table
-from .risk import risk
 
 PROG = "python -m metrics.compare"
 MAX_RUN_FILES = 50
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise InputError(f"{message} (see --help)")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "), allow_abbrev=False)
+    parser = OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "), allow_abbrev=False)
     parser.add_argument("qrels", metavar="QRELS", help="judgments (TREC qrels, plain or gzip)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs (TREC, plain or gzip)")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
@@ -76,62 +70,40 @@ def details(comparison: ManyComparison, risk_alpha: float) -> list[str]:
         lines += ["", f"Risk against {comparison.baseline} (alpha = {risk_alpha:g}): TRisk below -2 is significantly "
                       "riskier, above 2 significantly safer", f"{'measure':<16} {'run':<20} {'W/T/L':>11} "
                       f"{'total loss':>10} {'worst loss':>10} {'URisk':>8} {'TRisk':>7}"]
-        for measure in comparison.measures:
-            base = comparison.values[measure][comparison.baseline]
-            for run in comparison.runs:
-                if run == comparison.baseline:
-                    continue
-                result = risk(comparison.values[measure][run], base, alpha=risk_alpha)
-                lines.append(f"{measure:<16} {run[:20]:<20} {f'{result.wins}/{result.ties}/{result.losses}':>11} "
-                             f"{result.total_loss:>10.4f} {result.largest_loss:>10.4f} {result.urisk:>+8.4f} "
-                             f"{result.trisk:>+7.2f}")
+        for measure, run, result in comparison.risks(risk_alpha):
+            lines.append(f"{measure:<16} {run[:20]:<20} {f'{result.wins}/{result.ties}/{result.losses}':>11} "
+                         f"{result.total_loss:>10.4f} {result.largest_loss:>10.4f} {result.urisk:>+8.4f} "
+                         f"{result.trisk:>+7.2f}")
     return lines
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    try:
-        parser = build_parser()
-        argv = sys.argv[1:] if argv is None else list(argv)
-        if any(arg in ("-h", "--help") for arg in argv):
-            out.write(parser.format_help())
-            return 0
-        args = parser.parse_args(argv)
-        if len(args.runs) < 2:
-            raise InputError("give at least two runs to compare")
-        if len(args.runs) > MAX_RUN_FILES:
-            raise InputError(f"{len(args.runs)} runs: at most {MAX_RUN_FILES} can be compared at once")
-        conventions = conventions_from(args)
-        names = run_names(args.runs)
-        baseline = None
-        if args.baseline is not None:
-            matches = [name for name, path in zip(names, args.runs) if args.baseline in (path, name)]
-            if not matches:
-                raise InputError(f"--baseline {args.baseline}: not one of the runs given")
-            baseline = matches[0]
-        qrels = read_qrels(args.qrels).to_dict()
-        runs = {name: read_run(path).to_dict() for name, path in zip(names, args.runs)}
-        comparison = compare_many(qrels, runs, args.measures or ["nDCG@10"], test=args.test,
-                                  correction=args.correction, alpha=args.alpha, baseline=baseline,
-                                  interval=args.interval, resamples=args.resamples, permutations=args.permutations,
-                                  seed=args.seed, conventions=conventions)
-        text = report_table(comparison, fmt=args.fmt, qrels_name=os.path.basename(args.qrels))
-        if args.details:
-            text += "\n".join(details(comparison, args.risk_alpha)) + "\n"
-        out.write(text)
-        out.flush()
-        return 0
-    except BrokenPipeError:
-        raise  # the reader went away: metrics.console stops quietly
-    except FileNotFoundError as error:
-        message = f"cannot read {error.filename}: no such file"
-    except OSError as error:
-        message = f"cannot read {error.filename or 'input'}: {error.strerror or error}"
-    except ValueError as error:  # InputError names the file and the line; UsageError the option
-        message = str(error)
-    err.write(f"{PROG}: {' '.join(message.split())}\n")
-    return 2
+    return run_command(PROG, build_parser, report, argv, out or sys.stdout, err or sys.stderr)
+
+
+def report(args: argparse.Namespace) -> str:
+    """The table (and with --details every pair and the risk) for the parsed command line."""
+    if len(args.runs) < 2:
+        raise InputError("give at least two runs to compare")
+    if len(args.runs) > MAX_RUN_FILES:
+        raise InputError(f"{len(args.runs)} runs: at most {MAX_RUN_FILES} can be compared at once")
+    conventions = conventions_from(args)
+    names = run_names(args.runs)
+    baseline = None
+    if args.baseline is not None:
+        matches = [name for name, path in zip(names, args.runs) if args.baseline in (path, name)]
+        if not matches:
+            raise InputError(f"--baseline {args.baseline}: not one of the runs given")
+        baseline = matches[0]
+    qrels = read_qrels(args.qrels).to_dict()
+    runs = {name: read_run(path).to_dict() for name, path in zip(names, args.runs)}
+    comparison = compare_many(qrels, runs, args.measures or ["nDCG@10"], test=args.test, correction=args.correction,
+                              alpha=args.alpha, baseline=baseline, interval=args.interval, resamples=args.resamples,
+                              permutations=args.permutations, seed=args.seed, conventions=conventions)
+    text = report_table(comparison, fmt=args.fmt, qrels_name=os.path.basename(args.qrels))
+    if args.details:
+        text += "\n".join(details(comparison, args.risk_alpha)) + "\n"
+    return text
 
 
 if __name__ == "__main__":

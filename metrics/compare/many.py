@@ -34,6 +34,7 @@ from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from .intervals import Interval, IntervalMethod, bootstrap_interval
 from .pairs import TIE_TOLERANCE, paired_t_test, randomisation_test
+from .risk import Risk, risk
 
 Test = Literal["t", "randomisation", "wilcoxon", "tukey"]
 Correction = Literal["holm", "bh", "bonferroni", "none"]
@@ -110,6 +111,13 @@ class ManyComparison:
             elif pair.run_a == run and pair.difference < 0:
                 beaten.append(pair.run_b)
         return [name for name in self.runs if name in beaten]
+
+    def risks(self, alpha: float = 1.0) -> list[tuple[str, str, Risk]]:
+        """(measure, run, risk against the baseline) for every other run; empty without a baseline."""
+        if self.baseline is None:
+            return []
+        return [(measure, run, risk(self.values[measure][run], self.values[measure][self.baseline], alpha=alpha))
+                for measure in self.measures for run in self.runs if run != self.baseline]
 
     def describe(self) -> str:
         """One sentence naming the test, the correction, alpha, and the queries compared."""

@@ -20,7 +20,7 @@ import numpy as np
 from ..conventions import Conventions
 from ..evaluate import evaluate, is_count
 from ..model import InputError, Qrels, Run
-from ..names import Measure, parse_measure
+from ..names import Measure, parse_one_measure
 
 #: Deltas this close to 0 are ties: equal scores summed in different orders can differ in the last bits.
 TIE_TOLERANCE = 1e-12
@@ -131,7 +131,7 @@ def compare_runs(
     >>> (c.wins, c.ties, c.losses, [row.delta for row in c.rows()])
     (2, 1, 0, [0.0, 0.5, 1.0])
     """
-    parsed = _single_measure(measure)
+    parsed = parse_one_measure(measure)
     if is_count(parsed.key):
         raise ValueError(f"measure {parsed.key!r} is a count, not a score per query; compare a score such as P@10")
     conv = conventions if conventions is not None else Conventions()
@@ -288,15 +288,6 @@ def _deltas(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _mean(values: np.ndarray) -> float:
     return float(np.mean(values)) if values.size else math.nan
-
-
-def _single_measure(measure: str | Measure) -> Measure:
-    if isinstance(measure, Measure):
-        return measure
-    parsed = parse_measure(measure)
-    if len(parsed) != 1:
-        raise ValueError(f"measure {measure!r} names {len(parsed)} measures; give one, e.g. with a cut-off")
-    return parsed[0]
 
 
 __all__ = ["Comparison", "QueryDelta", "RandomisationTest", "TIE_TOLERANCE", "TTest", "compare_runs",
