@@ -77,6 +77,7 @@ class _RankedLines:
     judgment_rows: np.ndarray  # batch row of each judgment >= 0, ascending
     judgment_grades: np.ndarray  # its grade, descending within a row
     judgment_counts: np.ndarray  # judgments >= 0 of each row
+    tied_with_previous: np.ndarray | None = None  # same row and score as the line above (tied_gains="averaged")
 
     def row_groups(self) -> list[np.ndarray | None]:
         """Query rows of each batch to build: all at once (``None``) when padding is cheap, else by size class."""
@@ -111,11 +112,15 @@ class _RankedLines:
         grade_matrix[filled] = np.where(grades >= 0, grades, np.where(grades == _NOT_IN_QRELS, 0.0, -1.0))
         judged_matrix = np.zeros(filled.shape, dtype=bool)
         judged_matrix[filled] = judged
+        tied_matrix = None
+        if self.tied_with_previous is not None:
+            tied_matrix = np.zeros(filled.shape, dtype=bool)
+            tied_matrix[filled] = self.tied_with_previous if lines is None else self.tied_with_previous[lines]
         del filled
         present = np.arange(max(1, int(counts.max(initial=0)))) < counts[:, None]
         judged_grades = np.full(present.shape, float(NO_JUDGMENT))
         judged_grades[present] = judgment_grades
-        return RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades)
+        return RankingBatch(grade_matrix, judged_matrix, lengths, judged_grades, tied_matrix)
 
 
 def _ceil_log2(sizes: np.ndarray) -> np.ndarray:
@@ -158,19 +163,29 @@ def _ranked_lines(qrels: QrelsTable, run: RunTable, conventions: Conventions | N
         with np.errstate(over="ignore"):  # beyond the float range atof's double becomes an infinity, as here
             scores = scores.astype(np.float32)
     grades = _grades(qrels, qrels_rows, rows, docno, keys, exact)
+    ranked_scores = None
+    if conv.tied_gains == "averaged":
+        # The scores in ranking order (a permutation inside a tie group leaves them unchanged), to find the ties.
+        _, ranked_scores = _in_ranking_order(rows, scores, docno, keys, exact, "as_given", scores.astype(np.float64))
     rows, grades = _in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order, grades)
     del scores, keys, docno
     if conv.depth is not None:
         inside = _position_in_group(rows) < conv.depth
         if not inside.all():
             rows, grades = rows[inside], grades[inside]
+            ranked_scores = None if ranked_scores is None else ranked_scores[inside]
         del inside
     judged = grades >= 0
     if conv.unjudged == "removed":
+        ranked_scores = None if ranked_scores is None else ranked_scores[judged]
         rows, grades, judged = rows[judged], grades[judged], judged[judged]
+    tied = None
+    if ranked_scores is not None:
+        tied = np.zeros(rows.shape[0], dtype=bool)
+        tied[1:] = (rows[1:] == rows[:-1]) & (ranked_scores[1:] == ranked_scores[:-1])
     lengths = np.bincount(rows, minlength=n_rows).astype(np.int64)
     counts = np.bincount(judgment_rows, minlength=n_rows).astype(np.int64)
-    return _RankedLines(qids, rows, grades, judged, lengths, judgment_rows, judgment_grades, counts)
+    return _RankedLines(qids, rows, grades, judged, lengths, judgment_rows, judgment_grades, counts, tied)
 
 
 def _query_codes(table: QrelsTable | RunTable) -> tuple[np.ndarray, pa.Array]:

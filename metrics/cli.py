@@ -284,7 +284,9 @@ def help_epilog() -> str:
             mark = " [default]" if choice.value == default else ""
             lines.extend(textwrap.wrap(
                 f"{choice.value}{mark}: {choice.meaning}. Used by: {', '.join(choice.used_by)}",
-                width=100, initial_indent="    ", subsequent_indent="      "))
+                width=100, initial_indent="    ", subsequent_indent="      ", break_on_hyphens=False))
+        for note in info.notes:
+            lines.extend(textwrap.wrap("Note: " + note, width=100, initial_indent="    ", subsequent_indent="      "))
     lines.append("")
     lines.append("Errors (unreadable file, bad line, unknown measure, bad option) print one line and exit with status 2.")
     return "\n".join(lines)

@@ -20,6 +20,8 @@ Unjudged = Literal["nonrelevant", "removed"]
 PrecisionShortList = Literal["k", "retrieved"]
 MissingQueries = Literal["skip", "zero"]
 ScorePrecision = Literal["float32", "float64"]
+TiedGains = Literal["ordered", "averaged"]
+EmptyIdeal = Literal["zero", "one"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,11 @@ class Conventions:
     score_precision: scores are compared as ``float32`` (trec_eval up to 9.0.8 and pytrec_eval store them as C
         floats, so two doubles that round to the same float tie and go to the tie order) or as ``float64``
         (trec_eval 10).
+    tied_gains: in DCG, documents with equal scores each take the gain of their own grade at their rank
+        (``ordered``, in the tie order; trec_eval) or share the mean gain of their tie group (``averaged``;
+        scikit-learn's ndcg_score, torchmetrics). Rankings given without scores have no ties.
+    empty_ideal: nDCG of a ranking whose ideal DCG is 0 (no document with a positive gain): ``zero``
+        (trec_eval) or ``one`` (LightGBM, XGBoost's ``ndcg``).
     """
 
     relevance_level: int = 1
@@ -56,6 +63,8 @@ class Conventions:
     missing_queries: MissingQueries = "skip"
     depth: int | None = None
     score_precision: ScorePrecision = "float32"
+    tied_gains: TiedGains = "ordered"
+    empty_ideal: EmptyIdeal = "zero"
 
     def __post_init__(self) -> None:
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
@@ -111,18 +120,46 @@ _FIELD_TYPES = {
     "precision_short_list": PrecisionShortList,
     "missing_queries": MissingQueries,
     "score_precision": ScorePrecision,
+    "tied_gains": TiedGains,
+    "empty_ideal": EmptyIdeal,
 }
 
 TREC_EVAL = Conventions()
 
 
+#: Where the attribution tests live; an attribution's ``test`` is a test function there unless it names a file.
+ATTRIBUTION_TESTS = "tests/test_attributions.py"
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """A tool that uses a choice, and the test that shows it.
+
+    tool: the tool as shown to users, e.g. ``ranx ndcg_burges``. test: the test that runs the tool on random data
+    with ties and finds our engine under this choice (with the tool's other conventions) giving its numbers: a
+    function of :data:`ATTRIBUTION_TESTS`, or ``path::name``. source: for a tool that does not install here, the
+    link to the code the test transcribes.
+    """
+
+    tool: str
+    test: str
+    source: str = ""
+
+    def __str__(self) -> str:
+        return self.tool
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One value of a convention: what it means and which tools use it."""
+    """One value of a convention: what it means and which tools use it (each attribution backed by a test)."""
 
     value: str
     meaning: str
-    used_by: tuple[str, ...]
+    attributions: tuple[Attribution, ...]
+
+    @property
+    def used_by(self) -> tuple[str, ...]:
+        return tuple(str(attribution) for attribution in self.attributions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +168,25 @@ class ConventionInfo:
     label: str
     affects: tuple[str, ...]
     choices: tuple[Choice, ...]
+    notes: tuple[str, ...] = ()  # tools whose behaviour no choice describes, and what they do instead
+
+
+_TREC_EVAL = Attribution("trec_eval", "tests/test_conformance.py::test_trec_eval_output_is_reproduced")
+_PYTREC_EVAL = Attribution("pytrec_eval", "test_pytrec_eval")
+_IR_MEASURES = Attribution("ir_measures", "test_ir_measures_pytrec_eval_provider")
+_RANX = Attribution("ranx", "test_ranx")
+_LIGHTGBM = Attribution("LightGBM lambdarank ndcg", "test_lightgbm_ndcg")
+_XGBOOST = "https://github.com/dmlc/xgboost/blob/master/src/metric/rank_metric.cc"
+_SENTENCE_TRANSFORMERS = ("https://github.com/UKPLab/sentence-transformers/blob/master/sentence_transformers/"
+                          "evaluation/InformationRetrievalEvaluator.py")
+_TORCHMETRICS = "https://github.com/Lightning-AI/torchmetrics/blob/master/src/torchmetrics/functional/retrieval/"
+_MS_MARCO = "https://github.com/microsoft/MSMARCO-Passage-Ranking/blob/master/ms_marco_eval.py"
+_TREC_EVAL_10 = "https://github.com/usnistgov/trec_eval/blob/master/trec_format.h"
+
+
+def _st(what: str) -> Attribution:
+    return Attribution(f"sentence-transformers {what}", "test_sentence_transformers_transcription",
+                       _SENTENCE_TRANSFORMERS)
 
 
 CONVENTION_INFO: tuple[ConventionInfo, ...] = (
@@ -139,9 +195,15 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Gain of a graded judgment",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("linear", "gain = grade (Järvelin & Kekäläinen)", ("trec_eval", "pytrec_eval", "ir_measures", "ranx ndcg")),
-            Choice("exponential", "gain = 2^grade - 1 (Burges et al.)", ("ranx ndcg_burges", "ir_measures nDCG(dcg='exp-log2')", "LightGBM/XGBoost ndcg")),
-            Choice("binary", "gain = 1 if relevant, else 0", ("sentence-transformers", "BEIR-style binary qrels")),
+            Choice("linear", "gain = grade (Järvelin & Kekäläinen)", (
+                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, Attribution("ranx ndcg", "test_ranx"),
+                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"))),
+            Choice("exponential", "gain = 2^grade - 1 (Burges et al.)", (
+                Attribution("ranx ndcg_burges", "test_ranx_ndcg_burges"),
+                Attribution("ir_measures nDCG(dcg='exp-log2')", "test_ir_measures_gdeval"),
+                _LIGHTGBM,
+                Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
+            Choice("binary", "gain = 1 if relevant, else 0", (_st("NDCG@k"),)),
         ),
     ),
     ConventionInfo(
@@ -149,8 +211,40 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Where the ideal DCG comes from",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("judgments", "sort the gains of every judged document, retrieved or not", ("trec_eval", "pytrec_eval", "ir_measures", "ranx", "sentence-transformers")),
-            Choice("retrieved", "sort the gains of the retrieved documents only", ("scikit-learn ndcg_score", "torchmetrics retrieval_normalized_dcg")),
+            Choice("judgments", "sort the gains of every judged document, retrieved or not", (
+                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX, _st("NDCG@k"))),
+            Choice("retrieved", "sort the gains of the retrieved documents only (the items scored)", (
+                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
+                Attribution("torchmetrics retrieval_normalized_dcg", "test_torchmetrics_transcription",
+                            _TORCHMETRICS + "ndcg.py"),
+                _LIGHTGBM,
+                Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
+        ),
+    ),
+    ConventionInfo(
+        "tied_gains",
+        "Gains of documents with equal scores",
+        ("ndcg", "ndcg_cut"),
+        (
+            Choice("ordered", "each takes its own gain at its own rank, in the tie order", (
+                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX, _LIGHTGBM)),
+            Choice("averaged", "they share the mean gain of their tie group, whatever their order", (
+                Attribution("scikit-learn ndcg_score (ignore_ties=False, the default)", "test_scikit_learn_ndcg_score"),
+                Attribution("torchmetrics retrieval_normalized_dcg", "test_torchmetrics_transcription",
+                            _TORCHMETRICS + "ndcg.py"))),
+        ),
+    ),
+    ConventionInfo(
+        "empty_ideal",
+        "nDCG of a query with no relevant document (ideal DCG 0)",
+        ("ndcg", "ndcg_cut"),
+        (
+            Choice("zero", "is 0", (
+                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX,
+                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
+                Attribution("XGBoost ndcg-", "test_xgboost_ndcg_transcription", _XGBOOST))),
+            Choice("one", "is 1", (
+                _LIGHTGBM, Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
         ),
     ),
     ConventionInfo(
@@ -158,9 +252,14 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Denominator of AP@k",
         ("map_cut", "map"),
         (
-            Choice("R", "all relevant documents of the query", ("trec_eval map_cut", "pytrec_eval", "ir_measures AP@k", "ranx map@k")),
-            Choice("min_R_k", "min(R, k): the best AP@k is 1 even when R > k", ("sentence-transformers MAP@k",)),
-            Choice("retrieved_relevant", "relevant documents found in the top k", ("torchmetrics retrieval_average_precision(top_k)", "many hand-written AP@k")),
+            Choice("R", "all relevant documents of the query", (
+                Attribution("trec_eval map_cut", _TREC_EVAL.test), _PYTREC_EVAL,
+                Attribution("ir_measures AP@k", "test_ir_measures_pytrec_eval_provider"),
+                Attribution("ranx map@k", "test_ranx"))),
+            Choice("min_R_k", "min(R, k): the best AP@k is 1 even when R > k", (_st("MAP@k"),)),
+            Choice("retrieved_relevant", "relevant documents found in the top k", (
+                Attribution("torchmetrics retrieval_average_precision(top_k)", "test_torchmetrics_transcription",
+                            _TORCHMETRICS + "average_precision.py"),)),
         ),
     ),
     ConventionInfo(
@@ -168,9 +267,21 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Order of documents with equal scores",
         ("all",),
         (
-            Choice("trec_eval", "score descending, then doc id descending (byte order)", ("trec_eval", "pytrec_eval", "ir_measures")),
-            Choice("as_given", "score descending, ties keep the input order", ("MS MARCO eval script (ranks as written)", "rank-ordered lists in hand-written evaluation code")),
-            Choice("docid_ascending", "score descending, then doc id ascending", ("sorting by (-score, docid) in pandas",)),
+            Choice("trec_eval", "score descending, then doc id descending (byte order)", (
+                _TREC_EVAL, _PYTREC_EVAL, Attribution("ir_measures (measures it takes from pytrec_eval)",
+                                                      "test_ir_measures_pytrec_eval_provider"),
+                Attribution("ir_measures nDCG(dcg='exp-log2') (gdeval.pl)", "test_ir_measures_gdeval"))),
+            Choice("as_given", "score descending, ties keep the input order", (
+                Attribution("LightGBM lambdarank ndcg (stable sort)", "test_lightgbm_ndcg"),
+                Attribution("MS MARCO eval script (ranks as written)", "test_ms_marco_eval_transcription",
+                            _MS_MARCO))),
+            Choice("docid_ascending", "score descending, then doc id ascending", (
+                Attribution("ir_measures RR@k (its msmarco provider)", "test_ir_measures_msmarco_provider"),
+                Attribution("pandas sort_values([score, docid], ascending=[False, True])", "test_pandas_sort"))),
+        ),
+        notes=(
+            "ranx keeps the input order of tied documents only in lists of up to 15 documents (numba's insertion "
+            "sort) and orders them arbitrarily beyond, so no tie order reproduces ranx on longer tied lists.",
         ),
     ),
     ConventionInfo(
@@ -178,8 +289,11 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Unjudged retrieved documents",
         ("all",),
         (
-            Choice("nonrelevant", "count as non-relevant and keep their rank", ("trec_eval", "pytrec_eval", "ir_measures", "ranx")),
-            Choice("removed", "are dropped and the list is condensed (Sakai 2007)", ("trec_eval -J", "ir_measures judged_only")),
+            Choice("nonrelevant", "count as non-relevant and keep their rank", (
+                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX)),
+            Choice("removed", "are dropped and the list is condensed (Sakai 2007)", (
+                Attribution("trec_eval -J", "test_pytrec_eval_judged_docs_only"),
+                Attribution("ir_measures judged_only", "test_ir_measures_judged_only"))),
         ),
     ),
     ConventionInfo(
@@ -187,8 +301,11 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "P@k when fewer than k documents are retrieved",
         ("P",),
         (
-            Choice("k", "divide by k: missing ranks count as non-relevant", ("trec_eval", "pytrec_eval", "ir_measures", "ranx")),
-            Choice("retrieved", "divide by min(k, number retrieved)", ("torchmetrics retrieval_precision(adaptive_k=True)",)),
+            Choice("k", "divide by k: missing ranks count as non-relevant", (
+                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX)),
+            Choice("retrieved", "divide by min(k, number retrieved)", (
+                Attribution("torchmetrics retrieval_precision(adaptive_k=True)", "test_torchmetrics_transcription",
+                            _TORCHMETRICS + "precision.py"),)),
         ),
     ),
     ConventionInfo(
@@ -196,8 +313,13 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Judged queries absent from the run",
         ("mean",),
         (
-            Choice("skip", "are left out of the mean", ("trec_eval", "pytrec_eval")),
-            Choice("zero", "score 0 and count in the mean", ("trec_eval -c", "ir_measures", "ranx (make_comparable=True)", "MS MARCO eval script")),
+            Choice("skip", "are left out of the mean", (_TREC_EVAL, _PYTREC_EVAL)),
+            Choice("zero", "score 0 and count in the mean", (
+                Attribution("trec_eval -c", _TREC_EVAL.test),
+                Attribution("ir_measures (averaged measures; its NumQ and NumRel differ from -c)",
+                            "test_ir_measures_missing_queries"),
+                Attribution("ranx (make_comparable=True)", "test_ranx_make_comparable"),
+                Attribution("MS MARCO eval script", "test_ms_marco_eval_transcription", _MS_MARCO))),
         ),
     ),
     ConventionInfo(
@@ -205,8 +327,18 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Precision at which scores are compared",
         ("all",),
         (
-            Choice("float32", "scores are rounded to 32-bit floats (about 7 digits) before sorting, so scores closer than that tie and the tie order decides", ("trec_eval 9.0.8 and earlier", "pytrec_eval", "ir_measures (measures it takes from pytrec_eval)")),
-            Choice("float64", "scores are compared as 64-bit doubles, as written", ("trec_eval 10", "ir_measures nDCG(dcg='exp-log2') (gdeval.pl)")),
+            Choice("float32", "scores are rounded to 32-bit floats (about 7 digits) before sorting, so scores "
+                   "closer than that tie and the tie order decides", (
+                       Attribution("trec_eval 9.0.8 and earlier", "test_pytrec_eval"), _PYTREC_EVAL,
+                       Attribution("ir_measures (measures it takes from pytrec_eval)",
+                                   "test_ir_measures_pytrec_eval_provider"))),
+            Choice("float64", "scores are compared as 64-bit doubles, as written", (
+                Attribution("trec_eval 10", "test_trec_eval_10_transcription", _TREC_EVAL_10),
+                Attribution("ir_measures nDCG(dcg='exp-log2') (gdeval.pl)", "test_ir_measures_gdeval"),
+                Attribution("ir_measures RR@k (its msmarco provider)", "test_ir_measures_msmarco_provider"),
+                _RANX,
+                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
+                _LIGHTGBM)),
         ),
     ),
 )

@@ -15,7 +15,8 @@ import numpy as np
 from .conventions import Conventions
 from .measures import MEASURES, Context
 from .ids import check_ids
-from .model import InputError, Qrels, RankingBatch, Run, check_grades, check_unique, rankings_for_run
+from .model import (InputError, Qrels, RankingBatch, Run, check_grades, check_unique, compared_scores,
+                    rankings_for_run)
 from .names import Measure, parse_measures
 
 PerQuery = dict[str, dict[str, float]]
@@ -114,7 +115,11 @@ def evaluate(
     qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",
                                       score_precision=conv.score_precision)
     check_gain_range([qrels[qid] for qid in qids], parsed, conv, names=qids)
-    values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv)
+    scores = None
+    if conv.tied_gains == "averaged":  # the only convention that reads the scores once the ranking is made
+        scores = [compared_scores(np.array([float(run[qid][doc]) for doc in ranking], dtype=np.float64),
+                                  conv.score_precision) for qid, ranking in zip(qids, rankings)]
+    values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv, scores=scores)
     return {qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)}
 
 
@@ -170,8 +175,13 @@ def evaluate_rankings(
     judgments: Sequence[Mapping[str, int]],
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
+    *,
+    scores: Sequence[Sequence[float]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Values of each measure for explicit rankings (doc ids in rank order), one array entry per ranking."""
+    """Values of each measure for explicit rankings (doc ids in rank order), one array entry per ranking.
+
+    ``scores`` (each ranking's scores in rank order) are read only by ``tied_gains="averaged"``; without them
+    no two documents tie."""
     conv = make_conventions(conventions)
     _check_rankings(rankings, judgments)
     parsed = _as_measures(measures)
@@ -181,7 +191,7 @@ def evaluate_rankings(
     def batch_for(condensed: bool) -> RankingBatch:
         if condensed not in batches:
             batches[condensed] = RankingBatch.from_rankings(
-                rankings, judgments, depth=conv.depth, judged_only=condensed
+                rankings, judgments, depth=conv.depth, judged_only=condensed, scores=scores
             )
         return batches[condensed]
 

@@ -143,12 +143,15 @@ class RankingBatch:
     lengths: (n,) int64, the number of retrieved documents in each ranking.
     judged_grades: (n, m) float64, every grade >= 0 of the query's judgments, sorted descending and padded
         with NO_JUDGMENT; R, the number of judged non-relevant and the ideal DCG all derive from it.
+    tied_with_previous: (n, width) bool or None, the document at that rank has the same score as the one above
+        it; only kept when a convention needs it (``tied_gains="averaged"``), None meaning "no ties known".
     """
 
     grades: np.ndarray
     judged: np.ndarray
     lengths: np.ndarray
     judged_grades: np.ndarray
+    tied_with_previous: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -161,7 +164,9 @@ class RankingBatch:
     def rows(self, index: np.ndarray | Sequence[int]) -> RankingBatch:
         """The batch made of the given rows (repeats allowed)."""
         index = np.asarray(index, dtype=np.int64)
-        return RankingBatch(self.grades[index], self.judged[index], self.lengths[index], self.judged_grades[index])
+        tied = None if self.tied_with_previous is None else self.tied_with_previous[index]
+        return RankingBatch(self.grades[index], self.judged[index], self.lengths[index], self.judged_grades[index],
+                            tied)
 
     def reordered(self, row: int, positions: np.ndarray) -> RankingBatch:
         """Rankings made from row ``row``: output rank j of ranking i holds the document at ``positions[i, j]``.
@@ -188,38 +193,49 @@ class RankingBatch:
         *,
         depth: int | None = None,
         judged_only: bool = False,
+        scores: Sequence[Sequence[float]] | None = None,
     ) -> RankingBatch:
         """Build a batch from ordered doc-id lists and each query's judgments.
 
         ``depth`` keeps the top documents only (trec_eval -M), applied before ``judged_only`` drops unjudged ones
-        (trec_eval -J), as trec_eval does.
+        (trec_eval -J), as trec_eval does. ``scores`` (each ranking's scores in rank order, as compared) fill
+        ``tied_with_previous``, for the conventions that treat tied documents alike.
         """
         if len(rankings) != len(judgments):
             raise ValueError(f"got {len(rankings)} rankings but {len(judgments)} judgment sets")
         rows_grades: list[list[float]] = []
         rows_judged: list[list[bool]] = []
-        for ranking, qrel in zip(rankings, judgments):
+        rows_scores: list[list[float]] = []
+        for i, (ranking, qrel) in enumerate(zip(rankings, judgments)):
             if depth is not None:
                 ranking = ranking[:depth]
             row_grades: list[float] = []
             row_judged: list[bool] = []
-            for doc in ranking:
+            row_scores: list[float] = []
+            for j, doc in enumerate(ranking):
                 grade = qrel.get(doc)
                 is_judged = grade is not None and grade >= 0
                 if judged_only and not is_judged:
                     continue
                 row_grades.append(float(grade) if is_judged else -1.0 if grade is not None else 0.0)
                 row_judged.append(is_judged)
+                if scores is not None:
+                    row_scores.append(scores[i][j])
             rows_grades.append(row_grades)
             rows_judged.append(row_judged)
+            rows_scores.append(row_scores)
         lengths = np.fromiter((len(r) for r in rows_grades), dtype=np.int64, count=len(rows_grades))
         width = max(1, int(lengths.max(initial=0)))
         grades = np.zeros((len(rows_grades), width))
         judged = np.zeros((len(rows_grades), width), dtype=bool)
+        tied = np.zeros((len(rows_grades), width), dtype=bool) if scores is not None else None
         for i, (row_grades, row_judged) in enumerate(zip(rows_grades, rows_judged)):
             grades[i, : len(row_grades)] = row_grades
             judged[i, : len(row_judged)] = row_judged
-        return cls(grades, judged, lengths, judged_grade_matrix(judgments))
+            if tied is not None and len(rows_scores[i]) > 1:
+                row = np.asarray(rows_scores[i], dtype=np.float64)
+                tied[i, 1: len(row)] = row[1:] == row[:-1]
+        return cls(grades, judged, lengths, judged_grade_matrix(judgments), tied)
 
 
 def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:

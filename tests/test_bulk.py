@@ -151,6 +151,21 @@ def test_depth_applies_before_removing_unjudged_documents() -> None:
     assert batch.lengths.tolist() == [1]  # c was cut by -M 2 before -J dropped b
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_averaged_tied_gains_read_the_same_ties_from_files_as_from_dicts(seed: int) -> None:
+    qrels_text, run_text = random_trec_files(seed)
+    conv = Conventions(tied_gains="averaged", ideal_from="retrieved", unjudged="removed" if seed % 2 else "nonrelevant",
+                       score_precision="float64" if seed > 1 else "float32", depth=7 if seed == 2 else None)
+    measures = ["ndcg_cut.3", "ndcg", "ndcg_cut.10"]
+    qids, values, _ = evaluate_files(qrels_text, run_text, measures, conv)
+    per_query = evaluate(read_qrels(qrels_text).to_dict(), read_run(run_text).to_dict(), measures, conventions=conv)
+    plain = evaluate(read_qrels(qrels_text).to_dict(), read_run(run_text).to_dict(), measures,
+                     conventions=conv.replace(tied_gains="ordered"))
+    for key in values:
+        assert values[key].tolist() == [per_query[q][key] for q in qids]
+    assert per_query != plain
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_evaluate_files_gives_the_dict_path_means(seed: int) -> None:
     qrels_text, run_text = random_trec_files(seed)

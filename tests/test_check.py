@@ -88,8 +88,8 @@ def test_a_match_explains_in_plain_words_how_it_differs_from_trec_eval():
 
 def test_conventions_that_cannot_change_this_data_are_named_not_listed_as_separate_matches():
     match = find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.4672").matches[0]
-    # No two scores tie, not even as 32-bit floats, and the run answers every judged query.
-    assert set(match.no_difference) == {"tie_order", "score_precision", "missing_queries"}
+    # No two scores tie, not even as 32-bit floats, the query has a relevant document and the run answers it.
+    assert set(match.no_difference) == {"tied_gains", "empty_ideal", "tie_order", "score_precision", "missing_queries"}
     assert match.equivalent_descriptions == ()
 
 
@@ -129,6 +129,22 @@ def test_a_value_that_only_doubles_give_is_credited_to_score_precision_float64()
     (match,) = find_conventions(qrels, run, "recip_rank", "0.5").matches
     assert "score_precision=float64" in (match.description, *match.equivalent_descriptions)
     assert "trec_eval defaults" not in match.equivalent_descriptions
+
+
+def test_scikit_learns_and_lightgbms_ndcg_are_found_and_credited_to_them():
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    # x, relevant but never retrieved, is not among the items scikit-learn scores: its ideal is the retrieved list's.
+    qrels = {"q": {"a": 2, "b": 0, "c": 1, "d": 3, "x": 3}, "empty": {"a": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 0.5, "d": 0.5, "e": 0.1}, "empty": {"a": 0.3, "z": 0.2}}
+    reported = (sklearn_metrics.ndcg_score([[2, 0, 1, 3, 0]], [[1.0, 1.0, 0.5, 0.5, 0.1]], k=3) + 0.0) / 2
+    match = find_conventions(qrels, run, "ndcg_cut.3", f"{reported:.6f}").matches[0]
+    assert match.changes == {"ideal_from": "retrieved", "tied_gains": "averaged"}
+    assert "scikit-learn" in match.tools and "trec_eval" not in match.tools
+    lightgbm = metrics.evaluate(qrels, run, ["ndcg_cut.3"], gain="exponential", ideal_from="retrieved",
+                                empty_ideal="one", tie_order="as_given", score_precision="float64")
+    value = sum(v["ndcg_cut_3"] for v in lightgbm.values()) / 2
+    found = find_conventions(qrels, run, "ndcg_cut.3", f"{value:.6f}").matches
+    assert any("LightGBM" in m.tools and m.conventions.empty_ideal == "one" for m in found)
 
 
 def test_only_conventions_that_can_change_the_measure_are_searched():
@@ -177,9 +193,9 @@ def test_ties_unjudged_documents_and_missing_queries_each_explain_a_different_mr
     def matches(reported):
         return [m.description for m in find_conventions(MULTI_QRELS, MULTI_RUN, "recip_rank", reported).matches]
 
-    assert matches("0.500") == ["trec_eval defaults", "tie_order=as_given missing_queries=zero",
-                                "unjudged=removed missing_queries=zero"]
-    assert matches("0.750") == ["tie_order=as_given", "unjudged=removed"]
+    assert matches("0.500") == ["trec_eval defaults", "unjudged=removed missing_queries=zero",
+                                "tie_order=as_given missing_queries=zero"]
+    assert matches("0.750") == ["unjudged=removed", "tie_order=as_given"]
     assert matches("0.333") == ["missing_queries=zero"]
     assert matches("0.667") == ["tie_order=as_given unjudged=removed missing_queries=zero"]
     assert matches("1.000") == ["tie_order=as_given unjudged=removed"]
@@ -188,7 +204,8 @@ def test_ties_unjudged_documents_and_missing_queries_each_explain_a_different_mr
 def test_tie_orders_that_order_this_run_alike_are_one_outcome():
     # In q1 only "a" and "b" tie, so doc id ascending orders them as the input does.
     finding = find_conventions(MULTI_QRELS, MULTI_RUN, "recip_rank", "0.75")
-    assert "tie_order=docid_ascending" in finding.matches[0].equivalent_descriptions
+    as_given = next(match for match in finding.matches if match.description == "tie_order=as_given")
+    assert "tie_order=docid_ascending" in as_given.equivalent_descriptions
 
 
 def test_the_finder_reports_how_many_queries_it_counted():

@@ -218,6 +218,28 @@ def test_depth_evaluates_only_the_top_documents(pastry_qrels, pastry_run):
 # ---- the settings object and its documentation table ----------------------------------------------------------------
 
 
+def test_averaged_tied_gains_give_tied_documents_the_mean_gain_of_their_group():
+    # a (grade 2) and b (grade 0) tie. trec_eval puts b first: DCG = 2/log2(3). Averaged: each gets gain 1,
+    # DCG = 1 + 1/log2(3), whatever the tie order. The ideal is 2 either way.
+    qrels = {"q": {"a": 2, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 0.5}}
+    assert _one(qrels, run, "ndcg") == pytest.approx((2 / math.log2(3)) / 2)
+    for tie_order in ("trec_eval", "as_given", "docid_ascending"):
+        assert _one(qrels, run, "ndcg", tied_gains="averaged", tie_order=tie_order) == pytest.approx(
+            (1 + 1 / math.log2(3)) / 2)
+    # A tie group cut by k still shares its mean: nDCG@1 credits half of a's gain at rank 1.
+    assert _one(qrels, run, "ndcg_cut.1", tied_gains="averaged") == pytest.approx(0.5)
+    assert _one(qrels, run, "P.1", tied_gains="averaged") == _one(qrels, run, "P.1")  # only DCG averages
+
+
+def test_empty_ideal_one_scores_a_query_without_relevant_documents_one_in_ndcg_only():
+    qrels = {"q": {"a": 0, "b": 0}}
+    run = {"q": {"a": 1.0, "c": 0.5}}
+    assert _one(qrels, run, "ndcg_cut.10") == 0.0
+    assert _one(qrels, run, "ndcg_cut.10", empty_ideal="one") == 1.0
+    assert _one(qrels, run, "map", empty_ideal="one") == 0.0
+
+
 def test_defaults_are_trec_eval_and_describe_names_the_differences():
     assert Conventions() == metrics.TREC_EVAL
     assert Conventions().describe() == "trec_eval defaults"

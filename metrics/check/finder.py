@@ -54,7 +54,8 @@ TOOL_FAMILIES = (
     "torchmetrics",
     "scikit-learn",
     "MS MARCO eval script",
-    "LightGBM/XGBoost",
+    "LightGBM",
+    "XGBoost",
 )
 
 #: The measures (registry names) each tool family computes; a family is named for an outcome only if it has the measure.
@@ -69,13 +70,14 @@ _MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
                                "ndcg_cut", "Rprec"}),
     "scikit-learn": frozenset({"ndcg", "ndcg_cut"}),
     "MS MARCO eval script": frozenset({"recip_rank_cut"}),
-    "LightGBM/XGBoost": frozenset({"ndcg", "ndcg_cut", "map", "map_cut"}),
+    "LightGBM": frozenset({"ndcg", "ndcg_cut", "map", "map_cut"}),
+    "XGBoost": frozenset({"ndcg", "ndcg_cut", "map", "map_cut"}),
 }
 
 #: Conventions that can change every measure, searched in this order after the measure's own.
 _ALWAYS_SEARCHED = ("tie_order", "score_precision", "unjudged", "missing_queries")
-_DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "ap_denominator", "precision_short_list",
-                    "tie_order", "score_precision", "unjudged", "missing_queries")
+_DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "tied_gains", "empty_ideal", "ap_denominator",
+                    "precision_short_list", "tie_order", "score_precision", "unjudged", "missing_queries")
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,6 +427,7 @@ class _PreparedRun:
         self.position = np.arange(len(self.docs), dtype=np.int64) - self.starts[self.query_index]
         self._orders: dict[tuple[str, str], int] = {}
         self._sorted_rows: dict[int, np.ndarray] = {}
+        self._order_scores: list[np.ndarray] = []  # each order's scores (as compared) in that order
         self._order_arrays: list[np.ndarray] = []
         self._batches: dict[tuple, RankingBatch | np.ndarray] = {}
 
@@ -460,7 +463,9 @@ class _PreparedRun:
         cutoff = measure.cutoff
         retrieved_ideal = measure.name == "ndcg_cut" and conventions.ideal_from == "retrieved"
         # Recall levels and multiples of R (iprec_at_recall, Rprec_mult) are not ranks: they read the whole list.
-        if cutoff is None or measure.info.float_cutoffs or (retrieved_ideal and measure.gain_map is not None):
+        # Averaged tie groups may reach below k: the batch keeps every rank.
+        if (cutoff is None or measure.info.float_cutoffs or conventions.tied_gains == "averaged"
+                or (retrieved_ideal and measure.gain_map is not None)):
             return self.batch(batch_id), conventions
         top = self.batch(batch_id, cutoff)
         if not retrieved_ideal:
@@ -481,12 +486,16 @@ class _PreparedRun:
     def _add_orders(self, score_precision: str) -> None:
         """The document orders of every tie order with scores compared at ``score_precision``; identical orders
         (no ties, or no new ties from rounding to float32) share one index and so one batch."""
-        for tie_order, order in self._orders_by_tie(compared_scores(self.scores, score_precision)).items():
+        scores = compared_scores(self.scores, score_precision)
+        for tie_order, order in self._orders_by_tie(scores).items():
+            ranked = scores[order]  # which neighbours tie (tied_gains) depends on the precision too
             index = next((i for i, known in enumerate(self._order_arrays)
-                          if known is order or np.array_equal(known, order)), None)
+                          if (known is order or np.array_equal(known, order))
+                          and np.array_equal(self._order_scores[i], ranked)), None)
             if index is None:
                 index = len(self._order_arrays)
                 self._order_arrays.append(order)
+                self._order_scores.append(ranked)
             self._orders[tie_order, score_precision] = index
 
     def _orders_by_tie(self, scores: np.ndarray) -> dict[str, np.ndarray]:
@@ -530,6 +539,7 @@ class _PreparedRun:
         """The padded batch for one document order; depth cuts before unjudged documents are dropped (-M, -J),
         and ``width`` then keeps only the top ranks of the matrices."""
         order = self._order_arrays[order_id]
+        ranked_scores = self._order_scores[order_id]
         # Every order keeps each query's block where it was, so query and rank of a sorted position are shared.
         query, position = self.query_index, self.position
         keep = None if depth is None else position < depth
@@ -546,6 +556,7 @@ class _PreparedRun:
         if keep is not None:
             selected = np.flatnonzero(keep)
             query, position, order = query[selected], position[selected], order[selected]
+            ranked_scores = ranked_scores[selected]
         grades = self.grades[order]
         judged = grades >= 0
         flat = query * width + position
@@ -554,10 +565,14 @@ class _PreparedRun:
         judged_matrix = np.zeros(size, dtype=bool)
         grade_matrix[flat] = np.where(judged, grades, 0.0)
         judged_matrix[flat] = judged
+        # Equal scores at consecutive ranks of one query (tied_gains="averaged" averages their gains).
+        tied_matrix = np.zeros(size, dtype=bool)
+        tied_matrix[flat[1:]] = (query[1:] == query[:-1]) & (ranked_scores[1:] == ranked_scores[:-1])
         all_lengths = np.zeros(self.num_queries, dtype=np.int64)
         all_lengths[: lengths.shape[0]] = lengths
         return RankingBatch(grade_matrix.reshape(self.num_queries, width),
-                            judged_matrix.reshape(self.num_queries, width), all_lengths, self.judged_grades)
+                            judged_matrix.reshape(self.num_queries, width), all_lengths, self.judged_grades,
+                            tied_matrix.reshape(self.num_queries, width))
 
 
 __all__ = ["Candidate", "Finding", "Option", "TOOL_FAMILIES", "convention_options", "describe_changes",

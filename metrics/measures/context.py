@@ -102,8 +102,21 @@ class Context:
         return (grades >= self.level).astype(np.float64)
 
     @cached_property
-    def gains(self) -> np.ndarray:
+    def own_gains(self) -> np.ndarray:
+        """Each ranked document's own gain (0 when unjudged)."""
         return np.where(self.batch.judged, self.gain_of(self.batch.grades), 0.0)
+
+    @cached_property
+    def gains(self) -> np.ndarray:
+        """The gain DCG credits at each rank: the document's own, or with ``tied_gains="averaged"`` the mean gain
+        of its group of equally scored documents (scikit-learn's ndcg_score), whatever their order."""
+        tied = self.batch.tied_with_previous
+        if self.conventions.tied_gains != "averaged" or tied is None or not tied.any():
+            return self.own_gains
+        group = np.cumsum(~tied.ravel()) - 1  # rank 1 of every row opens a group, so groups never span rows
+        sums = np.bincount(group, weights=self.own_gains.ravel())
+        sizes = np.bincount(group)
+        return (sums / sizes)[group].reshape(tied.shape)
 
     @cached_property
     def discounts(self) -> np.ndarray:
@@ -118,6 +131,8 @@ class Context:
         """``cum_dcg`` for the first ``rank`` ranks only: nDCG@10 of a 1000-document run needs 1% of the work."""
         if rank <= 0 or rank >= self.batch.width:
             return self.cum_dcg
+        if self.gains is not self.own_gains:  # averaged over tie groups, which may reach below `rank`
+            return np.cumsum(self.gains[:, :rank] / self.discounts[:rank], axis=1)
         judged = self.batch.judged[:, :rank]
         gains = np.where(judged, self.gain_of(self.batch.grades[:, :rank]), 0.0)
         return np.cumsum(gains / self.discounts[:rank], axis=1)
@@ -135,7 +150,7 @@ class Context:
     def _ideal(self) -> tuple[np.ndarray, np.ndarray]:
         shared = False
         if self.conventions.ideal_from == "retrieved":
-            source = self.gains
+            source = self.own_gains  # the ideal sorts the documents' own gains, tied or not
         else:
             judged = self.batch.judged_grades
             # A what-if batch (RankingBatch.reordered) shares one query's judgments across all rows as a

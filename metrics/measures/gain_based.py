@@ -8,9 +8,13 @@ from .context import Context, ratio
 
 
 def ndcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""nDCG@k = DCG@k / IDCG@k with DCG@k = \sum_{r=1}^{k} gain_r / \log_2(r+1); 0 when IDCG@k = 0."""
+    r"""nDCG@k = DCG@k / IDCG@k with DCG@k = \sum_{r=1}^{k} gain_r / \log_2(r+1); 0 when IDCG@k = 0 (1 with empty_ideal='one')."""
     deepest = int(cutoffs.max()) if (cutoffs > 0).all() else 0
-    return ratio(ctx.at(ctx.cum_dcg_through(deepest), cutoffs), ctx.at(ctx.cum_ideal_dcg, cutoffs))
+    ideal = ctx.at(ctx.cum_ideal_dcg, cutoffs)
+    values = ratio(ctx.at(ctx.cum_dcg_through(deepest), cutoffs), ideal)
+    if ctx.conventions.empty_ideal == "one":
+        values[ideal <= 0] = 1.0
+    return values
 
 
 def _padded(matrix: np.ndarray, width: int) -> np.ndarray:

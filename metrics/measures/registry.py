@@ -148,7 +148,7 @@ MEASURES: dict[str, MeasureInfo] = {
                          "C_r = max(ideal gain 1, 1) + ... + max(ideal gain r, 1)"),
         MeasureInfo("ndcg", "nDCG", "nDCG", "Discounted cumulative gain of the whole ranking over the ideal's.",
                     "Putting the most relevant documents first, with graded credit that fades with rank.",
-                    ndcg, params="pairs", conventions=("gain", "ideal_from"),
+                    ndcg, params="pairs", conventions=("gain", "ideal_from", "tied_gains", "empty_ideal"),
                     text="nDCG = DCG / ideal DCG over the whole ranking; DCG = sum_r gain(r) / log2(r + 1), gain = "
                          "grade (trec_eval; ndcg.1=3,2=9 sets gains per grade)"),
         MeasureInfo("ndcg_rel", "ndcg_rel", "nDCG averaged over relevant documents", "nDCG at the rank of each document with positive gain, averaged over them.",
@@ -162,7 +162,8 @@ MEASURES: dict[str, MeasureInfo] = {
                     text="Rndcg = mean of nDCG@b over the ranks b where the ideal ranking moves to a lower grade; 0 if R = 0"),
         MeasureInfo("ndcg_cut", "nDCG", "nDCG@k", "nDCG with both rankings cut at k.",
                     "Putting the most relevant documents first within the top k, with graded credit.",
-                    ndcg, "required", TREC_CUTOFFS, conventions=("gain", "ideal_from"), text=_NDCG_TEXT),
+                    ndcg, "required", TREC_CUTOFFS, conventions=("gain", "ideal_from", "tied_gains", "empty_ideal"),
+                    text=_NDCG_TEXT),
         MeasureInfo("map_cut", "AP", "Average precision@k", "Average precision counting only the top k.",
                     "Ranking relevant documents early within the top k.",
                     average_precision, "required", TREC_CUTOFFS, conventions=("relevance_level", "ap_denominator"),
