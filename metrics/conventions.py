@@ -171,7 +171,7 @@ class ConventionInfo:
     notes: tuple[str, ...] = ()  # tools whose behaviour no choice describes, and what they do instead
 
 
-_TREC_EVAL = Attribution("trec_eval", "tests/test_conformance.py::test_trec_eval_output_is_reproduced")
+_TREC_EVAL = Attribution("trec_eval", "tests/test_conformance.py::test_trec_eval_output_is_reproduced_byte_for_byte")
 _PYTREC_EVAL = Attribution("pytrec_eval", "test_pytrec_eval")
 _IR_MEASURES = Attribution("ir_measures", "test_ir_measures_pytrec_eval_provider")
 _RANX = Attribution("ranx", "test_ranx")

@@ -120,7 +120,7 @@ def test_the_finder_writes_out_how_each_match_differs_from_trec_eval_in_full():
     (explained,) = [re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown if m.value.startswith("- **gain")]
     # The whole explanation, as text that wraps, down to its last sentence.
     assert explained.startswith("- **gain=exponential** (0.4138): Gain of a graded judgment: gain = 2^grade - 1")
-    assert explained.endswith("LightGBM/XGBoost ndcg.")
+    assert explained.endswith("LightGBM lambdarank ndcg, XGBoost ndcg.")
 
 
 def test_the_finder_shows_the_nearest_values_when_nothing_matches():
