@@ -27,6 +27,7 @@ def files(tmp_path: Path) -> list[str]:
 COMMANDS = {
     "metrics": lambda files: ["-m", "metrics", "-q", "-m", "all_trec", *files],
     "metrics.check": lambda files: ["-m", "metrics.check", *files, "-m", "P.10", "-v", "0.9", "--explain"],
+    "metrics.ann": lambda files: ["-m", "metrics.ann", files[1], files[1], files[0], "-q"],
 }
 
 
