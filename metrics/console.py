@@ -52,6 +52,8 @@ def one_line_errors(prog: str, err: TextIO, body: Callable[[], int]) -> int:
         return body()
     except BrokenPipeError:
         raise
+    except OutputError as error:
+        message = str(error)
     except FileNotFoundError as error:
         message = f"cannot read {error.filename}: no such file"
     except OSError as error:
@@ -73,11 +75,27 @@ def run_command(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
         if any(arg in ("-h", "--help") for arg in given):
             out.write(parser.format_help())
             return 0
-        out.write(report(parser.parse_args(given)))
-        out.flush()
+        text = report(parser.parse_args(given))
+        write_output(out, text)
         return 0
 
     return one_line_errors(prog, err, body)
+
+
+class OutputError(Exception):
+    """The output could not be written; the message says so (not "cannot read")."""
+
+
+def write_output(out: TextIO, text: str) -> None:
+    """Write and flush ``text``; a full disk or a closed file becomes :class:`OutputError` (a reader that went
+    away stays a BrokenPipeError, for :func:`run_guarded`)."""
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(cannot_write(error)) from None
 
 
 def _silence_stdout() -> None:
@@ -89,5 +107,5 @@ def cannot_write(error: OSError) -> str:
     return f"cannot write the output: {error.strerror or error}"
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "OneLineParser", "cannot_write", "one_line_errors", "run_command",
-           "run_guarded"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "OneLineParser", "OutputError", "cannot_write", "one_line_errors",
+           "run_command", "run_guarded", "write_output"]

@@ -28,6 +28,7 @@ COMMANDS = {
     "metrics": lambda files: ["-m", "metrics", "-q", "-m", "all_trec", *files],
     "metrics.check": lambda files: ["-m", "metrics.check", *files, "-m", "P.10", "-v", "0.9", "--explain"],
     "metrics.ann": lambda files: ["-m", "metrics.ann", files[1], files[1], files[0], "-q"],
+    "metrics.compare": lambda files: ["-m", "metrics.compare", files[0], files[1], files[1], "--details"],
 }
 
 
