@@ -41,7 +41,22 @@ VIEWPORT = {"width": 1400, "height": 1100}
 SERVER_START_SECONDS = 60
 #: Two cores shared with other test runs: a rerun can take many seconds under load, so waits are generous (a wait
 #: ends as soon as the page is in the state waited for; this bound only decides when to give up).
-WAIT_MS = 60_000
+WAIT_MS = 120_000
+#: How long rerun_after looks for the run its action caused; a loaded page can skip showing the state change.
+RERUN_SEEN_MS = 20_000
+
+#: Counts the script runs the page has finished (``data-test-script-state`` turning to ``notRunning``), so a test
+#: can wait for the rerun its own action caused rather than for a page that merely has not started it yet.
+COUNT_SCRIPT_RUNS = """
+window.__scriptRunsFinished = 0;
+new MutationObserver(records => {
+    for (const record of records) {
+        if (record.target.getAttribute('data-test-script-state') === 'notRunning'
+                && record.oldValue !== 'notRunning') window.__scriptRunsFinished += 1;
+    }
+}).observe(document, {attributes: true, subtree: true, attributeOldValue: true,
+                      attributeFilter: ['data-test-script-state']});
+"""
 
 #: The ranked-list editor's columns, left to right (ui/editor.py), and the grid's geometry in CSS pixels.
 RANKING_COLUMNS = ("rank", "document", "score", "grade", "removed")
@@ -131,6 +146,7 @@ class AppPage:
         self.artifact_prefix = artifact_prefix
         self.page_errors: list[str] = []
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        page.add_init_script(COUNT_SCRIPT_RUNS)
         page.set_default_timeout(WAIT_MS)
         expect.set_options(timeout=WAIT_MS)
 
@@ -142,6 +158,22 @@ class AppPage:
         self.page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
         expect(self.page.locator("[data-stale=true]")).to_have_count(0)
         expect(self.page.locator("[data-testid=stSkeleton]")).to_have_count(0)
+
+    def script_runs_finished(self) -> int:
+        return self.page.evaluate("window.__scriptRunsFinished")
+
+    def rerun_after(self, action: Callable[[], object]) -> None:
+        """Do ``action``, which makes the page rerun, and wait until that rerun has finished and the page is idle.
+        (Waiting for idle alone can pass before the rerun starts, while the old elements are still on the page.)"""
+        self.wait_until_idle()
+        before = self.script_runs_finished()
+        action()
+        try:
+            self.page.wait_for_function("before => window.__scriptRunsFinished > before", arg=before,
+                                        timeout=RERUN_SEEN_MS)
+        except PlaywrightTimeout:
+            pass  # the page drew the whole run at once (no state change to see): the idle wait below decides
+        self.wait_until_idle()
 
     # ---- reading the page ---------------------------------------------------------------------------
 
@@ -311,7 +343,7 @@ class ExplorerPage(AppPage):
         took effect (a canvas has no DOM to wait on; its pixels are what changes)."""
         before = self._wait_for_steady_grid()
         action()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + WAIT_MS / 1000
         while self._grid_pixels() == before:
             if time.monotonic() > deadline:
                 raise AssertionError(f"the ranked-list grid did not respond to {what}")
@@ -350,15 +382,17 @@ class ExplorerPage(AppPage):
     def choose_document_to_move(self, shown_as: str) -> None:
         """Pick e.g. "3. muffin" in the "Move document" box."""
         self.wait_until_idle()
-        self._pick("move_doc", shown_as)
-        expect(self.page.get_by_role("combobox", name="Move document")).to_have_value(shown_as)
-        self.wait_until_idle()
+        box = self.page.get_by_role("combobox", name="Move document")
+        if box.input_value() != shown_as:
+            # A new choice reruns the page, which replaces the "to rank" box: wait for that run to end.
+            self.rerun_after(lambda: self._pick("move_doc", shown_as))
+        expect(box).to_have_value(shown_as)
 
     def choose_sample(self, title: str) -> None:
         """Pick a built-in sample by its title in the sidebar."""
         self.wait_until_idle()
-        self._pick("sample_picker", title)
-        self.wait_until_idle()
+        if self.page.locator(".st-key-sample_picker [role=combobox]").input_value() != title:
+            self.rerun_after(lambda: self._pick("sample_picker", title))
 
     def ranked_documents(self) -> list[str]:
         """The list as the page numbers it, read from the "Move document" box: ``["1. donut", "2. bagel", …]``."""
@@ -376,10 +410,11 @@ class ExplorerPage(AppPage):
         button.click()
 
     def move_to_rank(self, rank: int) -> None:
-        self.page.get_by_role("spinbutton", name="to rank").fill(str(rank))
-        self.page.get_by_role("spinbutton", name="to rank").press("Enter")
         self.wait_until_idle()
-        self.press_move_button("move_to")
+        box = self.page.get_by_role("spinbutton", name="to rank")
+        if box.input_value() != str(rank):
+            self.rerun_after(lambda: (box.fill(str(rank)), box.press("Enter")))
+        self.rerun_after(lambda: self.press_move_button("move_to"))
 
     # ---- data in ------------------------------------------------------------------------------------
 
@@ -566,19 +601,16 @@ class RunsPage(AppPage):
 
     def upload(self, qrels: Path, *runs: Path) -> None:
         """Give the qrels and run uploaders their files; the page evaluates once both are there."""
-        self.page.locator(".st-key-runs_qrels input[type=file]").set_input_files(qrels)
+        self.rerun_after(lambda: self.page.locator(".st-key-runs_qrels input[type=file]").set_input_files(qrels))
         expect(self.page.locator(".st-key-runs_qrels").get_by_text(qrels.name)).to_be_visible()
-        self.wait_until_idle()
-        self.page.locator(".st-key-runs_runs input[type=file]").set_input_files(list(runs))
+        self.rerun_after(lambda: self.page.locator(".st-key-runs_runs input[type=file]").set_input_files(list(runs)))
         for run in runs:
             expect(self.page.locator(".st-key-runs_runs").get_by_text(run.name)).to_be_visible()
-        self.wait_until_idle()
 
     def use_built_in_collection(self) -> None:
-        self.wait_until_idle()
-        self.page.locator(".st-key-runs_use_samples").get_by_text("Use the built-in sample collection instead").click()
+        self.rerun_after(lambda: self.page.locator(".st-key-runs_use_samples")
+                         .get_by_text("Use the built-in sample collection instead").click())
         expect(self.page.locator(".st-key-runs_use_samples input")).to_be_checked()
-        self.wait_until_idle()
 
     def means_table(self) -> dict[str, str]:
         """The one row of means in the open "Per-query results" tab, ``{measure: value}``."""
@@ -592,16 +624,17 @@ class RunsPage(AppPage):
         """In "Check a reported score": type the measure and the value someone reported."""
         for key, text in (("check_measure", measure), ("check_value", value)):
             box = self.page.locator(f".st-key-{key} input")
-            box.fill(text)
-            box.press("Enter")
             self.wait_until_idle()
+            if box.input_value() != text:
+                self.rerun_after(lambda: (box.fill(text), box.press("Enter")))
 
     def choose(self, container_key: str, option: str) -> None:
         """Pick ``option`` in the select box with key ``container_key`` (e.g. ``compare_measure``)."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
         self.wait_until_idle()
-        self._pick(container_key, option)
-        expect(self.page.locator(f".st-key-{container_key} [role=combobox]")).to_have_value(option)
-        self.wait_until_idle()
+        if box.input_value() != option:
+            self.rerun_after(lambda: self._pick(container_key, option))
+        expect(box).to_have_value(option)
 
 
 def url_parameters(url: str) -> dict[str, str]:

@@ -125,8 +125,8 @@ def test_run_and_qrels_with_markdown_in_file_names_and_qids_show_them_as_typed(r
     name_a, name_b = "![a](https:evil.example\\a.png).run", "**bold**:red[b].run"
     files = {"key": ".st-key-runs_qrels", "files": [{"name": "[qrels](https:evil.example).txt",
                                                      "mimeType": "text/plain", "buffer": qrels.encode()}]}
-    runs_page.page.locator(f"{files['key']} input[type=file]").set_input_files(files["files"])
-    runs_page.wait_until_idle()
+    runs_page.rerun_after(lambda: runs_page.page.locator(f"{files['key']} input[type=file]")
+                          .set_input_files(files["files"]))
     runs_page.page.locator(".st-key-runs_runs input[type=file]").set_input_files([
         {"name": name_a, "mimeType": "text/plain", "buffer": run_a.encode()},
         {"name": name_b, "mimeType": "text/plain", "buffer": run_b.encode()},
@@ -149,9 +149,8 @@ def test_a_bad_file_with_markdown_in_its_name_is_named_literally_in_the_error(ru
     watch = Watch(runs_page)
     runs_page.open()
     name = "[fix it here](https:evil.example).run"
-    runs_page.page.locator(".st-key-runs_qrels input[type=file]").set_input_files(
-        [{"name": "qrels.txt", "mimeType": "text/plain", "buffer": b"q 0 d 1\n"}])
-    runs_page.wait_until_idle()
+    runs_page.rerun_after(lambda: runs_page.page.locator(".st-key-runs_qrels input[type=file]").set_input_files(
+        [{"name": "qrels.txt", "mimeType": "text/plain", "buffer": b"q 0 d 1\n"}]))
     runs_page.page.locator(".st-key-runs_runs input[type=file]").set_input_files(
         [{"name": name, "mimeType": "text/plain", "buffer": b"q Q0 d 1\n"}])
     error = runs_page.expect_error_message("line 1")
