@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ui.run_charts import distribution_figure
+from ui.run_charts import difference_figure, distribution_figure
 
 VALUES = {"P_10": np.array([0.2, 0.3, 0.7]), "ndcg_cut_10": np.array([0.5, 0.55, 0.84])}
 QIDS = ["301", "302", "303"]
@@ -22,3 +22,10 @@ def test_the_dots_sit_beside_their_box_not_on_its_whiskers():
     it: the whole strip must stay outside the box (beyond one half-width)."""
     for box in distribution_figure(VALUES, QIDS).data:
         assert abs(box.pointpos) - box.jitter > 1
+
+
+def test_the_difference_axis_title_stays_short_whatever_the_run_names():
+    """The title names the runs; an axis title naming them too ran up into the subtitle on long names."""
+    fig = difference_figure(QIDS, [0.1, 0.0, -0.2], "ndcg_cut_10", "bm25-baseline.run", "monoT5-rerank.run")
+    assert fig.layout.yaxis.title.text == "Δ ndcg_cut_10"
+    assert "monoT5-rerank.run" in fig.layout.title.text

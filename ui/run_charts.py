@@ -63,7 +63,8 @@ def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str
     else:
         fig.update_xaxes(showticklabels=False)
     fig.update_xaxes(title_text="queries, sorted by difference")
-    fig.update_yaxes(title_text=f"{plain(measure)}: {plain(name_b)} − {plain(name_a)}", zeroline=True,
+    # A short axis title: the chart's title names the runs, and a long one ran into the subtitle above the plot.
+    fig.update_yaxes(title_text=f"Δ {plain(measure)}", zeroline=True,
                      zerolinecolor="#888", tickformat="+.2f")
     wins = int((deltas > 1e-12).sum())
     losses = int((deltas < -1e-12).sum())
