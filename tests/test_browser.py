@@ -171,7 +171,6 @@ def test_removing_muffin_drops_recall_and_putting_it_back_restores_it(explorer: 
     explorer.wait_for_url_parameter("removed", "3")
     explorer.screenshot("muffin-removed")
     # A removed document leaves the numbering and waits below the list: muffin is now row 4, without a rank.
-    assert explorer.ranked_documents() == ["1. donut", "2. bagel", "3. croissant"]
     explorer.toggle_removed(row=4)
     explorer.expect_metrics(PASTRY)
     explorer.wait_for_url_parameter("removed", None)
