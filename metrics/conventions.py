@@ -22,6 +22,7 @@ MissingQueries = Literal["skip", "zero"]
 ScorePrecision = Literal["float32", "float64"]
 TiedGains = Literal["ordered", "averaged"]
 EmptyIdeal = Literal["zero", "one"]
+Discount = Literal["log2", "jk_b2", "jk_b10"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,9 @@ class Conventions:
         scikit-learn's ndcg_score, torchmetrics). Rankings given without scores have no ties.
     empty_ideal: nDCG of a ranking whose ideal DCG is 0 (no document with a positive gain): ``zero``
         (trec_eval) or ``one`` (LightGBM, XGBoost's ``ndcg``).
+    discount: DCG divides the gain at rank r by ``log2`` (r + 1) (trec_eval, ir_measures; the base of this log
+        cancels in nDCG), or follows Järvelin & Kekäläinen (2002): no discount before rank b, then log_b(r),
+        with b = 2 (``jk_b2``) or b = 10 (``jk_b10``, their patient user).
     """
 
     relevance_level: int = 1
@@ -65,6 +69,7 @@ class Conventions:
     score_precision: ScorePrecision = "float32"
     tied_gains: TiedGains = "ordered"
     empty_ideal: EmptyIdeal = "zero"
+    discount: Discount = "log2"
 
     def __post_init__(self) -> None:
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
@@ -122,6 +127,7 @@ _FIELD_TYPES = {
     "score_precision": ScorePrecision,
     "tied_gains": TiedGains,
     "empty_ideal": EmptyIdeal,
+    "discount": Discount,
 }
 
 TREC_EVAL = Conventions()
@@ -245,6 +251,16 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("XGBoost ndcg-", "test_xgboost_ndcg_transcription", _XGBOOST))),
             Choice("one", "is 1", (
                 _LIGHTGBM, Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
+        ),
+    ),
+    ConventionInfo(
+        "discount",
+        "Rank discount of DCG",
+        ("ndcg", "ndcg_cut"),
+        (
+            Choice("log2", "gain / log2(rank + 1) at every rank (any log base gives the same nDCG)", ("trec_eval", "pytrec_eval", "ir_measures", "ranx", "scikit-learn ndcg_score", "sentence-transformers")),
+            Choice("jk_b2", "Järvelin & Kekäläinen: rank 1 undiscounted, then gain / log2(rank)", ("Järvelin & Kekäläinen 2002 (b = 2)",)),
+            Choice("jk_b10", "Järvelin & Kekäläinen: ranks 1-9 undiscounted, then gain / log10(rank)", ("Järvelin & Kekäläinen 2002 (b = 10, a patient user)",)),
         ),
     ),
     ConventionInfo(

@@ -106,7 +106,8 @@ def test_a_percentage_finds_the_same_match():
 
 
 def test_when_nothing_matches_the_nearest_values_come_with_their_conventions():
-    finding = find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.55")
+    # 0.60: between every value the conventions give (0.5714 with discount=jk_b10, 0.6054 below)
+    finding = find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.60")
     assert finding.matches == ()
     nearest = finding.nearest(2)
     assert [round(c.value, 4) for c in nearest] == [0.6054, 0.6096]
@@ -276,7 +277,7 @@ def test_the_command_line_says_trec_eval_defaults_when_nothing_differs(jam_files
 
 
 def test_the_command_line_exits_1_and_shows_the_nearest_values_when_nothing_matches(jam_files):
-    code, out, _ = _cli(*jam_files, "--measure", "nDCG@4", "--value", "0.55", "--nearest", "2")
+    code, out, _ = _cli(*jam_files, "--measure", "nDCG@4", "--value", "0.60", "--nearest", "2")
     assert "no combination" in out and "gain=exponential unjudged=removed" in out
     lines = out.splitlines()
     assert lines[0].startswith("no combination") and all(line.startswith("  ") for line in lines[1:3])

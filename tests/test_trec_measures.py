@@ -168,3 +168,27 @@ def test_the_readme_table_lists_every_measure_with_its_formula_and_peer():
     assert set(metrics.MEASURES) <= set(rows)
     for name, info in metrics.MEASURES.items():
         assert info.text.replace("|", "\\|") in rows[name] and info.peer in rows[name], name
+
+
+# ---- nDCG variants papers mean: the discount ---------------------------------------------------------------------
+
+
+def test_jarvelin_kekalainen_discount_leaves_ranks_before_b_undiscounted():
+    qrels = {"q": {"a": 2, "b": 0, "c": 1, "e": 1}}
+    run = {"q": {"a": 5.0, "x": 4.0, "b": 3.0, "c": 2.0}}
+    b2 = metrics.evaluate(qrels, run, ["ndcg_cut.4"], discount="jk_b2")["q"]["ndcg_cut_4"]
+    assert b2 == pytest.approx((2 / 1 + 1 / math.log2(4)) / (2 / 1 + 1 / math.log2(2) + 1 / math.log2(3)))
+    b10 = metrics.evaluate(qrels, run, ["ndcg_cut.4"], discount="jk_b10")["q"]["ndcg_cut_4"]
+    assert b10 == pytest.approx((2 + 1) / (2 + 1 + 1))  # no discount at all before rank 10
+    log2 = metrics.evaluate(qrels, run, ["ndcg_cut.4"])["q"]["ndcg_cut_4"]
+    assert log2 == pytest.approx((2 + 1 / math.log2(5)) / (2 + 1 / math.log2(3) + 1 / math.log2(4)))
+
+
+def test_the_score_finder_searches_the_discount():
+    from metrics.check.finder import find_conventions
+
+    qrels = {"q": {"a": 2, "b": 0, "c": 1, "e": 1}}
+    run = {"q": {"a": 5.0, "x": 4.0, "b": 3.0, "c": 2.0}}
+    reported = metrics.evaluate(qrels, run, ["nDCG@3"], discount="jk_b2")["q"]["nDCG@3"]
+    finding = find_conventions(qrels, run, "nDCG@3", f"{reported:.4f}")
+    assert [match.description for match in finding.matches] == ["discount=jk_b2"]

@@ -76,7 +76,7 @@ _MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
 
 #: Conventions that can change every measure, searched in this order after the measure's own.
 _ALWAYS_SEARCHED = ("tie_order", "score_precision", "unjudged", "missing_queries")
-_DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "tied_gains", "empty_ideal", "ap_denominator",
+_DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "discount", "tied_gains", "empty_ideal", "ap_denominator",
                     "precision_short_list", "tie_order", "score_precision", "unjudged", "missing_queries")
 
 

@@ -120,7 +120,7 @@ class Context:
 
     @cached_property
     def discounts(self) -> np.ndarray:
-        return np.log2(self.ranks + 1.0)
+        return rank_discounts(self.batch.width, self.conventions.discount)
 
     @cached_property
     def cum_dcg(self) -> np.ndarray:
@@ -164,12 +164,22 @@ class Context:
             ideal = np.array([trec_eval_ideal_gains(self.gain_map, row, judged.shape[1]) for row in judged])
         else:
             ideal = -np.sort(-np.where(source > 0, source, 0.0), axis=1)
-        discounts = np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
+        discounts = rank_discounts(ideal.shape[1], self.conventions.discount)
         cumulative = np.cumsum(ideal / discounts, axis=1)
         if shared:
             shape = (self.batch.size, cumulative.shape[1])
             return np.broadcast_to(ideal, shape), np.broadcast_to(cumulative, shape)
         return ideal, cumulative
+
+
+def rank_discounts(width: int, rule: str = "log2") -> np.ndarray:
+    """The divisor of the gain at ranks 1..width: log2(r + 1) (trec_eval), or Järvelin and Kekäläinen's
+    max(1, log_b(r)) with b = 2 (``jk_b2``) or 10 (``jk_b10``): no discount before rank b."""
+    ranks = np.arange(1, width + 1, dtype=np.float64)
+    if rule == "log2":
+        return np.log2(ranks + 1.0)
+    base = 2.0 if rule == "jk_b2" else 10.0
+    return np.where(ranks < base, 1.0, np.log(ranks) / np.log(base))
 
 
 def trec_eval_ideal_gains(gain_map: Mapping[int, float], judged_grades: np.ndarray, width: int) -> np.ndarray:
