@@ -190,6 +190,14 @@ _MS_MARCO = "https://github.com/microsoft/MSMARCO-Passage-Ranking/blob/master/ms
 _TREC_EVAL_10 = "https://github.com/usnistgov/trec_eval/blob/master/trec_format.h"
 
 
+#: The original DCG (Järvelin & Kekäläinen, ACM TOIS 20(4), 2002): no discount before rank b, then log_b(rank).
+_JARVELIN_KEKALAINEN = "https://doi.org/10.1145/582415.582418"
+_JK_TEST = "tests/test_trec_measures.py::test_jarvelin_kekalainen_discount_leaves_ranks_before_b_undiscounted"
+_JARVELIN_KEKALAINEN_B2 = Attribution("Järvelin & Kekäläinen 2002 (b = 2)", _JK_TEST, _JARVELIN_KEKALAINEN)
+_JARVELIN_KEKALAINEN_B10 = Attribution("Järvelin & Kekäläinen 2002 (b = 10, a patient user)", _JK_TEST,
+                                       _JARVELIN_KEKALAINEN)
+
+
 def _st(what: str) -> Attribution:
     return Attribution(f"sentence-transformers {what}", "test_sentence_transformers_transcription",
                        _SENTENCE_TRANSFORMERS)
@@ -258,9 +266,12 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
         "Rank discount of DCG",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("log2", "gain / log2(rank + 1) at every rank (any log base gives the same nDCG)", ("trec_eval", "pytrec_eval", "ir_measures", "ranx", "scikit-learn ndcg_score", "sentence-transformers")),
-            Choice("jk_b2", "Järvelin & Kekäläinen: rank 1 undiscounted, then gain / log2(rank)", ("Järvelin & Kekäläinen 2002 (b = 2)",)),
-            Choice("jk_b10", "Järvelin & Kekäläinen: ranks 1-9 undiscounted, then gain / log10(rank)", ("Järvelin & Kekäläinen 2002 (b = 10, a patient user)",)),
+            Choice("log2", "gain / log2(rank + 1) at every rank (any log base gives the same nDCG)",
+                   (_TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX)),
+            Choice("jk_b2", "Järvelin & Kekäläinen: rank 1 undiscounted, then gain / log2(rank)",
+                   (_JARVELIN_KEKALAINEN_B2,)),
+            Choice("jk_b10", "Järvelin & Kekäläinen: ranks 1-9 undiscounted, then gain / log10(rank)",
+                   (_JARVELIN_KEKALAINEN_B10,)),
         ),
     ),
     ConventionInfo(

@@ -28,19 +28,20 @@ REPO = Path(__file__).resolve().parent.parent
 #: The conventions under which the engine reproduces the tool each test runs.
 PROFILES: dict[str, dict[str, object]] = {
     "test_pytrec_eval": {"score_precision": "float32", "tie_order": "trec_eval"} | {
-        name: getattr(metrics.TREC_EVAL, name) for name in ("gain", "ideal_from", "tied_gains", "empty_ideal",
+        name: getattr(metrics.TREC_EVAL, name) for name in ("gain", "ideal_from", "discount", "tied_gains", "empty_ideal",
                                                             "ap_denominator", "unjudged", "precision_short_list",
                                                             "missing_queries")},
     "test_pytrec_eval_judged_docs_only": {"unjudged": "removed"},
     "test_ir_measures_pytrec_eval_provider": {
-        "gain": "linear", "ideal_from": "judgments", "tied_gains": "ordered", "empty_ideal": "zero",
+        "gain": "linear", "ideal_from": "judgments", "discount": "log2", "tied_gains": "ordered", "empty_ideal": "zero",
         "ap_denominator": "R", "tie_order": "trec_eval", "score_precision": "float32", "unjudged": "nonrelevant",
         "precision_short_list": "k", "missing_queries": "zero"},
     "test_ir_measures_gdeval": {"gain": "exponential", "tie_order": "trec_eval", "score_precision": "float64"},
     "test_ir_measures_msmarco_provider": {"tie_order": "docid_ascending", "score_precision": "float64"},
     "test_ir_measures_judged_only": {"unjudged": "removed"},
     "test_ir_measures_missing_queries": {"missing_queries": "zero"},
-    "test_ranx": {"gain": "linear", "ideal_from": "judgments", "tied_gains": "ordered", "empty_ideal": "zero",
+    "test_ranx": {"gain": "linear", "ideal_from": "judgments", "discount": "log2", "tied_gains": "ordered",
+                  "empty_ideal": "zero",
                   "ap_denominator": "R", "unjudged": "nonrelevant", "precision_short_list": "k",
                   "score_precision": "float64"},
     "test_ranx_ndcg_burges": {"gain": "exponential"},
