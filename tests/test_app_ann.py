@@ -145,3 +145,12 @@ def test_an_upload_over_the_line_cap_is_refused_with_the_cap(monkeypatch):
                 ann_ann_run=("results.trunc", (DATA / "results.trunc").read_bytes()))
     assert not at.exception
     assert any("at most 10 per file" in e.value.replace("\\", "") for e in at.error)
+
+
+def test_k_1_with_the_context_cut_off_keeps_one_passage():
+    at = open_ann_page()
+    at.select_slider(key="ann_k").set_value(1).run()
+    at.toggle(key="ann_use_context").set_value(True).run()
+    assert_no_failure(at)
+    stages = [table.value for table in at.dataframe if "stage" in table.value.columns][0]
+    assert list(stages["stage"])[-1] == "context top 1"

@@ -190,3 +190,31 @@ def test_a_table_mixing_ranx_burges_and_ir_measures_linear_ndcg_names_the_row_th
     assert not check.explained
     assert check.best_partial["gain"] == "exponential"  # two rows of three share it
     assert [row.line for row in check.unexplained] == [4]  # ir_measures' linear-gain row
+
+
+# ---- found in review: every answer is one line, and bounded ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("measure, queries", [("RR@43", 3), ("RR@100000", 3), ("RR@4", 1_000_000), ("RR@3", 1_000_000)])
+def test_rr_checks_too_large_to_decide_say_so_at_once_instead_of_overflowing(measure, queries):
+    verdict = check_granularity(measure, "0.5", queries)
+    assert not verdict.decided and "not decided" in verdict.explanation
+
+
+def test_ms_marcos_mrr_at_10_over_its_dev_queries_is_decided():
+    assert check_granularity("MRR@10", "0.31234", 6980).possible is True
+
+
+def test_a_negative_cut_off_to_try_is_refused():
+    with pytest.raises(InputError, match="--cutoff"):
+        find_with_variants({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP", "0.5", cutoff=-3)
+
+
+def test_a_table_file_that_is_not_utf8_or_too_large_is_named(tmp_path):
+    bad = tmp_path / "table.csv"
+    bad.write_bytes(b"\xff\xfe run")
+    status, _, err = run_check("--table", str(bad), str(DATA / "qrels.test"))
+    assert status == 2 and "table.csv: not UTF-8" in err
+    bad.write_bytes(b"run,measure,value\n" + b"x,P@10,0.1\n" * 120_000)
+    status, _, err = run_check("--table", str(bad), str(DATA / "qrels.test"))
+    assert status == 2 and "at most 1 MiB" in err

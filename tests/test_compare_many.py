@@ -190,3 +190,54 @@ def test_a_run_named_like_a_markdown_link_stays_text_in_the_markdown_table():
     values = {"P@10": per_query({"[sign in](https://evil.example)": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.4]})}
     markdown = report_table(compare_values_many(values, resamples=200), fmt="markdown")
     assert "](" not in markdown and "\\[sign in\\]\\(https\\:" in markdown
+
+
+# ---- found in review -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("measure, message", [("gm_map", "geometric mean"), ("unj.10", "unjudged"),
+                                              ("rbp_resid", "residual")])
+def test_measures_a_results_table_cannot_rank_are_refused(measure, message):
+    qrels = {"q": {"a": 1}}
+    with pytest.raises(InputError, match=message):
+        compare_many(qrels, {"A": {"q": {"a": 1.0}}, "B": {"q": {"b": 1.0}}}, [measure], resamples=200)
+
+
+@pytest.mark.parametrize("kwargs, message", [(dict(alpha=0.6), "significance level"), (dict(seed=-1), "seed"),
+                                             (dict(permutations=10**8, test="randomisation"), "1,000,000")])
+def test_settings_out_of_range_are_refused_before_any_work(three_runs, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        compare_values_many(three_runs, resamples=200, **kwargs)
+
+
+def test_exact_enumeration_of_sign_flips_is_done_in_bounded_slices():
+    from metrics.compare import randomisation_test
+
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(0, 1, 19), rng.uniform(0, 1, 19)
+    exact = randomisation_test(a, b, permutations=2**19)
+    assert exact.exact and exact.permutations == 2**19
+    deltas = b - a
+    signs = 1 - 2 * ((np.arange(2**19)[:, None] >> np.arange(19)) & 1)
+    expected = np.mean(np.abs(signs @ deltas) >= abs(deltas.sum()) - 1e-9 * np.abs(deltas).sum())
+    assert exact.p_value == pytest.approx(expected)
+
+
+def test_latex_escapes_a_backslash_once():
+    values = {"P@10": per_query({"x\\y{z}": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.4]})}
+    latex = report_table(compare_values_many(values, resamples=200), fmt="latex")
+    assert r"x\textbackslash{}y\{z\}" in latex
+
+
+def test_the_notes_say_how_missing_queries_count_under_c():
+    from metrics import Conventions
+
+    result = compare_values_many({"P@10": per_query({"a": [0.1, 0.2], "b": [0.3, 0.1]})}, resamples=200,
+                                 conventions=Conventions(missing_queries="zero"))
+    assert "a query a run misses scoring 0" in result.describe()
+
+
+def test_more_runs_than_letters_are_refused():
+    values = {"P@10": per_query({f"run{i}": [0.1 * (i % 3), 0.2] for i in range(27)})}
+    with pytest.raises(InputError, match="at most 26"):
+        compare_values_many(values, resamples=200)

@@ -10,6 +10,7 @@ import streamlit as st
 from metrics import InputError
 from metrics.compare import compare_values_many, report_table
 from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
+from metrics.compare.report import run_letter
 
 from .text import literal
 
@@ -63,7 +64,7 @@ def _compare(values, test, correction, alpha, baseline, _conventions) -> ManyCom
 
 
 def report(comparison: ManyComparison, qrels_name: str) -> None:
-    letters = {run: chr(ord("a") + i) if i < 26 else str(i) for i, run in enumerate(comparison.runs)}
+    letters = {run: run_letter(i) for i, run in enumerate(comparison.runs)}
     rows = []
     for run in comparison.runs:
         row = {"run": f"({letters[run]}) {run}"}

@@ -116,6 +116,21 @@ def _report(finding: Finding, args: argparse.Namespace, out: TextIO, err: TextIO
     return EXIT_NO_MATCH
 
 
+#: The table (--table) and the query subset (--subset) are small text files; larger ones are refused unread.
+MAX_SMALL_FILE_BYTES = 1024 * 1024
+
+
+def _read_small_text(path: Path, what: str) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_SMALL_FILE_BYTES + 1)
+    if len(data) > MAX_SMALL_FILE_BYTES:
+        raise InputError(f"{path}: a {what} is at most 1 MiB; this file is larger")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text (byte {error.start}); save the {what} as UTF-8") from None
+
+
 def _require(args: argparse.Namespace, *names: str) -> None:
     missing = [f"--{name}" for name in names if getattr(args, name) is None]
     if missing:
@@ -135,7 +150,7 @@ def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
     finding = find_conventions(qrels, run, args.measure, args.value, base=base)
     if finding.matches and not (args.variants or args.subset or args.cutoff):
         return finding, []
-    subset = read_query_subset(Path(args.subset).read_text()) if args.subset else None
+    subset = read_query_subset(_read_small_text(Path(args.subset), "query subset")) if args.subset else None
     variants = find_with_variants(qrels, run, args.measure, args.value, base=base, subset=subset, cutoff=args.cutoff)
     return finding, variants[1:]
 
@@ -161,7 +176,7 @@ def _table(args: argparse.Namespace) -> TableCheck:
     if args.qrels is None or args.run is not None:
         raise InputError("with --table, give QRELS only: the runs are named in the table")
     table_path = Path(args.table)
-    rows = read_table(table_path.read_text(encoding="utf-8-sig"), name=table_path.name)
+    rows = read_table(_read_small_text(table_path, "table of scores"), name=table_path.name)
     qrels = read_qrels(Path(args.qrels)).to_dict()
     runs = {row.run: read_run(table_path.parent / row.run).to_dict() for row in {r.run: r for r in rows}.values()}
     return check_table(qrels, runs, rows, base=Conventions(depth=args.depth))

@@ -44,6 +44,8 @@ def find_with_variants(qrels: Qrels, run: Run, measure: str | Measure, value, *,
     ``cutoff`` is the k to try for an uncut measure (AP reported, AP@k computed); ``subset``, query ids to keep.
     """
     parsed = parse_one_measure(measure)
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
+        raise InputError(f"the cut-off to try (--cutoff) has to be a positive integer, got {cutoff!r}")
     plain = Variant("as given", find_conventions(qrels, run, parsed, value, base=base))
     found = [plain]
     for label, variant_qrels, variant_run, variant_measure in _variants(qrels, run, parsed, subset, cutoff):

@@ -20,11 +20,10 @@ from ..console import OneLineParser, run_command, run_guarded
 from ..model import InputError
 from ..trec_io import read_qrels, read_run
 from .intervals import METHODS
-from .many import CORRECTIONS, TESTS, ManyComparison, compare_many
+from .many import CORRECTIONS, MAX_RUNS, TESTS, ManyComparison, compare_many
 from .report import FORMATS, report_table
 
 PROG = "python -m metrics.compare"
-MAX_RUN_FILES = 50
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,8 +84,8 @@ def report(args: argparse.Namespace) -> str:
     """The table (and with --details every pair and the risk) for the parsed command line."""
     if len(args.runs) < 2:
         raise InputError("give at least two runs to compare")
-    if len(args.runs) > MAX_RUN_FILES:
-        raise InputError(f"{len(args.runs)} runs: at most {MAX_RUN_FILES} can be compared at once")
+    if len(args.runs) > MAX_RUNS:
+        raise InputError(f"{len(args.runs)} runs: at most {MAX_RUNS} can be compared at once (one letter each)")
     conventions = conventions_from(args)
     names = run_names(args.runs)
     baseline = None

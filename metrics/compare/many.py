@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from ..conventions import Conventions
-from ..evaluate import evaluate, is_count, make_conventions
+from ..evaluate import evaluate, is_count, is_geometric, make_conventions
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from .intervals import Interval, IntervalMethod, bootstrap_interval
@@ -44,7 +44,11 @@ TEST_NAMES = {"t": "paired t-test", "randomisation": "paired randomisation test"
               "tukey": "Tukey's HSD (queries as blocks)"}
 CORRECTION_NAMES = {"holm": "Holm-Bonferroni", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni",
                     "none": "no correction"}
-MAX_RUNS = 50
+#: Letters name the runs in a report table (a, b, ... z), so 26 runs at most.
+MAX_RUNS = 26
+#: Measures a results table cannot rank by "higher is better", with what they are instead.
+NOT_A_SCORE = {"unj": "the share of unjudged documents", "rbp_resid": "RBP's residual (its uncertainty)",
+               "relstring": "a string of grades"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +128,11 @@ class ManyComparison:
         correction = "" if self.test == "tukey" else f", {CORRECTION_NAMES[self.correction]} per measure"
         counts = sorted({len(q) for q in self.queries.values()})
         queries = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-        return (f"{TEST_NAMES[self.test]}{correction}, alpha = {self.alpha:g}, over {queries} queries "
-                f"judged and answered by every run")
+        if self.conventions.missing_queries == "zero":
+            over = f"over {queries} judged queries, a query a run misses scoring 0"
+        else:
+            over = f"over {queries} queries judged and answered by every run"
+        return f"{TEST_NAMES[self.test]}{correction}, alpha = {self.alpha:g}, {over}"
 
 
 def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str | Measure],
@@ -137,6 +144,12 @@ def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str 
     for measure in parsed:
         if is_count(measure.key):
             raise InputError(f"measure {measure.key!r} is a count, not a score per query; compare a score such as P@10")
+        if is_geometric(measure.key):
+            raise InputError(f"measure {measure.key!r} is a geometric mean, not a mean of per-query values; compare "
+                             f"{measure.key.replace('gm_', '')} instead")
+        if measure.name in NOT_A_SCORE:
+            raise InputError(f"measure {measure.key!r} is {NOT_A_SCORE[measure.name]}, not a score where higher is "
+                             "better; compare a score such as P@10")
     values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in parsed}
     for name, run in runs.items():
         per_query = evaluate(qrels, run, parsed, conventions=conventions)
@@ -186,9 +199,11 @@ def compare_values_many(
 ) -> ManyComparison:
     """The same from per-query values already computed: ``{measure: {run: {qid: value}}}``."""
     _check_choice("test", test, TESTS)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"Argument `seed` has to be a non-negative integer, got {seed!r}")
     _check_choice("correction", correction, CORRECTIONS)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
-        raise InputError(f"Argument `alpha` has to be a number in (0, 1), got {alpha!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha <= 0.5:
+        raise InputError(f"Argument `alpha` (the significance level) has to be a number in (0, 0.5], got {alpha!r}")
     measures = tuple(values)
     if not measures:
         raise InputError("give at least one measure")
@@ -196,7 +211,7 @@ def compare_values_many(
     if len(runs) < 2:
         raise InputError(f"comparing needs at least two runs, got {len(runs)}")
     if len(runs) > MAX_RUNS:
-        raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} can be compared at once")
+        raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} can be compared at once (one letter each)")
     if baseline is not None and baseline not in runs:
         raise InputError(f"baseline {baseline!r} is not one of the runs ({', '.join(runs)})")
     pairs_of_runs = ([(baseline, run) for run in runs if run != baseline] if baseline is not None

@@ -22,6 +22,10 @@ from ..evaluate import evaluate, is_count
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_one_measure
 
+#: Random sign vectors at most (enough for p-values near 10^-6); beyond, the test would only cost time and memory.
+MAX_PERMUTATIONS = 1_000_000
+_ENUMERATION_CHUNK = 1 << 16
+
 #: Deltas this close to 0 are ties: equal scores summed in different orders can differ in the last bits.
 TIE_TOLERANCE = 1e-12
 
@@ -204,10 +208,11 @@ def paired_t_test(a: np.ndarray, b: np.ndarray) -> TTest:
 
 def randomisation_test(a: np.ndarray, b: np.ndarray, *, permutations: int = 10_000, seed: int = 0) -> RandomisationTest:
     """Two-sided paired randomisation test of the mean of b - a by random sign flips, seeded (numpy Generator)."""
-    if isinstance(permutations, bool) or not isinstance(permutations, int) or permutations < 1:
-        raise ValueError(f"Argument `permutations` has to be a positive integer, but got {permutations!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"Argument `seed` has to be an integer, but got {seed!r}")
+    if isinstance(permutations, bool) or not isinstance(permutations, int) or not 1 <= permutations <= MAX_PERMUTATIONS:
+        raise InputError(f"Argument `permutations` has to be an integer from 1 to {MAX_PERMUTATIONS:,}, "
+                         f"but got {permutations!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"Argument `seed` has to be a non-negative integer, but got {seed!r}")
     deltas = _deltas(a, b)
     n = deltas.shape[0]
     mean = _mean(deltas)
@@ -217,9 +222,12 @@ def randomisation_test(a: np.ndarray, b: np.ndarray, *, permutations: int = 10_0
     if n == 0:
         return RandomisationTest(1.0, 0, seed, True, mean)
     if n < 63 and 2**n <= permutations:
-        patterns = (np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)) & 1
-        sums = deltas.sum() - 2.0 * (patterns.astype(np.float64) @ deltas)
-        extreme = int((np.abs(sums) >= observed - tolerance).sum())
+        extreme = 0
+        for start in range(0, 2**n, _ENUMERATION_CHUNK):  # every sign vector, a bounded slice at a time
+            codes = np.arange(start, min(start + _ENUMERATION_CHUNK, 2**n), dtype=np.int64)
+            patterns = ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.float64)
+            sums = deltas.sum() - 2.0 * (patterns @ deltas)
+            extreme += int((np.abs(sums) >= observed - tolerance).sum())
         return RandomisationTest(extreme / 2**n, 2**n, seed, True, mean)
     rng = np.random.default_rng(seed)
     total = float(deltas.sum())

@@ -17,8 +17,10 @@ FORMATS: tuple[ReportFormat, ...] = ("markdown", "latex", "text")
 
 
 def run_letter(index: int) -> str:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    return letters[index] if index < 26 else letters[index // 26 - 1] + letters[index % 26]
+    """The letter naming run ``index`` (a, b, ... z): one character each, so superscripts read unambiguously."""
+    if not 0 <= index < 26:
+        raise ValueError(f"a report table names at most 26 runs, got run number {index + 1}")
+    return "abcdefghijklmnopqrstuvwxyz"[index]
 
 
 def report_table(comparison: ManyComparison, *, fmt: ReportFormat = "markdown", qrels_name: str = "qrels",
@@ -64,12 +66,13 @@ def _markdown_escape(text: str) -> str:
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
 
 
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
 def _latex_escape(text: str) -> str:
-    for char, replacement in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                              ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
-                              ("^", r"\textasciicircum{}")):
-        text = text.replace(char, replacement)
-    return text
+    """Text that LaTeX typesets as written: each special character replaced once, in one pass."""
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in " ".join(text.split()))
 
 
 def _markdown(comparison: ManyComparison, rows, notes: list[str]) -> str:

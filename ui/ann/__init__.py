@@ -116,8 +116,10 @@ def sweep_chart(setup: data.Setup) -> None:
 def waterfall_section(lists: data.AnnLists) -> Waterfall:
     st.subheader("Where relevant documents are lost")
     use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key="ann_use_context")
-    context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
-        if use_context else None
+    context = None
+    if use_context:
+        context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
+            if lists.k > 1 else 1
     stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
     waterfall = recall_waterfall(lists.qrels, stages)
     st.plotly_chart(charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
