@@ -176,12 +176,10 @@ def compare_many(
 ) -> ManyComparison:
     """Compare ``runs`` (``{name: run}``) on ``measures``: every pair, or every run against ``baseline``."""
     conv = make_conventions(conventions, **convention_changes)
-    values, parsed = evaluate_runs(qrels, runs, measures, conv)
-    return compare_values_many(
-        {key: per_run for key, per_run in values.items()}, test=test, correction=correction, alpha=alpha,
-        baseline=baseline, interval=interval, resamples=resamples, permutations=permutations, seed=seed,
-        conventions=conv,
-    )
+    values, _ = evaluate_runs(qrels, runs, measures, conv)
+    return compare_values_many(values, test=test, correction=correction, alpha=alpha, baseline=baseline,
+                               interval=interval, resamples=resamples, permutations=permutations, seed=seed,
+                               conventions=conv)
 
 
 def compare_values_many(
