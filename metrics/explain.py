@@ -85,6 +85,31 @@ METRIC_GUIDE: tuple[GuideEntry, ...] = (
         "P@k",
         "It counts the slots filled with something relevant and ignores the order inside them.",
     ),
+    GuideEntry(
+        "Deciding whether an offline win will hold with users",
+        "An online test (A/B or interleaving) on top of the offline metric",
+        "Offline metrics score judged documents with a model of attention; clicks come from people. Confirm online "
+        "whenever one of the cases below holds.",
+    ),
+)
+
+#: When an offline win needs online confirmation: (case, why), shown under the guide.
+ONLINE_CONFIRMATION: tuple[tuple[str, str], ...] = (
+    ("The delta is small, within the noise",
+     "A difference that a paired test over the queries does not call significant, or that is smaller than the "
+     "spread of per-query differences, may be an artefact of which queries were sampled."),
+    ("Many documents in the new top k are unjudged",
+     "trec_eval counts an unjudged document as non-relevant, so a system that finds new documents can win or "
+     "lose on the holes alone: check Judged@k of both runs, or judge the holes first."),
+    ("The change sits below the fold",
+     "Swaps at ranks people rarely examine move nDCG and AP a little but clicks hardly at all: position bias "
+     "hides them, and it takes far more sessions to see the difference."),
+    ("The metric and the user disagree on what matters",
+     "A gain on the second relevant document (AP, recall) helps little when the user stops at the first good "
+     "result (a cascade user), and a gain in grade helps only if people click better documents more."),
+    ("The judgments are old or from assessors, not users",
+     "Judged relevance is not attractiveness: a snippet that looks wrong is not clicked, and freshness or "
+     "presentation never reach the qrels."),
 )
 
 
@@ -443,4 +468,5 @@ def _abbreviate(terms: Sequence[str], separator: str = " + ") -> str:
     return separator.join([*terms[:_HEAD_TERMS], "…", terms[-1]])
 
 
-__all__ = ["Explanation", "GuideEntry", "METRIC_GUIDE", "explain", "explorer_measures", "missed_relevant_note"]
+__all__ = ["Explanation", "GuideEntry", "METRIC_GUIDE", "ONLINE_CONFIRMATION", "explain", "explorer_measures",
+           "missed_relevant_note"]

@@ -10,7 +10,7 @@ import pytest
 
 import metrics
 from metrics import Conventions
-from metrics.explain import MAX_TERMS, METRIC_GUIDE, explain, explorer_measures, missed_relevant_note
+from metrics.explain import MAX_TERMS, METRIC_GUIDE, ONLINE_CONFIRMATION, explain, explorer_measures, missed_relevant_note
 from metrics.samples import load_sample, load_samples
 from strategies import random_query
 
@@ -300,3 +300,13 @@ def test_bad_input_is_an_input_error_naming_the_document():
         explain(PASTRY, {"donut": "yes"}, 4)
     with pytest.raises(metrics.InputError, match="document 'donut' appears twice in the ranking"):
         explain(["donut", "donut"], PASTRY_JUDGMENTS, 4)
+
+
+def test_the_metric_guide_says_when_an_offline_win_needs_online_confirmation():
+    guide = {entry.use_case: entry for entry in METRIC_GUIDE}
+    assert "online test" in guide["Deciding whether an offline win will hold with users"].metric
+    cases = dict(ONLINE_CONFIRMATION)
+    assert "paired test" in cases["The delta is small, within the noise"]
+    assert "Judged@k" in cases["Many documents in the new top k are unjudged"]
+    assert "position bias" in cases["The change sits below the fold"]
+    assert all(why.endswith(".") for why in cases.values())

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics import evaluate_rankings, parse_measure
-from metrics.explain import METRIC_GUIDE, Explanation
+from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
 
 from . import state
 
@@ -64,3 +64,5 @@ def explanations_panel(explanations: list[Explanation]) -> None:
 def metric_guide() -> None:
     with st.expander("Which metric should I use?"):
         st.table(pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"]).set_index("If you evaluate…"))
+        st.markdown("**When an offline win needs online confirmation**\n"
+                    + "\n".join(f"- **{case}.** {why}" for case, why in ONLINE_CONFIRMATION))
