@@ -14,6 +14,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .measures import MEASURES, Context
+from .frames import as_qrels_table, as_run_table, evaluate_tables_checked, is_frame
 from .ids import check_ids
 from .model import (InputError, Qrels, RankingBatch, Run, check_grades, check_unique, compared_scores,
                     rankings_for_run)
@@ -102,6 +103,9 @@ def evaluate(
 ) -> PerQuery:
     """Per-query values ``{qid: {name: value}}``, as ``pytrec_eval.RelevanceEvaluator(...).evaluate(run)``.
 
+    ``qrels`` and ``run`` are pytrec_eval dicts, or pandas DataFrames / pyarrow Tables in PyTerrier's, ir_measures'
+    or ranx's columns (see :mod:`metrics.frames`), read column by column through the bulk path.
+
     Measures may be written in trec_eval notation (``"P.4"`` reported as ``"P_4"``) or ir_measures notation
     (``"nDCG@10"``). Keyword arguments beyond the trec_eval flags name conventions (see ``Conventions``), e.g.
     ``gain="exponential"``. ``relevance_level`` (default 1) and ``judged_docs_only`` (default False) are
@@ -110,6 +114,9 @@ def evaluate(
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
     parsed = _as_measures(measures)
+    if is_frame(qrels) or is_frame(run):  # columns straight into the bulk path, never a dict per document
+        qids, columns, _ = evaluate_tables_checked(as_qrels_table(qrels), as_run_table(run), parsed, conv)
+        return {qid: {key: float(column[i]) for key, column in columns.items()} for i, qid in enumerate(qids)}
     check_qrels(qrels)
     check_run(run)
     qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",

@@ -1,0 +1,376 @@
+"""DataFrames and Arrow tables in: pandas DataFrames and pyarrow Tables as qrels and runs, column by column.
+
+The shapes the ecosystem uses are recognised by their column names:
+
+* runs: ``qid, docno, score`` (PyTerrier; a ``rank`` column is ignored, as trec_eval ignores ranks),
+  ``query_id, doc_id, score`` (ir_measures), ``q_id, doc_id, score`` (ranx's ``Run.from_df`` defaults);
+* qrels: ``qid, docno, label`` (PyTerrier), ``query_id, doc_id, relevance`` (ir_measures), ``q_id, doc_id, score``
+  (ranx's ``Qrels.from_df`` defaults).
+
+Other columns are ignored. The columns go straight into :class:`~metrics.trec_io.QrelsTable` and
+:class:`~metrics.trec_io.RunTable` (arrow string arrays and numpy arrays) and through the bulk path: no Python
+object is made per row. The checks are the readers': ids follow :mod:`metrics.ids` (text or integers, no nulls,
+non-empty, no control characters; integer ids are read as their decimal text), scores are finite numbers, grades
+are whole numbers (``1.0`` is 1, ``1.5`` is refused), and a (qid, docno) pair appears once. Each refusal is one
+:class:`~metrics.InputError` naming the input, the column, the row (counted from 0, as ``frame.iloc``) and the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .conventions import Conventions
+from .ids import check_id
+from .model import MAX_GRADE, MIN_GRADE, InputError, short_repr
+from .names import Measure
+from .trec_io import QrelsTable, RunTable, _check_unique_pairs, to_numpy, value_codes
+
+#: Accepted names of each column, in the order they are looked for.
+QID_COLUMNS = ("qid", "query_id", "q_id")
+DOCNO_COLUMNS = ("docno", "doc_id", "docid")
+SCORE_COLUMNS = ("score",)
+LABEL_COLUMNS = ("label", "relevance", "rel", "score")  # ranx's Qrels.from_df calls the grade "score"
+
+_CONTROL = r"[\x00-\x1f]"
+
+
+def is_frame(value: object) -> bool:
+    """Whether ``value`` is a pandas DataFrame or a pyarrow Table or RecordBatch (pandas is never imported)."""
+    if isinstance(value, (pa.Table, pa.RecordBatch)):
+        return True
+    kind = type(value)
+    return kind.__name__ == "DataFrame" and kind.__module__.split(".")[0] == "pandas"
+
+
+def run_table(frame: object, name: str = "run", *, rows_named: bool = True) -> RunTable:
+    """A :class:`RunTable` from a run frame (``qid, docno, score`` or ir_measures' or ranx's names).
+
+    ``rows_named=False`` names the query and document in messages instead of the row (rows of a shuffled
+    partition mean nothing to the user).
+    """
+    table = _arrow(frame, name)
+    qid_name, docno_name = _column(table, QID_COLUMNS, name, "query ids"), _column(table, DOCNO_COLUMNS, name,
+                                                                                    "document ids")
+    score_name = _column(table, SCORE_COLUMNS, name, "scores")
+    qid = _ids(table, qid_name, name, "query id")
+    docno = _ids(table, docno_name, name, "document id")
+    where = _Where(name, qid, docno, rows_named)
+    score = _scores(table.column(score_name), score_name, where)
+    codes = value_codes(qid)
+    keys, exact = _unique_pairs(codes[0], docno, where, "document")
+    runid = name
+    for tag in ("tag", "run", "name"):
+        if tag in table.column_names and table.num_rows and pa.types.is_string(table.column(tag).type):
+            runid = table.column(tag)[-1].as_py() or name
+            break
+    return RunTable(qid, docno, score, runid, name, keys, exact, *codes)
+
+
+def qrels_table(frame: object, name: str = "qrels", *, rows_named: bool = True) -> QrelsTable:
+    """A :class:`QrelsTable` from a qrels frame (``qid, docno, label`` or ir_measures' or ranx's names)."""
+    table = _arrow(frame, name)
+    qid_name, docno_name = _column(table, QID_COLUMNS, name, "query ids"), _column(table, DOCNO_COLUMNS, name,
+                                                                                    "document ids")
+    label_name = _column(table, LABEL_COLUMNS, name, "grades")
+    qid = _ids(table, qid_name, name, "query id")
+    docno = _ids(table, docno_name, name, "document id")
+    where = _Where(name, qid, docno, rows_named)
+    grade = _grades(table.column(label_name), label_name, where)
+    codes = value_codes(qid)
+    keys, exact = _unique_pairs(codes[0], docno, where, "judgment")
+    return QrelsTable(qid, docno, grade, name, keys, exact, *codes)
+
+
+def qrels_from_mapping(qrels: Mapping, name: str = "qrels") -> QrelsTable:
+    """A :class:`QrelsTable` from pytrec_eval's ``{qid: {docno: grade}}`` (checked as :func:`metrics.evaluate`
+    checks it), to evaluate it against a frame."""
+    from .evaluate import check_qrels
+
+    check_qrels(qrels, name)
+    qids = [qid for qid, docs in qrels.items() for _ in docs]
+    docnos = [doc for docs in qrels.values() for doc in docs]
+    grades = np.array([int(grade) for docs in qrels.values() for grade in docs.values()], dtype=np.int64)
+    return qrels_table(pa.table({"qid": pa.array(qids, pa.string()), "docno": pa.array(docnos, pa.string()),
+                                 "label": grades}), name)
+
+
+def run_from_mapping(run: Mapping, name: str = "run") -> RunTable:
+    """A :class:`RunTable` from pytrec_eval's ``{qid: {docno: score}}``, to evaluate it against a frame."""
+    from .evaluate import check_run
+
+    check_run(run, name)
+    qids = [qid for qid, docs in run.items() for _ in docs]
+    docnos = [doc for docs in run.values() for doc in docs]
+    try:
+        scores = np.array([float(score) for docs in run.values() for score in docs.values()], dtype=np.float64)
+    except (TypeError, ValueError):
+        scores = np.array([np.nan])  # the check below names the query and document
+    if scores.shape[0] != len(qids) or not np.isfinite(scores).all():
+        for qid, docs in run.items():
+            for doc, score in docs.items():
+                if not _is_finite_number(score):
+                    raise InputError(f"{name}, query {qid!r}: the score of {doc!r} has to be a finite number, got "
+                                     f"{short_repr(score)}")
+    return run_table(pa.table({"qid": pa.array(qids, pa.string()), "docno": pa.array(docnos, pa.string()),
+                               "score": scores}), name)
+
+
+class FrameEvaluation(NamedTuple):
+    """Per-query values (one row per evaluated query, sorted by qid as trec_eval prints them: a ``qid`` column,
+    then one column per measure) and the ``all`` values (means, or sums for ``num_*``), summed in that order."""
+
+    per_query: object  # a pandas DataFrame
+    means: dict[str, float]
+
+
+def evaluate_frames(
+    qrels: object, run: object, measures: str | Iterable[str | Measure], *,
+    relevance_level: int | None = None, judged_docs_only: bool | None = None,
+    conventions: Conventions | None = None, **convention_changes: object,
+) -> FrameEvaluation:
+    """Evaluate frames (or pytrec_eval dicts) and return a :class:`FrameEvaluation`: per-query values as a pandas
+    DataFrame and the means, as ``metrics.evaluate`` and ``aggregate`` would give them."""
+    from .evaluate import make_conventions
+
+    conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
+                            **convention_changes)
+    qids, values, means = evaluate_tables_checked(as_qrels_table(qrels), as_run_table(run), measures, conv)
+    return FrameEvaluation(per_query_frame(qids, values), means)
+
+
+def per_query_frame(qids: list[str], values: Mapping[str, np.ndarray]):
+    """A pandas DataFrame ``qid, <measure>...`` with the queries in trec_eval's order (sorted ids)."""
+    import pandas as pd
+
+    order = np.asarray(sorted(range(len(qids)), key=qids.__getitem__), dtype=np.int64)
+    columns = {"qid": pd.array([qids[i] for i in order], dtype=object)}
+    columns.update({key: np.asarray(column, dtype=np.float64)[order] for key, column in values.items()})
+    return pd.DataFrame(columns)
+
+
+def as_qrels_table(qrels: object, name: str = "qrels") -> QrelsTable:
+    """A frame, a pytrec_eval dict or a QrelsTable as a :class:`QrelsTable`."""
+    if isinstance(qrels, QrelsTable):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return qrels_from_mapping(qrels, name)
+    if is_frame(qrels):
+        return qrels_table(qrels, name)
+    raise InputError(f"Argument `{name}` has to be a pandas DataFrame, a pyarrow Table or a dict {{qid: {{doc: "
+                     f"grade}}}}, got {type(qrels).__name__}")
+
+
+def as_run_table(run: object, name: str = "run") -> RunTable:
+    """A frame, a pytrec_eval dict or a RunTable as a :class:`RunTable`."""
+    if isinstance(run, RunTable):
+        return run
+    if isinstance(run, Mapping):
+        return run_from_mapping(run, name)
+    if is_frame(run):
+        return run_table(run, name)
+    raise InputError(f"Argument `{name}` has to be a pandas DataFrame, a pyarrow Table or a dict {{qid: {{doc: "
+                     f"score}}}}, got {type(run).__name__}")
+
+
+def evaluate_tables_checked(qrels: QrelsTable, run: RunTable, measures, conv: Conventions):
+    """The bulk path (:func:`metrics.bulk.evaluate_tables`) after refusing, with its row, a grade the measures
+    cannot score (see :func:`metrics.evaluate.grade_limit`)."""
+    from .bulk import evaluate_tables
+    from .evaluate import _as_measures, grade_limit
+
+    parsed = _as_measures(measures)
+    limit = grade_limit(parsed, conv)
+    if limit is not None:
+        too_large = np.flatnonzero(qrels.grade > limit[0])
+        if too_large.size:
+            row = int(too_large[0])
+            raise InputError(f"{qrels.name} row {row}: grade {int(qrels.grade[row])} {limit[1]}")
+    return evaluate_tables(qrels, run, parsed, conv)
+
+
+# ---- columns ---------------------------------------------------------------------------------------
+
+
+class _Where:
+    """How messages name a row: by its number, or by its query and document."""
+
+    def __init__(self, name: str, qid: pa.Array, docno: pa.Array, rows_named: bool):
+        self.name, self.qid, self.docno, self.rows_named = name, qid, docno, rows_named
+
+    def __call__(self, row: int, column: str) -> str:
+        if self.rows_named:
+            return f"{self.name} row {row}, column {column!r}"
+        return (f"{self.name}, query {self.qid[row].as_py()!r}, document {self.docno[row].as_py()!r}, "
+                f"column {column!r}")
+
+
+def _arrow(frame: object, name: str) -> pa.Table:
+    if isinstance(frame, pa.Table):
+        return frame
+    if isinstance(frame, pa.RecordBatch):
+        return pa.Table.from_batches([frame])
+    if not is_frame(frame):
+        raise InputError(f"Argument `{name}` has to be a pandas DataFrame or a pyarrow Table, got "
+                         f"{type(frame).__name__}")
+    columns = [str(column) for column in frame.columns]  # type: ignore[attr-defined]
+    if len(set(columns)) != len(columns):
+        repeated = next(column for column in columns if columns.count(column) > 1)
+        raise InputError(f"{name}: column {repeated!r} appears twice; give each column one name")
+    wanted = set(QID_COLUMNS + DOCNO_COLUMNS + SCORE_COLUMNS + LABEL_COLUMNS + ("tag", "run", "name"))
+    arrays, names = [], []
+    for label in frame.columns:  # type: ignore[attr-defined]
+        if str(label) not in wanted:
+            continue
+        series = frame[label]  # type: ignore[index]
+        try:
+            arrays.append(pa.Array.from_pandas(series.array if hasattr(series, "array") else series))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
+            raise InputError(f"{name}, column {str(label)!r}: cannot be read as one type ({_first_line(error)}); "
+                             "give ids as text and scores or grades as numbers") from None
+        names.append(str(label))
+    return pa.Table.from_arrays(arrays, names=names) if arrays else pa.table({"_": pa.array([], pa.null())})
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def _column(table: pa.Table, candidates: tuple[str, ...], name: str, what: str) -> str:
+    present = [column for column in candidates if column in table.column_names]
+    if what != "grades":
+        found = present
+    else:  # a qrels frame may hold a 'score' beside its 'label' (ranx's name): the first name wins
+        found = present[:1]
+    if not found:
+        raise InputError(f"{name}: no column of {what}; name it {' or '.join(repr(c) for c in candidates)} "
+                         f"(columns: {', '.join(table.column_names) or 'none'})")
+    if len(found) > 1:
+        raise InputError(f"{name}: both {found[0]!r} and {found[1]!r} hold {what}; keep or rename one of them")
+    return found[0]
+
+
+def _single(values: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
+def _ids(table: pa.Table, column: str, name: str, what: str) -> pa.Array:
+    """The column as one arrow string array, every value a legal id (see :mod:`metrics.ids`)."""
+    values = _single(table.column(column))
+    if pa.types.is_dictionary(values.type):  # pandas categoricals, arrow dictionaries
+        values = values.dictionary_decode()
+    if pa.types.is_integer(values.type):
+        values = pc.cast(values, pa.string())  # 7 is the qid "7", as a TREC file would write it
+    elif pa.types.is_large_string(values.type) or pa.types.is_string_view(values.type):
+        try:
+            values = pc.cast(values, pa.string())
+        except pa.ArrowInvalid:
+            raise InputError(f"{name}, column {column!r}: more than 2 GiB of ids; split the input") from None
+    elif not pa.types.is_string(values.type) and not pa.types.is_null(values.type):
+        raise InputError(f"{name}, column {column!r}: {what}s have to be text or integers, got {values.type}; "
+                         "convert the column to strings")
+    if not pa.types.is_string(values.type):  # a column of nulls only
+        values = pa.nulls(len(values), pa.string())
+    if values.null_count:
+        row = _first_true(pc.is_null(values))
+        raise InputError(f"{name} row {row}, column {column!r}: the {what} is missing (null or NaN); every row "
+                         f"needs one")
+    bad = pc.or_(pc.equal(pc.binary_length(values), 0), pc.match_substring_regex(values, _CONTROL))
+    if pc.any(bad).as_py():
+        row = _first_true(bad)
+        check_id(values[row].as_py(), what, where=f"{name} row {row}, column {column!r}")
+    return values
+
+
+def _first_true(mask: pa.Array) -> int:
+    return int(pc.index(mask, True).as_py())
+
+
+def _scores(column: pa.ChunkedArray, column_name: str, where: _Where) -> np.ndarray:
+    values = _single(column)
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
+            or pa.types.is_decimal(values.type)):
+        raise InputError(f"{where.name}, column {column_name!r}: scores have to be numbers, got {values.type}; "
+                         "convert the column to floats")
+    values = pc.cast(values, pa.float64())
+    bad = pc.invert(pc.fill_null(pc.is_finite(values), False))
+    if pc.any(bad).as_py():
+        row = _first_true(bad)
+        shown = values[row].as_py()
+        raise InputError(f"{where(row, column_name)}: the score is {'missing (null)' if shown is None else shown}; "
+                         "scores have to be finite numbers (drop the row or give it a score)")
+    return to_numpy(values).astype(np.float64, copy=False)
+
+
+def _grades(column: pa.ChunkedArray, column_name: str, where: _Where) -> np.ndarray:
+    values = _single(column)
+    if pa.types.is_integer(values.type) and values.null_count == 0:
+        if pa.types.is_uint64(values.type) and len(values) and pc.max(values).as_py() > MAX_GRADE:
+            row = _first_true(pc.greater(values, MAX_GRADE))
+            raise InputError(f"{where(row, column_name)}: grade {values[row].as_py()} is out of range; grades are "
+                             "whole numbers from -2^63 to 2^63-1, as trec_eval reads them")
+        return to_numpy(pc.cast(values, pa.int64())).astype(np.int64, copy=False)
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+        raise InputError(f"{where.name}, column {column_name!r}: grades have to be whole numbers, got {values.type}; "
+                         "convert the column to integers")
+    as_float = pc.cast(values, pa.float64())
+    whole = pc.fill_null(pc.and_(pc.is_finite(as_float), pc.equal(pc.floor(as_float), as_float)), False)
+    in_range = pc.and_(pc.greater_equal(as_float, float(MIN_GRADE)), pc.less(as_float, float(MAX_GRADE)))
+    bad = pc.invert(pc.and_(whole, pc.fill_null(in_range, False)))
+    if pc.any(bad).as_py():
+        row = _first_true(bad)
+        shown = values[row].as_py()
+        if shown is None or shown != shown:
+            problem = "missing (null or NaN)"
+        elif not np.isfinite(shown) or float(shown).is_integer():
+            problem = f"{shown}, out of range"
+        else:
+            problem = repr(shown)
+        raise InputError(f"{where(row, column_name)}: the grade is {problem}; grades have to be whole numbers "
+                         "(e.g. 0, 1, 2; negative: in the pool but unjudged)")
+    return to_numpy(pc.cast(as_float, pa.int64())).astype(np.int64, copy=False)
+
+
+def _unique_pairs(codes: np.ndarray, docno: pa.Array, where: _Where, what: str) -> tuple[np.ndarray, bool]:
+    """The docno keys (see :func:`metrics.trec_io.docno_keys`); raises naming the first repeated (qid, docno)."""
+    keys, exact, maybe_repeated = _check_unique_pairs(codes, docno)
+    if maybe_repeated:
+        _raise_duplicate(codes, keys, docno, where, what)
+    return keys, exact
+
+
+def _raise_duplicate(codes: np.ndarray, keys: np.ndarray, docno: pa.Array, where: _Where, what: str) -> None:
+    """Raise naming both rows of the first repeated pair; return if hash collisions were all there was."""
+    with np.errstate(over="ignore"):
+        pair = codes.astype(np.uint64) * np.uint64(0x165667B19E3779F9) + keys
+    order = np.argsort(pair, kind="stable")
+    same = pair[order][1:] == pair[order][:-1]
+    candidates = np.zeros(pair.shape[0], dtype=bool)
+    candidates[order[1:][same]] = True
+    candidates[order[:-1][same]] = True
+    rows = np.flatnonzero(candidates)  # few: the repeated pairs and key collisions, in row order
+    seen: dict[tuple[int, str], int] = {}
+    docs = docno.take(pa.array(rows)).to_pylist()
+    for row, code, doc in zip(rows.tolist(), codes[rows].tolist(), docs):
+        if (code, doc) in seen:
+            first = seen[(code, doc)]
+            if where.rows_named:
+                raise InputError(f"{where.name} row {row}: {what} {doc!r} of query {where.qid[row].as_py()!r} "
+                                 f"already appears in row {first}; keep one row per (qid, docno)")
+            raise InputError(f"{where.name}: {what} {doc!r} of query {where.qid[row].as_py()!r} appears twice; keep "
+                             "one row per (qid, docno)")
+        seen[(code, doc)] = row
+
+
+def _is_finite_number(value: object) -> bool:
+    from .model import _is_finite_number as finite
+
+    return finite(value)
+
+
+__all__ = ["DOCNO_COLUMNS", "FrameEvaluation", "LABEL_COLUMNS", "QID_COLUMNS", "SCORE_COLUMNS", "as_qrels_table",
+           "as_run_table", "evaluate_frames", "is_frame", "per_query_frame", "qrels_table", "run_table"]
