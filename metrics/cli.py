@@ -193,8 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=help_epilog(),
         allow_abbrev=False,
     )
-    parser.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno grade (grade < 0 = unjudged)")
-    parser.add_argument("run", metavar="RUN", help="ranking: qid Q0 docno rank score tag ('-' reads standard input)")
+    parser.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno grade (grade < 0 = unjudged), or Parquet: qid, docno, label")
+    parser.add_argument("run", metavar="RUN", help="ranking: qid Q0 docno rank score tag ('-' reads standard input), or Parquet: "
+                        "qid, docno, score")
     trec = parser.add_argument_group("trec_eval options")
     trec.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                       help="print every query's values before the 'all' lines")
@@ -352,10 +353,10 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     from .trec_io import read_qrels, read_run
 
     # Paths, never file content: a file name with spaces is still a name.
-    qrels = read_qrels(Path(qrels_path))
+    qrels = _read_table(Path(qrels_path), read_qrels, "qrels")
     check_grade_limit(qrels, Path(qrels_path), measures, conventions)
     # As in trec_eval, a run file named '-' is read from standard input.
-    run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else read_run(Path(run_path))
+    run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else _read_table(Path(run_path), read_run, "run")
     runid = run.runid
     extra: dict[str, object] = {}
     if conventions.missing_queries == "zero":
@@ -381,6 +382,15 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     return [str(qids[i]) for i in order], values, runid
 
 
+def _read_table(path: Path, read_trec, kind: str):
+    """A TREC file with ``read_trec``, or a Parquet file (``PAR1`` at both ends) through :mod:`metrics.frames`."""
+    from .frames import is_parquet, read_parquet_qrels, read_parquet_run
+
+    if not is_parquet(path):
+        return read_trec(path)
+    return read_parquet_qrels(path) if kind == "qrels" else read_parquet_run(path)
+
+
 #: The key of trec_eval's -c all-line of num_rel in evaluate_files' values.
 ALL_NUM_REL = "num_rel (all, -c)"
 
@@ -395,9 +405,11 @@ def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventi
         return
     too_large = np.flatnonzero(qrels.grade > limit[0])
     if too_large.size:
+        from .frames import is_parquet
+
         row = int(too_large[0])
-        raise InputError(f"{qrels.name} line {line_number(source, row, kind='qrels')}: grade {int(qrels.grade[row])} "
-                         f"{limit[1]}")
+        where = f"row {row}" if is_parquet(source) else f"line {line_number(source, row, kind='qrels')}"
+        raise InputError(f"{qrels.name} {where}: grade {int(qrels.grade[row])} {limit[1]}")
 
 
 def format_line(key: str, qid: str, value: float) -> str:

@@ -17,7 +17,9 @@ are whole numbers (``1.0`` is 1, ``1.5`` is refused), and a (qid, docno) pair ap
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -191,6 +193,66 @@ def evaluate_tables_checked(qrels: QrelsTable, run: RunTable, measures, conv: Co
             row = int(too_large[0])
             raise InputError(f"{qrels.name} row {row}: grade {int(qrels.grade[row])} {limit[1]}")
     return evaluate_tables(qrels, run, parsed, conv)
+
+
+# ---- Parquet files ---------------------------------------------------------------------------------
+
+#: A Parquet file's columns may take this many times its size in memory once decoded (past PARQUET_ALWAYS): run
+#: files take 2 to 10 times; a file that takes more is refused before it is decoded whole, as a gzip bomb is.
+PARQUET_MAX_RATIO = 100
+PARQUET_ALWAYS = 64 << 20
+_PARQUET_BATCH = 1 << 20
+
+
+def is_parquet(path: str | os.PathLike) -> bool:
+    """Whether the file at ``path`` is Parquet (its first and last four bytes are ``PAR1``)."""
+    try:
+        with open(path, "rb") as file:
+            if file.read(4) != b"PAR1":
+                return False
+            file.seek(-4, os.SEEK_END)
+            return file.read(4) == b"PAR1"
+    except (OSError, ValueError):
+        return False
+
+
+def read_parquet_qrels(path: str | os.PathLike) -> QrelsTable:
+    """A qrels Parquet file (the columns of :func:`qrels_table`) as a :class:`QrelsTable`."""
+    name = Path(path).name
+    return qrels_table(_read_parquet(path, name, (QID_COLUMNS, DOCNO_COLUMNS, LABEL_COLUMNS)), name)
+
+
+def read_parquet_run(path: str | os.PathLike) -> RunTable:
+    """A run Parquet file (the columns of :func:`run_table`) as a :class:`RunTable`."""
+    name = Path(path).name
+    return run_table(_read_parquet(path, name, (QID_COLUMNS, DOCNO_COLUMNS, SCORE_COLUMNS, ("tag", "run", "name"))),
+                     name)
+
+
+def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, ...], ...]) -> pa.Table:
+    """The wanted columns, decoded a batch at a time; refused once they pass ``PARQUET_MAX_RATIO`` x the file."""
+    import pyarrow.parquet as pq
+
+    size = os.path.getsize(path)
+    limit = max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
+    try:
+        file = pq.ParquetFile(path)
+        present = file.schema_arrow.names
+        columns = [column for names in wanted for column in names if column in present]
+        batches, decoded = [], 0
+        for batch in file.iter_batches(batch_size=_PARQUET_BATCH, columns=list(dict.fromkeys(columns))):
+            decoded += batch.nbytes
+            if decoded > limit:
+                raise InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the file's size "
+                                 f"({size / 2**20:.1f} MiB) once decoded; a run or qrels file does not, so the "
+                                 "file is refused (write it with fewer repeated values, or as TREC text)")
+            batches.append(batch)
+        if batches:
+            return pa.Table.from_batches(batches)
+        return file.schema_arrow.empty_table().select(list(dict.fromkeys(columns)))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as error:
+        raise InputError(f"{name}: cannot be read as Parquet ({_first_line(error)}); give a Parquet file with the "
+                         "columns qid, docno and score (run) or label (qrels), or a TREC file") from None
 
 
 # ---- columns ---------------------------------------------------------------------------------------
@@ -372,5 +434,6 @@ def _is_finite_number(value: object) -> bool:
     return finite(value)
 
 
-__all__ = ["DOCNO_COLUMNS", "FrameEvaluation", "LABEL_COLUMNS", "QID_COLUMNS", "SCORE_COLUMNS", "as_qrels_table",
-           "as_run_table", "evaluate_frames", "is_frame", "per_query_frame", "qrels_table", "run_table"]
+__all__ = ["DOCNO_COLUMNS", "FrameEvaluation", "LABEL_COLUMNS", "PARQUET_MAX_RATIO", "QID_COLUMNS", "SCORE_COLUMNS",
+           "as_qrels_table", "as_run_table", "evaluate_frames", "is_frame", "is_parquet", "per_query_frame",
+           "qrels_table", "read_parquet_qrels", "read_parquet_run", "run_table"]
