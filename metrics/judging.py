@@ -1,0 +1,453 @@
+"""Judge the holes: the unjudged documents whose judgment would move a mean (or a comparison) the most.
+
+trec_eval counts a document without a grade >= 0 as non-relevant. :func:`find_holes` lists the unjudged documents
+in the top k of a run (or, for two runs A and B, those that one run retrieves in its top k and the other does not)
+with their *influence*: how far the mean of a measure, or the mean difference B - A over the paired queries, would
+move if that one document were judged relevant at the query's highest grade instead:
+
+    influence(q, d) = (M(q with d judged g_max) - M(q)) / n          (one run; n = queries in the mean)
+    influence(q, d) = ((ΔM_B(q, d)) - (ΔM_A(q, d))) / n_paired       (two runs)
+
+g_max is the query's highest grade, or the relevance threshold if that is higher (so the document counts as
+relevant). Judging d changes R and the ideal DCG of q as well, so a run that does not retrieve d moves too.
+
+Every candidate becomes one row of a :class:`~metrics.model.RankingBatch` (its query's ranking with the one document
+flipped), scored by the same kernels as the run (:func:`metrics.evaluate.evaluate_batch`), in chunks of bounded
+size; at most :data:`MAX_CANDIDATES` documents are scored, the highest ranked first.
+
+Judgments added by hand are merged with :func:`merge_judgments` and written with :func:`additions_to_trec` and
+:func:`merged_trec`: trec_eval ignores a qrels line's second field (``iter``), so the added lines carry
+:data:`ADDED_ITERATION` there, which trec_eval, pytrec_eval (through our reader) and :mod:`metrics.trec_io` all read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import bulk
+from .conventions import Conventions
+from .evaluate import _as_measures, check_qrels, check_run, evaluate_batch, is_count, is_geometric, judged_only
+from .model import NO_JUDGMENT, InputError, RankingBatch, check_grades
+from .names import Measure
+from .trec_io import QrelsTable, RunTable, docno_keys, from_numpy, to_numpy
+
+#: At most this many unjudged documents are scored (the highest ranked first); the rest are counted.
+MAX_CANDIDATES = 20_000
+#: The largest k accepted: candidates come from the top k of each query.
+MAX_K = 1_000
+#: Cells (rows x ranks) of one flipped batch: chunks keep memory at a few tens of MB whatever the run.
+CHUNK_CELLS = 1 << 20
+#: The second field (``iter``) of every added qrels line; trec_eval and our reader ignore it.
+ADDED_ITERATION = "added"
+
+
+@dataclass(frozen=True)
+class Hole:
+    """An unjudged document of a query and what judging it would do."""
+
+    qid: str
+    doc: str
+    ranks: tuple[int | None, ...]  # 1-based rank in each run (None: not retrieved, or below the depth)
+    grade: int | None  # its grade in the qrels now: None (not in them) or negative (in the pool, unjudged)
+    relevant_grade: int  # the grade it was scored at: the query's highest, at least the relevance threshold
+    influence: float  # change of the mean (one run) or of the mean difference B - A if judged relevant_grade
+
+
+@dataclass(frozen=True)
+class Holes:
+    """The candidates of :func:`find_holes`, most influential first, and what was searched."""
+
+    measure: str  # the measure's result key (e.g. ndcg_cut_10)
+    k: int
+    runs: tuple[str, ...]  # one run, or (A, B): influence is on the mean of B - A
+    holes: list[Hole]
+    found: int  # unjudged candidates found in the top k of the chosen queries (before the cap)
+    queries: int  # queries in the mean (the paired queries for two runs)
+    limit: int = MAX_CANDIDATES
+
+    @property
+    def capped(self) -> bool:
+        """Whether more candidates were found than were scored."""
+        return self.found > len(self.holes)
+
+    @property
+    def message(self) -> str | None:
+        """What to tell a person when there is nothing to judge; None when there is."""
+        if self.holes:
+            return None
+        if self.queries == 0:
+            return "No query is evaluated" + (" for both runs" if len(self.runs) == 2 else "") + ": nothing to judge."
+        where = (f"that one run retrieves in its top {self.k} and the other does not" if len(self.runs) == 2
+                 else f"in the top {self.k}")
+        return f"Every document {where} is judged: there is no hole to fill."
+
+
+def find_holes(
+    qrels: QrelsTable | Mapping[str, Mapping[str, int]],
+    runs: Mapping[str, RunTable | Mapping[str, Mapping[str, float]]],
+    measure: str | Measure,
+    k: int,
+    *,
+    qids: Iterable[str] | None = None,
+    conventions: Conventions | None = None,
+    limit: int = MAX_CANDIDATES,
+) -> Holes:
+    """The unjudged documents in the top ``k`` of the chosen queries (``qids``; default all), most influential first.
+
+    ``runs`` holds one run, or two (A then B): then the candidates are the unjudged documents one run retrieves in
+    its top k and the other does not, and influence is on the mean of B - A over the queries both runs are
+    evaluated on. Ties in influence are listed by query id, then best rank, then doc id.
+    """
+    conv = conventions if conventions is not None else Conventions()
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
+        raise InputError(f"Argument `k` has to be a whole number from 1 to {MAX_K}, but got {k!r}")
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise InputError(f"Argument `limit` has to be a positive whole number, but got {limit!r}")
+    parsed = _as_measures(measure)
+    if len(parsed) != 1:
+        raise InputError(f"give one measure to judge holes for, got {len(parsed)} ({', '.join(map(str, parsed))})")
+    (chosen,) = parsed
+    if is_geometric(chosen.key):
+        raise InputError(f"{chosen.key} is a geometric mean: one judgment's influence on it is not a change of a "
+                         "mean; use map or bpref")
+    if not isinstance(runs, Mapping) or not 1 <= len(runs) <= 2:
+        raise InputError("Argument `runs` has to map one or two run names to runs")
+    qrels_table = _qrels_table(qrels)
+    names = tuple(runs)
+    tables = [_run_table(runs[name], name) for name in names]
+    flat = conv.replace(unjudged="nonrelevant")  # candidates and flips work on the full list
+    ranked = [_Ranked.of(qrels_table, table, flat) for table in tables]
+
+    common = set(ranked[0].qids).intersection(*(r.qids for r in ranked[1:]))
+    queries = len(common) if len(ranked) == 2 else len(ranked[0].qids)
+    chosen_qids = common if qids is None else common & set(qids)
+    candidates = _candidates(ranked, tables, qrels_table, chosen_qids, k)
+    found = len(candidates["qid"])
+    if found == 0:
+        return Holes(chosen.key, k, names, [], 0, queries, limit)
+    # Beyond the cap, the highest ranked documents are kept: the top of a ranking moves most measures most.
+    best = np.min(np.where(candidates["positions"] >= 0, candidates["positions"], np.iinfo(np.int64).max), axis=0)
+    keep = np.lexsort((candidates["order"], best))[:limit]
+    keep.sort()
+    cand = {key: (value[..., keep] if key == "positions" else value[keep]) for key, value in candidates.items()}
+
+    deltas = [_flip_deltas(r, chosen, conv, cand["qid"], cand["positions"][i]) for i, r in enumerate(ranked)]
+    relevant_grades = deltas[0][1]
+    change = deltas[0][0] if len(ranked) == 1 else deltas[1][0] - deltas[0][0]
+    if not is_count(chosen.key):
+        change = change / max(queries, 1)
+    holes = [
+        Hole(qid, doc, tuple(int(p) + 1 if p >= 0 else None for p in cand["positions"][:, i]),
+             None if grade == _NOT_IN_QRELS else int(grade), int(relevant), float(influence))
+        for i, (qid, doc, grade, relevant, influence) in enumerate(zip(
+            cand["qid"].tolist(), cand["doc"].tolist(), cand["grade"].tolist(), relevant_grades.tolist(),
+            change.tolist()))
+    ]
+    holes.sort(key=lambda h: (-abs(h.influence), h.qid, min(r for r in h.ranks if r is not None), h.doc))
+    return Holes(chosen.key, k, names, holes, found, queries, limit)
+
+
+# ---- the runs, ranked -------------------------------------------------------------------------------------------
+
+_NOT_IN_QRELS = -(2**63)
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """One run as the kernels see it: the batches of :func:`metrics.bulk.batches_for_run` and, for every run line,
+    its 0-based position in its query's ranking (-1: query not evaluated, or below the depth)."""
+
+    qids: list[str]
+    batches: list[tuple[np.ndarray | None, RankingBatch]]
+    where: dict[str, tuple[int, int]]  # qid -> (batch index, row in that batch)
+    positions: np.ndarray  # per run line
+
+    @classmethod
+    def of(cls, qrels: QrelsTable, run: RunTable, conv: Conventions) -> _Ranked:
+        qids, batches = bulk.batches_for_run(qrels, run, conv)
+        where: dict[str, tuple[int, int]] = {}
+        for index, (rows, _) in enumerate(batches):
+            members = range(len(qids)) if rows is None else rows.tolist()
+            for row_in_batch, row in enumerate(members):
+                where[qids[row]] = (index, row_in_batch)
+        return cls(qids, batches, where, _line_positions(qrels, run, conv))
+
+
+def _line_positions(qrels: QrelsTable, run: RunTable, conv: Conventions) -> np.ndarray:
+    """Each run line's 0-based rank in its query's ranking, ordered exactly as :mod:`metrics.bulk` orders it
+    (score descending as compared, then the tie order); -1 for queries without judgments and below the depth."""
+    run_codes, run_qids = bulk._query_codes(run)
+    judged_query = to_numpy(pc.is_in(run_qids, value_set=pc.unique(qrels.qid)))
+    evaluated = judged_query[run_codes]
+    lines = np.flatnonzero(evaluated)
+    positions = np.full(run_codes.shape[0], -1, dtype=np.int64)
+    if lines.shape[0] == 0:
+        return positions
+    rows = run_codes[lines].astype(np.int64)
+    scores = run.score[lines]
+    if conv.score_precision == "float32":
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32)
+    keys, exact = (run.docno_key, run.docno_key_exact) if run.docno_key is not None else docno_keys(run.docno)
+    docno = run.docno
+    if lines.shape[0] != run_codes.shape[0]:
+        keys, docno = keys[lines], pc.filter(run.docno, from_numpy(evaluated))
+    # The line numbers ride along as the "grades" bulk permutes into ranking order.
+    rows, order = bulk._in_ranking_order(rows, scores, docno, keys, exact, conv.tie_order,
+                                         np.arange(lines.shape[0], dtype=np.float64))
+    rank = bulk._position_in_group(rows)
+    if conv.depth is not None:
+        rank = np.where(rank < conv.depth, rank, -1)
+    positions[lines[order.astype(np.int64)]] = rank
+    return positions
+
+
+def _candidates(ranked: list[_Ranked], tables: list[RunTable], qrels: QrelsTable, qids: set[str],
+                k: int) -> dict[str, np.ndarray]:
+    """Every unjudged document in a top k (for two runs: in one top k and not the other's), in order of query,
+    then rank: qid, doc, its qrels grade, and its position in each run (-1: not retrieved)."""
+    wanted_qids = pa.array(sorted(qids), pa.string())
+    found: list[pa.Table] = []
+    for index, (r, table) in enumerate(zip(ranked, tables)):
+        top = np.flatnonzero((r.positions >= 0) & (r.positions < k))
+        qid = _single(table.qid.take(from_numpy(top)))
+        top = top[to_numpy(pc.is_in(qid, value_set=wanted_qids))]
+        top = top[~_judged(r, table, top)]
+        found.append(pa.table({"qid": _single(table.qid.take(from_numpy(top))),
+                               "doc": _single(table.docno.take(from_numpy(top))),
+                               f"p{index}": pa.array(r.positions[top], pa.int64())}))
+    merged = found[0]
+    if len(ranked) == 2:
+        # Where each candidate stands in the other run (at any depth): the other run moves when R does.
+        located = []
+        for index, (r, table) in enumerate(zip(ranked, tables)):
+            retrieved = np.flatnonzero(r.positions >= 0)
+            lines = pa.table({"qid": _single(table.qid.take(from_numpy(retrieved))),
+                              "doc": _single(table.docno.take(from_numpy(retrieved))),
+                              f"p{index}": pa.array(r.positions[retrieved], pa.int64())})
+            located.append(found[1 - index].join(lines, ["qid", "doc"], join_type="left outer"))
+        merged = pa.concat_tables([table.select(["qid", "doc", "p0", "p1"]) for table in located])
+        p0, p1 = merged["p0"].fill_null(-1), merged["p1"].fill_null(-1)
+        merged = pa.table({"qid": merged["qid"], "doc": merged["doc"], "p0": p0, "p1": p1})
+        # One top k and not the other's: a document in both tops is left out.
+        in_top = [pc.and_(pc.greater_equal(p, 0), pc.less(p, k)) for p in (p0, p1)]
+        merged = merged.filter(pc.xor(*in_top))
+    positions = np.stack([to_numpy(merged[f"p{i}"]).astype(np.int64) for i in range(len(ranked))])
+    qid_list, doc_list = merged["qid"].to_pylist(), merged["doc"].to_pylist()
+    grades = _grades_of(qrels, merged["qid"], merged["doc"])
+    query_order = {qid: i for i, qid in enumerate(ranked[0].qids)}
+    best = np.min(np.where(positions >= 0, positions, np.iinfo(np.int64).max), axis=0)
+    order = np.lexsort((np.array(doc_list, dtype=str) if doc_list else np.zeros(0),
+                        best, np.array([query_order[q] for q in qid_list], dtype=np.int64)))
+    return {"qid": np.array(qid_list, dtype=object)[order], "doc": np.array(doc_list, dtype=object)[order],
+            "grade": grades[order], "positions": positions[:, order], "order": np.arange(order.shape[0])}
+
+
+def _judged(r: _Ranked, table: RunTable, lines: np.ndarray) -> np.ndarray:
+    """Whether the document of each run line (at its position) has a grade >= 0, read from the batch."""
+    codes, values = bulk._query_codes(table)
+    located = np.array([r.where.get(qid, (-1, -1)) for qid in values.to_pylist()], dtype=np.int64).reshape(-1, 2)
+    batch_index, row = located[codes[lines]].T
+    judged = np.zeros(lines.shape[0], dtype=bool)
+    for index, (_, batch) in enumerate(r.batches):
+        mine = batch_index == index
+        judged[mine] = batch.judged[row[mine], r.positions[lines[mine]]]
+    return judged
+
+
+def _grades_of(qrels: QrelsTable, qid, doc) -> np.ndarray:
+    """The qrels grade of each (qid, doc), _NOT_IN_QRELS where there is none."""
+    pairs = pa.table({"qid": qid, "doc": doc, "at": pa.array(np.arange(len(qid)), pa.int64())})
+    judgments = pa.table({"qid": qrels.qid, "doc": qrels.docno, "grade": pa.array(qrels.grade, pa.int64())})
+    hits = pairs.join(judgments, ["qid", "doc"], join_type="inner")
+    grades = np.full(len(qid), _NOT_IN_QRELS, dtype=np.int64)
+    grades[to_numpy(hits["at"]).astype(np.int64)] = to_numpy(hits["grade"])
+    return grades
+
+
+# ---- flipping one document at a time ----------------------------------------------------------------------------
+
+
+def _flip_deltas(r: _Ranked, measure: Measure, conv: Conventions, qids: np.ndarray,
+                 positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each candidate (its query and its position in this run, -1 if not retrieved): the change of the measure
+    on its query if it were judged at the query's highest grade, and that grade."""
+    level = measure.relevance_level if measure.relevance_level is not None else conv.relevance_level
+    condensed = judged_only(measure, conv)
+    deltas = np.zeros(qids.shape[0])
+    relevant = np.zeros(qids.shape[0], dtype=np.int64)
+    located = np.array([r.where[q] for q in qids.tolist()], dtype=np.int64).reshape(-1, 2)
+    for index, (_, batch) in enumerate(r.batches):
+        members = np.flatnonzero(located[:, 0] == index)
+        if members.shape[0] == 0:
+            continue
+        rows = located[members, 1]
+        base_rows = np.unique(rows)
+        base = evaluate_batch(_condense(batch.rows(base_rows)) if condensed else batch.rows(base_rows), [measure],
+                              conv)[measure.key]
+        base_of = dict(zip(base_rows.tolist(), base.tolist()))
+        step = max(1, CHUNK_CELLS // max(1, batch.width + batch.judged_grades.shape[1] + 1))
+        for start in range(0, members.shape[0], step):
+            chunk = members[start:start + step]
+            flipped, grades = _flipped(batch, located[chunk, 1], positions[chunk], level)
+            values = evaluate_batch(_condense(flipped) if condensed else flipped, [measure], conv)[measure.key]
+            deltas[chunk] = values - np.array([base_of[row] for row in located[chunk, 1].tolist()])
+            relevant[chunk] = grades
+    return deltas, relevant
+
+
+def _flipped(batch: RankingBatch, rows: np.ndarray, positions: np.ndarray, level: int
+             ) -> tuple[RankingBatch, np.ndarray]:
+    """The rows with the document at ``positions`` (-1: none retrieved) judged at the query's highest grade (at
+    least ``level``), added to the query's judgments too; and those grades."""
+    part = batch.rows(rows)
+    highest = part.judged_grades[:, 0]  # sorted descending; NO_JUDGMENT when the query has no grade >= 0
+    grade = np.maximum(np.where(highest == NO_JUDGMENT, level, highest), level)
+    grades, judged = part.grades.copy(), part.judged.copy()
+    at = np.flatnonzero(positions >= 0)
+    grades[at, positions[at]] = grade[at]
+    judged[at, positions[at]] = True
+    judged_grades = np.concatenate([part.judged_grades, grade[:, None].astype(np.float64)], axis=1)
+    judged_grades = -np.sort(-judged_grades, axis=1)  # descending, NO_JUDGMENT padding last
+    return RankingBatch(grades, judged, part.lengths, judged_grades, part.tied_with_previous), grade.astype(np.int64)
+
+
+def _condense(batch: RankingBatch) -> RankingBatch:
+    """The batch with unjudged documents removed (trec_eval -J), keeping order and which documents tie."""
+    order = np.argsort(~batch.judged, axis=1, kind="stable")
+    grades = np.take_along_axis(batch.grades, order, axis=1)
+    judged = np.take_along_axis(batch.judged, order, axis=1)
+    lengths = batch.judged.sum(axis=1).astype(np.int64)
+    grades = np.where(judged, grades, 0.0)
+    tied = None
+    if batch.tied_with_previous is not None:
+        group = np.cumsum(~batch.tied_with_previous, axis=1)  # tie groups are runs of equal scores
+        group = np.take_along_axis(group, order, axis=1)
+        tied = np.zeros_like(judged)
+        tied[:, 1:] = judged[:, 1:] & (group[:, 1:] == group[:, :-1])
+    return RankingBatch(grades, judged, lengths, batch.judged_grades, tied)
+
+
+# ---- inputs ------------------------------------------------------------------------------------------------------
+
+
+def _qrels_table(qrels: QrelsTable | Mapping[str, Mapping[str, int]]) -> QrelsTable:
+    if isinstance(qrels, QrelsTable):
+        return qrels
+    check_qrels(qrels)
+    qid = [q for q, docs in qrels.items() for _ in docs]
+    docno = [d for docs in qrels.values() for d in docs]
+    grade = np.array([g for docs in qrels.values() for g in docs.values()], dtype=np.int64)
+    return QrelsTable(pa.array(qid, pa.string()), pa.array(docno, pa.string()), grade)
+
+
+def _run_table(run: RunTable | Mapping[str, Mapping[str, float]], name: str) -> RunTable:
+    if isinstance(run, RunTable):
+        return run
+    check_run(run, name)
+    qid = [q for q, docs in run.items() for _ in docs]
+    docno = [d for docs in run.values() for d in docs]
+    try:
+        score = np.array([float(s) for docs in run.values() for s in docs.values()], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: every score has to be a number") from None
+    if not np.isfinite(score).all():
+        raise InputError(f"{name}: every score has to be a finite number")
+    return RunTable(pa.array(qid, pa.string()), pa.array(docno, pa.string()), score, name)
+
+
+# ---- added judgments ---------------------------------------------------------------------------------------------
+
+Additions = Mapping[tuple[str, str], int]
+
+
+def merge_judgments(qrels: Mapping[str, Mapping[str, int]], additions: Additions) -> dict[str, dict[str, int]]:
+    """A new ``{qid: {doc: grade}}``: ``qrels`` with ``additions`` (``{(qid, doc): grade}``) on top; ``qrels`` is
+    left untouched. An addition replaces a negative (pooled, unjudged) grade; a judged document keeps its grade
+    unless the addition says otherwise."""
+    _check_additions(additions)
+    merged = {qid: dict(docs) for qid, docs in qrels.items()}
+    for (qid, doc), grade in additions.items():
+        merged.setdefault(qid, {})[doc] = int(grade)
+    return merged
+
+
+def merge_judgments_table(qrels: QrelsTable, additions: Additions) -> QrelsTable:
+    """:func:`merge_judgments` for a parsed qrels file: its lines, less those an addition replaces, then the
+    additions."""
+    _check_additions(additions)
+    if not additions:
+        return qrels
+    added_qid = pa.array([qid for qid, _ in additions], pa.string())
+    added_doc = pa.array([doc for _, doc in additions], pa.string())
+    replaced = _pairs_in(qrels.qid, qrels.docno, added_qid, added_doc)
+    keep = from_numpy(~replaced)
+    return QrelsTable(
+        pa.concat_arrays([_single(pc.filter(qrels.qid, keep)), added_qid]),
+        pa.concat_arrays([_single(pc.filter(qrels.docno, keep)), added_doc]),
+        np.concatenate([qrels.grade[~replaced], np.array(list(additions.values()), dtype=np.int64)]),
+        qrels.name,
+    )
+
+
+def additions_to_trec(additions: Additions, separator: str = " ") -> str:
+    """The added judgments as qrels lines, ``qid added doc grade``, in the order they were given."""
+    _check_additions(additions)
+    return "".join(separator.join((qid, ADDED_ITERATION, doc, str(int(grade)))) + "\n"
+                   for (qid, doc), grade in additions.items())
+
+
+def merged_trec(original: bytes, additions: Additions) -> bytes:
+    """The original qrels text with the additions: every original line byte for byte, except a line whose
+    (qid, doc) an addition grades (a negative, pooled grade), which the marked line replaces where it stood
+    (trec_eval refuses a document twice); the other additions follow at the end. Fields are separated as in the
+    original (tabs when it uses tabs only)."""
+    _check_additions(additions)
+    separator = "\t" if b"\t" in original and b" " not in original else " "
+    pending = dict(additions)
+    out = bytearray()
+    lines = original.splitlines(keepends=True)
+    for line in lines:
+        fields = line.split()
+        if len(fields) == 4 and not fields[0].startswith(b"#"):
+            pair = (fields[0].decode("utf-8", "replace"), fields[2].decode("utf-8", "replace"))
+            if pair in pending:
+                ending = line[len(line.rstrip(b"\r\n")):] or b"\n"
+                out += additions_to_trec({pair: pending.pop(pair)}, separator).rstrip("\n").encode() + ending
+                continue
+        out += line
+    if out and not out.endswith(b"\n"):
+        out += b"\n"
+    return bytes(out) + additions_to_trec(pending, separator).encode("utf-8")
+
+
+def _check_additions(additions: Additions) -> None:
+    if not isinstance(additions, Mapping):
+        raise InputError("Argument `additions` has to be a dict {(qid, doc): grade}")
+    for pair in additions:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise InputError(f"additions: key {pair!r} has to be a (qid, doc) pair")
+    check_grades({f"{qid} {doc}": grade for (qid, doc), grade in additions.items()}, where="additions")
+
+
+def _pairs_in(qid: pa.Array, docno: pa.Array, other_qid: pa.Array, other_doc: pa.Array) -> np.ndarray:
+    """Whether each (qid, docno) line is one of the other pairs."""
+    lines = pa.table({"qid": qid, "doc": docno, "line": pa.array(np.arange(len(qid)), pa.int64())})
+    other = pa.table({"qid": other_qid, "doc": other_doc})
+    hits = lines.join(other, ["qid", "doc"], join_type="inner")
+    found = np.zeros(len(qid), dtype=bool)
+    found[to_numpy(hits["line"]).astype(np.int64)] = True
+    return found
+
+
+def _single(values) -> pa.Array:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
+__all__ = ["ADDED_ITERATION", "CHUNK_CELLS", "Hole", "Holes", "MAX_CANDIDATES", "MAX_K", "additions_to_trec",
+           "find_holes", "merge_judgments", "merge_judgments_table", "merged_trec"]
