@@ -17,6 +17,7 @@ from .evaluate import (
     is_count,
     make_conventions,
 )
+from .many_runs import evaluate_runs
 from .measures import MEASURES, TREC_DEFAULT_MEASURES, MeasureInfo
 from .model import InputError, RankingBatch, order_documents
 from .names import Measure, describe_reading, parse_measure, parse_measures, reading_note
@@ -38,6 +39,7 @@ __all__ = [
     "evaluate",
     "evaluate_batch",
     "evaluate_rankings",
+    "evaluate_runs",
     "is_count",
     "make_conventions",
     "order_documents",

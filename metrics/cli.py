@@ -1,4 +1,4 @@
-"""The trec_eval-compatible command line: ``python -m metrics [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN``.
+"""The trec_eval-compatible command line: ``python -m metrics [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN...``.
 
 Output is trec_eval's: one line per value, ``measure<TAB>qid<TAB>value``, the measure name left-justified in 22
 characters, floats with 4 decimals and counts as integers. With ``-q`` every evaluated query's lines come first
@@ -6,6 +6,9 @@ characters, floats with 4 decimals and counts as integers. With ``-q`` every eva
 evaluated queries, or the sum for the counts ``num_*``. Conventions other than trec_eval's are chosen with long
 options generated from :data:`metrics.conventions.CONVENTION_INFO`, and ``--help`` is generated from the measure
 registry and that table, so the documentation cannot drift from the engine.
+
+Several runs (``QRELS RUN RUN...``) print one block per run, in the order given, each exactly what trec_eval prints
+for that run alone; the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`).
 """
 
 from __future__ import annotations
@@ -183,19 +186,26 @@ def option_name(convention: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--CONVENTION VALUE]... QRELS RUN",
+        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--CONVENTION VALUE]... QRELS RUN [RUN ...]",
         description=(
             "Evaluate a TREC run against qrels, printing what trec_eval prints: one line per value, "
             "measure<TAB>query<TAB>value, then the 'all' lines (means; num_* are summed). trec_eval's "
-            "conventions are the defaults; long options choose the conventions of other tools."
+            "conventions are the defaults; long options choose the conventions of other tools.\n\n"
+            "Several RUNs: the qrels are read once and the runs evaluated in parallel (one per core, at most that "
+            "many in memory at once); each run's block is printed in the order given, exactly as for that run alone "
+            "(every option applies to every run). Files that are missing are refused before anything is printed; a "
+            "run that turns out bad stops the command with one line naming it (exit status 2): the blocks of the "
+            "runs before it stay printed, whole, and nothing of it or of later runs is. '-' (standard input) can be "
+            "given once."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=help_epilog(),
         allow_abbrev=False,
     )
     parser.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno grade (grade < 0 = unjudged), or Parquet: qid, docno, label")
-    parser.add_argument("run", metavar="RUN", help="ranking: qid Q0 docno rank score tag ('-' reads standard input), or Parquet: "
-                        "qid, docno, score")
+    parser.add_argument("runs", metavar="RUN", nargs="+",
+                        help="ranking: qid Q0 docno rank score tag ('-' reads standard input), or Parquet: qid, docno, "
+                             "score; several RUNs print one block each, in order")
     trec = parser.add_argument_group("trec_eval options")
     trec.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
                       help="print every query's values before the 'all' lines")
@@ -348,15 +358,37 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     With ``missing_queries="zero"`` (trec_eval -c), ``values`` holds ``ALL_NUM_REL``: the all-line of num_rel
     as trec_eval prints it there (qrels lines with grade > 0, whatever -l says).
     """
-    from .bulk import batches_for_run, evaluate_prepared, prepare_run
-    from .measures import relevance_strings
-    from .trec_io import read_qrels, read_run
+    qrels = read_checked_qrels(qrels_path, measures, conventions)
+    # The table goes straight into the call (no name holds it here), so evaluate_run can release it before the kernels.
+    return evaluate_run(qrels, read_run_path(run_path), measures, conventions, relstring=relstring)
+
+
+def read_run_path(run_path: str):
+    """The run named on the command line: a TREC or Parquet file, or standard input for '-' (as in trec_eval)."""
+    from .trec_io import read_run
+
+    if run_path == "-":
+        return read_run(sys.stdin.buffer, name="stdin")
+    return _read_table(Path(run_path), read_run, "run")
+
+
+def read_checked_qrels(qrels_path: str, measures: Sequence[Measure], conventions: Conventions):
+    """The qrels file read, with every grade checked against what the measures can score."""
+    from .trec_io import read_qrels
 
     # Paths, never file content: a file name with spaces is still a name.
     qrels = _read_table(Path(qrels_path), read_qrels, "qrels")
     check_grade_limit(qrels, Path(qrels_path), measures, conventions)
-    # As in trec_eval, a run file named '-' is read from standard input.
-    run = read_run(sys.stdin.buffer, name="stdin") if run_path == "-" else _read_table(Path(run_path), read_run, "run")
+    return qrels
+
+
+def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventions, *,
+                 relstring: tuple[str, int] | None = None):
+    """:func:`evaluate_files` for tables already read (``qrels`` checked by :func:`read_checked_qrels`); the run
+    table is released before the kernels run once the caller drops its own reference."""
+    from .bulk import batches_for_run, evaluate_prepared, prepare_run
+    from .measures import relevance_strings
+
     runid = run.runid
     extra: dict[str, object] = {}
     if conventions.missing_queries == "zero":
@@ -373,7 +405,7 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
         extra[relstring[0]] = strings
     # A selection of only runid still needs the list of evaluated queries.
     prepared = prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
-    del qrels, run  # hundreds of MB for a large run, not needed by the kernels
+    del run  # hundreds of MB for a large run, not needed by the kernels
     qids, values, _ = evaluate_prepared(prepared)
     order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
     values = {key: column[order] for key, column in values.items()}
@@ -464,6 +496,32 @@ def _formatted_column(key: str, column: np.ndarray) -> list[str]:
     return [f"{v:6.4f}" for v in column.tolist()]
 
 
+def _write_lines(out: TextIO, lines: list[str]) -> None:
+    try:
+        if lines:
+            out.write("\n".join(lines) + "\n")
+        out.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: metrics.console stops quietly
+    except OSError as error:
+        raise _WriteError(cannot_write(error)) from None
+
+
+def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions: Conventions, out: TextIO) -> None:
+    """``QRELS RUN RUN...``: each run's block, in order, as that run alone prints it (see :mod:`metrics.many_runs`)."""
+    from .many_runs import check_run_paths, evaluate_each
+
+    check_run_paths(args.runs)
+    qrels = read_checked_qrels(args.qrels, selection.measures, conventions)
+    results = evaluate_each(qrels, [(path, path) for path in args.runs], selection.measures, conventions,
+                            relstring=selection.relstring if args.per_query else None)
+    for result in results:
+        if not result.qids:
+            raise UsageError(f"no query of {result.name} has judgments in {args.qrels}: nothing to evaluate")
+        _write_lines(out, report_lines(result.qids, result.values, selection, result.runid,
+                                       per_query=args.per_query, summary=args.summary))
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line; returns the exit status (0, or 2 after printing one error line)."""
     out = stdout if stdout is not None else sys.stdout
@@ -478,19 +536,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         args = parser.parse_args(argv)
         conventions = conventions_from(args)
         selection = select_measures(args.measures)
-        qids, values, tag = evaluate_files(args.qrels, args.run, selection.measures, conventions,
+        if len(args.runs) > 1:
+            _print_many_runs(args, selection, conventions, out)
+            return 0
+        (run_path,) = args.runs
+        qids, values, tag = evaluate_files(args.qrels, run_path, selection.measures, conventions,
                                            relstring=selection.relstring if args.per_query else None)
         if not qids:
-            raise UsageError(f"no query of {args.run} has judgments in {args.qrels}: nothing to evaluate")
-        lines = report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary)
-        try:
-            if lines:
-                out.write("\n".join(lines) + "\n")
-            out.flush()
-        except BrokenPipeError:
-            raise  # the reader went away: metrics.console stops quietly
-        except OSError as error:
-            raise _WriteError(cannot_write(error)) from None
+            raise UsageError(f"no query of {run_path} has judgments in {args.qrels}: nothing to evaluate")
+        _write_lines(out, report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary))
         return 0
     except (UsageError, _WriteError) as error:
         message = str(error)
@@ -507,4 +561,5 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
 
 
 __all__ = ["NICKNAMES", "SUPPORTED_ORDER", "Selection", "TREC_EVAL_MEASURE_ORDER", "UsageError", "build_parser",
-           "evaluate_files", "format_line", "main", "report_lines", "select_measures"]
+           "evaluate_files", "evaluate_run", "format_line", "main", "read_checked_qrels", "report_lines",
+           "select_measures"]

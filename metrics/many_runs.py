@@ -1,0 +1,255 @@
+"""Many runs against one qrels: the qrels read and checked once, every run evaluated on its own, in parallel.
+
+One mechanism serves ``python -m metrics QRELS RUN RUN...`` (a trec_eval block per run), ``python -m
+metrics.compare`` and :func:`evaluate_runs` (one table). :func:`evaluate_each` yields each run's values in the order
+the runs were given; at most ``workers`` runs are read and evaluated at a time, so at most ``workers`` runs are in
+memory at once (a finished run keeps only its per-query values). Workers are threads sharing the one parsed qrels:
+the readers (pyarrow) and the kernels (numpy) release the GIL for most of their time (bench/README.md has the
+measurement against a process pool).
+
+The values of each run are those of evaluating it alone (the same code: :func:`metrics.cli.evaluate_run`), and the
+means are summed in trec_eval's order, so the table and the blocks equal one call per run to the last bit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+import numpy as np
+
+from .conventions import Conventions
+from .model import InputError
+from .names import Measure
+
+if TYPE_CHECKING:  # pyarrow and pandas load when first used: `import metrics` stays light
+    import pandas as pd
+
+    from .trec_io import QrelsTable, RunTable
+
+#: A run as :func:`evaluate_runs` takes it: a TREC file path ('-' is standard input), a table, or {qid: {doc: score}}.
+RunSource = Union[str, Path, "RunTable", Mapping]
+
+#: Runs in one :func:`evaluate_runs` table (it holds every run's per-query values). The command line streams its
+#: blocks and takes any number of runs.
+MAX_RUNS = 1000
+
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class RunValues:
+    """One run's result: its name as given, the evaluated qids in trec_eval's order (sorted), per-query values
+    per key in that order (lists for relstring), and the run's tag (the last line's, as trec_eval's runid)."""
+
+    name: str
+    qids: list[str]
+    values: dict[str, object]
+    runid: str
+
+
+def default_workers(runs: int) -> int:
+    """One worker per core, never more than the runs."""
+    return max(1, min(os.cpu_count() or 1, runs))
+
+
+def check_run_paths(paths: Sequence[str]) -> None:
+    """Refuse, before anything is evaluated, what would fail late: standard input twice, a file that cannot be
+    opened. A file given twice is evaluated twice (as two trec_eval calls would)."""
+    if sum(path == STDIN for path in paths) > 1:
+        raise InputError("RUN '-' (standard input) is given more than once: it can be read only once; "
+                         "save it to a file and name that file")
+    for path in paths:
+        if path == STDIN:
+            continue
+        if os.path.isdir(path):
+            raise InputError(f"cannot read {path}: it is a directory, not a run file")
+        with open(path, "rb"):  # FileNotFoundError / PermissionError name the file
+            pass
+
+
+def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], measures: Sequence[Measure],
+                  conventions: Conventions, *, relstring: tuple[str, int] | None = None,
+                  workers: int | None = None) -> Iterator[RunValues]:
+    """Each run's :class:`RunValues`, in the order given. ``qrels`` is read and checked already
+    (:func:`metrics.cli.check_grade_limit`). A run that cannot be read or evaluated raises its error when its turn
+    comes: the runs before it have been yielded whole, the runs after it are not evaluated."""
+    from .cli import evaluate_run
+
+    workers = default_workers(len(runs)) if workers is None else max(1, int(workers))
+
+    def one(name: str, source: RunSource) -> RunValues:
+        qids, values, runid = evaluate_run(qrels, _as_run_table(source, name), measures, conventions,
+                                           relstring=relstring)
+        return RunValues(name, qids, values, runid)
+
+    if workers == 1:
+        for name, source in runs:
+            yield one(name, source)
+        return
+    pending: deque[Future] = deque()
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="metrics-run") as pool:
+        try:
+            for name, source in runs:
+                if len(pending) == workers:  # at most `workers` runs read or being evaluated at once
+                    yield pending.popleft().result()
+                pending.append(pool.submit(one, name, source))
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:  # an error or an abandoned iteration: start nothing more
+                future.cancel()
+
+
+def evaluate_runs(
+    qrels: str | Path | "QrelsTable" | Mapping,
+    runs: Mapping[str, RunSource],
+    measures: str | Sequence[str | Measure],
+    *,
+    relevance_level: int | None = None,
+    judged_docs_only: bool | None = None,
+    conventions: Conventions | None = None,
+    workers: int | None = None,
+    **convention_changes: object,
+) -> pd.DataFrame:
+    """Every run against one qrels, as one long table: columns ``run, qid, measure, value``.
+
+    ``qrels`` is a qrels file path, a :class:`~metrics.trec_io.QrelsTable` or ``{qid: {doc: grade}}``; ``runs`` maps
+    a name to a run file path ('-' reads standard input, once), a :class:`~metrics.trec_io.RunTable` or ``{qid:
+    {doc: score}}``. Measures and conventions are those of :func:`metrics.evaluate`. For each run, in the order
+    of ``runs``, the rows are the numbers ``trec_eval -q`` prints for it alone: each evaluated query (in trec_eval's
+    order) with every per-query measure, then the ``all`` rows (means; counts summed; ``gm_map`` and ``gm_bpref``
+    only there). This is PyTerrier's ``Experiment(perquery=True)`` shape (``name, qid, measure, value``) with the
+    means added as qid ``all``; ``table.pivot_table(index="run", columns="measure", values="value")`` on the ``all``
+    rows gives its wide means table. At most :data:`MAX_RUNS` runs per call.
+    """
+    import pandas as pd
+
+    from .evaluate import _as_measures, make_conventions
+
+    conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
+                            **convention_changes)
+    parsed = _as_measures(measures)
+    if not isinstance(runs, Mapping):
+        raise InputError(f"Argument `runs` has to be a dict {{name: run}} (run: a file path, a RunTable or "
+                         f"{{qid: {{doc: score}}}}), got {type(runs).__name__}")
+    if not runs:
+        raise InputError("Argument `runs` has to name at least one run")
+    if len(runs) > MAX_RUNS:
+        raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call (the table holds every run's values); "
+                         "split them over several calls, or use the command line, which streams any number")
+    check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
+    qrels_table = _as_qrels_table(qrels, parsed, conv)
+    columns: dict[str, list] = {"run": [], "qid": [], "measure": [], "value": []}
+    for result in evaluate_each(qrels_table, [(str(name), source) for name, source in runs.items()], parsed, conv,
+                                workers=workers):
+        for qid, measure, value in result_rows(result, parsed):
+            columns["run"].append(result.name)
+            columns["qid"].append(qid)
+            columns["measure"].append(measure)
+            columns["value"].append(value)
+    return pd.DataFrame({"run": pd.Series(columns["run"], dtype=object), "qid": pd.Series(columns["qid"], dtype=object),
+                         "measure": pd.Series(columns["measure"], dtype=object),
+                         "value": np.asarray(columns["value"], dtype=np.float64)})
+
+
+def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tuple[str, str, float]]:
+    """``(qid, measure key, value)`` of one run: what ``trec_eval -q`` prints (per query, then ``all``)."""
+    from .cli import ALL_NUM_REL
+    from .evaluate import aggregate_columns
+
+    keys = [m.key for m in measures]
+    per_query = [m.key for m in measures if m.name != "num_q" and m.info.per_query]
+    columns = {key: np.asarray(result.values[key], dtype=np.float64) for key in per_query}
+    for i, qid in enumerate(result.qids):
+        for key in per_query:
+            yield qid, key, float(columns[key][i])
+    means = aggregate_columns({key: result.values[key] for key in keys})
+    if ALL_NUM_REL in result.values and "num_rel" in means:
+        means["num_rel"] = result.values[ALL_NUM_REL]  # trec_eval's -c quirk, as the command line prints it
+    for key in keys:
+        yield "all", key, float(means[key])
+
+
+def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> "QrelsTable":
+    from .cli import read_checked_qrels
+    from .evaluate import grade_limit
+    from .trec_io import QrelsTable
+
+    if isinstance(qrels, (str, Path)):
+        return read_checked_qrels(str(qrels), measures, conv)
+    if isinstance(qrels, Mapping):
+        table = qrels_table_from_dict(qrels)
+    elif isinstance(qrels, QrelsTable):
+        table = qrels
+    else:
+        raise InputError(f"Argument `qrels` has to be a file path, a QrelsTable or a dict {{qid: {{doc: grade}}}}, "
+                         f"got {type(qrels).__name__}")
+    limit = grade_limit(measures, conv)
+    if limit is not None and (table.grade > limit[0]).any():
+        row = int(np.flatnonzero(table.grade > limit[0])[0])
+        raise InputError(f"qrels, query {table.qid[row].as_py()!r}, document {table.docno[row].as_py()!r}: grade "
+                         f"{int(table.grade[row])} {limit[1]}")
+    return table
+
+
+def _as_run_table(source: RunSource, name: str) -> "RunTable":
+    from .cli import read_run_path
+    from .trec_io import RunTable
+
+    if isinstance(source, RunTable):
+        return source
+    if isinstance(source, Mapping):
+        return run_table_from_dict(source, name)
+    if isinstance(source, (str, Path)):
+        return read_run_path(str(source))  # TREC or Parquet; '-' is standard input
+    raise InputError(f"run {name!r}: has to be a file path, a metrics.trec_io.RunTable or a dict "
+                     f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
+
+
+def run_table_from_dict(run: Mapping, name: str = "run") -> "RunTable":
+    """A pytrec_eval-shaped run ``{qid: {doc: score}}`` as a :class:`RunTable` (checked as :func:`metrics.evaluate`
+    checks it; scores must be finite numbers)."""
+    import pyarrow as pa
+
+    from .evaluate import check_run
+    from .trec_io import RunTable
+
+    check_run(run, name=f"run {name!r}")
+    qids, docs, scores = [], [], []
+    for qid, ranking in run.items():
+        for doc, score in ranking.items():
+            qids.append(qid)
+            docs.append(doc)
+            scores.append(score)
+    try:
+        values = np.array(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        bad = next(s for s in scores if not isinstance(s, (int, float, np.number)) or isinstance(s, bool))
+        raise InputError(f"run {name!r}: a score must be a finite number, got {bad!r}") from None
+    if not np.isfinite(values).all():
+        raise InputError(f"run {name!r}: a score must be a finite number, got {values[~np.isfinite(values)][0]}")
+    return RunTable(pa.array(qids, pa.string()), pa.array(docs, pa.string()), values, str(name), str(name))
+
+
+def qrels_table_from_dict(qrels: Mapping, name: str = "qrels") -> "QrelsTable":
+    """A pytrec_eval-shaped ``{qid: {doc: grade}}`` as a :class:`QrelsTable` (checked as :func:`metrics.evaluate`
+    checks it)."""
+    import pyarrow as pa
+
+    from .evaluate import check_qrels
+    from .trec_io import QrelsTable
+
+    check_qrels(qrels, name)
+    rows = [(qid, doc, int(grade)) for qid, judgments in qrels.items() for doc, grade in judgments.items()]
+    return QrelsTable(pa.array([r[0] for r in rows], pa.string()), pa.array([r[1] for r in rows], pa.string()),
+                      np.array([r[2] for r in rows], dtype=np.int64), name)
+
+
+__all__ = ["MAX_RUNS", "RunSource", "RunValues", "check_run_paths", "default_workers", "evaluate_each",
+           "evaluate_runs", "qrels_table_from_dict", "result_rows", "run_table_from_dict"]
