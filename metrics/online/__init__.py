@@ -2,6 +2,8 @@
 simulation, A/B tests and interleaving against a baseline, and run-level signals.
 
 - :mod:`.models`: the click models (cascade, pbm, dbn), default parameters from grades, closed forms;
+- :mod:`.simulate`: seeded, chunked simulation of N sessions with standard errors;
+- :mod:`.experiments`: A/B test against a baseline, sessions needed per arm, team-draft interleaving;
 """
 
 from .models import (
@@ -16,6 +18,9 @@ from .models import (
     default_satisfaction,
     expected_signals,
 )
+from .simulate import Simulated, simulate_signals
+from .experiments import ABTest, Difference, Interleaving, ab_test, sessions_needed, team_draft
 
-__all__ = ["MODELS", "MODEL_HELP", "SIGNALS", "SIGNAL_HELP", "ClickModel", "Signals", "default_attractiveness",
+__all__ = ["ABTest", "Difference", "Interleaving", "Simulated", "ab_test", "sessions_needed", "simulate_signals",
+           "team_draft", "MODELS", "MODEL_HELP", "SIGNALS", "SIGNAL_HELP", "ClickModel", "Signals", "default_attractiveness",
            "default_position_bias", "default_satisfaction", "expected_signals"]
