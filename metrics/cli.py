@@ -186,7 +186,7 @@ def option_name(convention: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--CONVENTION VALUE]... QRELS RUN [RUN ...]",
+        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--bounds] [--CONVENTION VALUE]... QRELS RUN [RUN ...]",
         description=(
             "Evaluate a TREC run against qrels, printing what trec_eval prints: one line per value, "
             "measure<TAB>query<TAB>value, then the 'all' lines (means; num_* are summed). trec_eval's "
@@ -216,7 +216,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_convention_arguments(parser, trec)
     trec.add_argument("-n", "--nosummary", dest="summary", action="store_false",
                       help="do not print the 'all' lines")
+    parser.add_argument("--bounds", action="store_true", help=BOUNDS_HELP)
     return parser
+
+
+BOUNDS_HELP = (
+    "after each value, two lines MEASURE:low and MEASURE:high (per query with -q, and on the 'all' lines as the "
+    "mean of the per-query lows and highs): the lower and higher of two scenarios for the unjudged documents "
+    "(no grade >= 0) in the measure's top k (k = its cut-off, or the whole ranking when it has none): as judged "
+    "(trec_eval's value) and all relevant at the query's top grade (its largest grade, at least the relevance "
+    "level). For P, recall, success, RR, RR@k, F, set_P, set_recall, set_F, Judged, unj and the counts, low and "
+    "high bound the value whatever the hole's judgments (not with -J); for the others (AP, nDCG, Rprec, bpref, "
+    "...) they are only the range between the two scenarios. RUN cannot be '-' (the run is read twice)"
+)
 
 
 def add_convention_arguments(parser: argparse.ArgumentParser, group=None) -> None:
@@ -453,9 +465,10 @@ def format_line(key: str, qid: str, value: float) -> str:
 
 def report_lines(
     qids: Sequence[str], values: dict[str, np.ndarray], selection: Selection, tag: str, *,
-    per_query: bool, summary: bool,
+    per_query: bool, summary: bool, bounds=None,
 ) -> list[str]:
-    """trec_eval's output: per-query lines (``-q``), then the runid and ``all`` lines."""
+    """trec_eval's output: per-query lines (``-q``), then the runid and ``all`` lines. ``bounds`` (a
+    :class:`metrics.holes.HoleTable` over the same sorted qids) adds ``key:low`` and ``key:high`` after each value."""
     keys = [m.key for m in selection.measures]
     lines: list[str] = []
     if per_query:
@@ -467,7 +480,10 @@ def report_lines(
             formatted[name] = [f"'{text}'" for text in values[name]]
             printed = _with_relstring([m for m in selection.measures if m.key in formatted], name)
         for i, qid in enumerate(qids):
-            lines.extend(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}" for key in printed)
+            for key in printed:
+                lines.append(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}")
+                if bounds is not None and key in bounds.low:
+                    lines.extend(_bound_lines(key, qid, bounds.low[key][i], bounds.high[key][i]))
     if summary:
         if selection.runid:
             lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{tag}")
@@ -475,8 +491,34 @@ def report_lines(
         means = aggregate_columns({key: values[key] for key in keys})
         if ALL_NUM_REL in values and "num_rel" in means:
             means["num_rel"] = values[ALL_NUM_REL]  # trec_eval's -c quirk, see evaluate_files
-        lines.extend(format_line(key, "all", means[key]) for key in keys)
+        hole_means = bounds.means() if bounds is not None else {}
+        for key in keys:
+            lines.append(format_line(key, "all", means[key]))
+            if key in hole_means:
+                # -c's num_rel all-line counts qrels lines trec_eval's way: low and high move with it.
+                shift = means[key] - hole_means[key].value
+                lines.extend(_bound_lines(key, "all", hole_means[key].low + shift, hole_means[key].high + shift))
     return lines
+
+
+def _bound_lines(key: str, qid: str, low: float, high: float) -> list[str]:
+    """``key:low`` and ``key:high`` lines, formatted as ``key``'s own (counts as integers)."""
+    return [f"{key + suffix:<{FIELD_WIDTH}}\t{qid}\t{format_line(key, qid, value).rsplit(chr(9), 1)[1]}"
+            for suffix, value in ((":low", low), (":high", high))]
+
+
+def hole_table(args: argparse.Namespace, run_path: str, measures: Sequence[Measure], conventions: Conventions,
+               qids: Sequence[str]):
+    """--bounds: the holes of every measure (metrics.holes) of one run, over the same queries as its values; None
+    when only runid or relstring is asked for."""
+    from .holes import holes_files
+
+    if not measures:
+        return None
+    table = holes_files(Path(args.qrels), Path(run_path), list(measures), conventions)
+    if list(table.qids) != list(qids):
+        raise UsageError("--bounds: the run or qrels changed while being read; run the command again")
+    return table
 
 
 def _with_relstring(measures: Sequence[Measure], name: str) -> list[str]:
@@ -518,8 +560,9 @@ def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions
     for result in results:
         if not result.qids:
             raise UsageError(f"no query of {result.name} has judgments in {args.qrels}: nothing to evaluate")
+        bounds = hole_table(args, result.name, selection.measures, conventions, result.qids) if args.bounds else None
         _write_lines(out, report_lines(result.qids, result.values, selection, result.runid,
-                                       per_query=args.per_query, summary=args.summary))
+                                       per_query=args.per_query, summary=args.summary, bounds=bounds))
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -536,6 +579,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         args = parser.parse_args(argv)
         conventions = conventions_from(args)
         selection = select_measures(args.measures)
+        if args.bounds and "-" in args.runs:
+            raise UsageError("--bounds reads the run a second time: give RUN as a file, not '-'")
         if len(args.runs) > 1:
             _print_many_runs(args, selection, conventions, out)
             return 0
@@ -544,7 +589,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
                                            relstring=selection.relstring if args.per_query else None)
         if not qids:
             raise UsageError(f"no query of {run_path} has judgments in {args.qrels}: nothing to evaluate")
-        _write_lines(out, report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary))
+        bounds = hole_table(args, run_path, selection.measures, conventions, qids) if args.bounds else None
+        _write_lines(out, report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary,
+                                       bounds=bounds))
         return 0
     except (UsageError, _WriteError) as error:
         message = str(error)
