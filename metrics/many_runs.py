@@ -69,8 +69,13 @@ def check_run_paths(paths: Sequence[str]) -> None:
             continue
         if os.path.isdir(path):
             raise InputError(f"cannot read {path}: it is a directory, not a run file")
-        with open(path, "rb"):  # FileNotFoundError / PermissionError name the file
-            pass
+        try:
+            with open(path, "rb"):
+                pass
+        except FileNotFoundError:
+            raise InputError(f"cannot read {path}: no such file") from None
+        except OSError as error:
+            raise InputError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], measures: Sequence[Measure],
@@ -158,6 +163,21 @@ def evaluate_runs(
                          "value": np.asarray(columns["value"], dtype=np.float64)})
 
 
+def per_query_values(qrels: object, runs: Mapping[str, RunSource], measures: Sequence[Measure],
+                     conventions: Conventions, *, workers: int | None = None) -> dict[str, dict[str, dict[str, float]]]:
+    """``{measure key: {run: {qid: value}}}``: what a comparison of runs needs (``python -m metrics.compare``)."""
+    if len(runs) > MAX_RUNS:
+        raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call")
+    check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
+    table = _as_qrels_table(qrels, measures, conventions)
+    values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in measures}
+    for result in evaluate_each(table, [(str(name), source) for name, source in runs.items()], measures, conventions,
+                                workers=workers):
+        for measure in measures:
+            values[measure.key][result.name] = dict(zip(result.qids, result.values[measure.key].tolist()))
+    return values
+
+
 def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tuple[str, str, float]]:
     """``(qid, measure key, value)`` of one run: what ``trec_eval -q`` prints (per query, then ``all``)."""
     from .cli import ALL_NUM_REL
@@ -182,6 +202,7 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
     from .trec_io import QrelsTable
 
     if isinstance(qrels, (str, Path)):
+        check_run_paths([str(qrels)])  # the same one line for a qrels file that cannot be opened
         return read_checked_qrels(str(qrels), measures, conv)
     if isinstance(qrels, Mapping):
         table = qrels_table_from_dict(qrels)
@@ -252,4 +273,4 @@ def qrels_table_from_dict(qrels: Mapping, name: str = "qrels") -> "QrelsTable":
 
 
 __all__ = ["MAX_RUNS", "RunSource", "RunValues", "check_run_paths", "default_workers", "evaluate_each",
-           "evaluate_runs", "qrels_table_from_dict", "result_rows", "run_table_from_dict"]
+           "evaluate_runs", "per_query_values", "qrels_table_from_dict", "result_rows", "run_table_from_dict"]

@@ -206,3 +206,21 @@ def test_the_table_refuses_more_runs_than_the_cap_and_bad_arguments():
         metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": float("nan")}}}, "map")
     with pytest.raises(metrics.InputError, match="standard input"):
         metrics.evaluate_runs(qrels, {"a": "-", "b": "-"}, "map")
+
+
+def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_same_means(random_files):
+    from metrics.compare import compare_many
+    from metrics.trec_io import read_qrels, read_run
+
+    qrels, paths = random_files
+    from_files = compare_many(qrels, {"a": paths[0], "b": paths[1], "c": paths[2]}, ["map", "nDCG@10"])
+    from_dicts = compare_many(read_qrels(qrels).to_dict(), {name: read_run(path).to_dict() for name, path in
+                                                            zip("abc", paths)}, ["map", "nDCG@10"])
+    assert from_files.means == from_dicts.means and from_files.pairs == from_dicts.pairs
+    table = metrics.evaluate_runs(qrels, dict(zip("abc", paths)), ["map", "nDCG@10"])
+    for measure in ("map", "nDCG@10"):
+        for run in "abc":
+            compared = from_files.queries[measure]  # the queries every run answers
+            values = table[(table["run"] == run) & (table["measure"] == measure) & table["qid"].isin(compared)]
+            assert dict(zip(values["qid"], values["value"])) == dict(zip(compared,
+                                                                          from_files.values[measure][run].tolist()))

@@ -18,7 +18,6 @@ from typing import TextIO
 from ..cli import add_convention_arguments, conventions_from
 from ..console import OneLineParser, run_command, run_guarded
 from ..model import InputError
-from ..trec_io import read_qrels, read_run
 from .intervals import METHODS
 from .many import CORRECTIONS, MAX_RUNS, TESTS, ManyComparison, compare_many
 from .report import FORMATS, report_table
@@ -94,11 +93,11 @@ def report(args: argparse.Namespace) -> str:
         if not matches:
             raise InputError(f"--baseline {args.baseline}: not one of the runs given")
         baseline = matches[0]
-    qrels = read_qrels(args.qrels).to_dict()
-    runs = {name: read_run(path).to_dict() for name, path in zip(names, args.runs)}
-    comparison = compare_many(qrels, runs, args.measures or ["nDCG@10"], test=args.test, correction=args.correction,
-                              alpha=args.alpha, baseline=baseline, interval=args.interval, resamples=args.resamples,
-                              permutations=args.permutations, seed=args.seed, conventions=conventions)
+    # The qrels read once, the runs in parallel: the mechanism of `python -m metrics QRELS RUN RUN...`.
+    comparison = compare_many(args.qrels, dict(zip(names, args.runs)), args.measures or ["nDCG@10"], test=args.test,
+                              correction=args.correction, alpha=args.alpha, baseline=baseline, interval=args.interval,
+                              resamples=args.resamples, permutations=args.permutations, seed=args.seed,
+                              conventions=conventions)
     text = report_table(comparison, fmt=args.fmt, qrels_name=os.path.basename(args.qrels))
     if args.details:
         text += "\n".join(details(comparison, args.risk_alpha)) + "\n"

@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from ..conventions import Conventions
-from ..evaluate import evaluate, is_count, is_geometric, make_conventions
+from ..evaluate import is_count, is_geometric, make_conventions
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from .intervals import Interval, IntervalMethod, bootstrap_interval
@@ -137,7 +137,17 @@ class ManyComparison:
 
 def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str | Measure],
                   conventions: Conventions) -> tuple[dict[str, dict[str, dict[str, float]]], list[Measure]]:
-    """``{measure key: {run: {qid: value}}}`` for every run, with the parsed measures."""
+    """``{measure key: {run: {qid: value}}}`` for every run, with the parsed measures. Runs (and qrels) may be dicts,
+    file paths or tables: the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`)."""
+    from ..many_runs import per_query_values
+
+    parsed = comparable_measures(measures)
+    return per_query_values(qrels, runs, parsed, conventions), parsed
+
+
+def comparable_measures(measures: Sequence[str | Measure]) -> list[Measure]:
+    """The parsed measures, refusing those a comparison cannot rank by "higher is better" (counts, geometric means,
+    the share of unjudged documents, ...)."""
     parsed = [m for spec in measures for m in (parse_measures([spec]) if isinstance(spec, str) else [spec])]
     if not parsed:
         raise InputError("give at least one measure, e.g. nDCG@10")
@@ -150,12 +160,7 @@ def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str 
         if measure.name in NOT_A_SCORE:
             raise InputError(f"measure {measure.key!r} is {NOT_A_SCORE[measure.name]}, not a score where higher is "
                              "better; compare a score such as P@10")
-    values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in parsed}
-    for name, run in runs.items():
-        per_query = evaluate(qrels, run, parsed, conventions=conventions)
-        for measure in parsed:
-            values[measure.key][name] = {qid: row[measure.key] for qid, row in per_query.items()}
-    return values, parsed
+    return parsed
 
 
 def compare_many(
@@ -174,7 +179,8 @@ def compare_many(
     conventions: Conventions | None = None,
     **convention_changes: object,
 ) -> ManyComparison:
-    """Compare ``runs`` (``{name: run}``) on ``measures``: every pair, or every run against ``baseline``."""
+    """Compare ``runs`` (``{name: run}``) on ``measures``: every pair, or every run against ``baseline``. ``qrels``
+    and each run may be a dict, a file path or a table (read once, evaluated by :mod:`metrics.many_runs`)."""
     conv = make_conventions(conventions, **convention_changes)
     values, _ = evaluate_runs(qrels, runs, measures, conv)
     return compare_values_many(values, test=test, correction=correction, alpha=alpha, baseline=baseline,
