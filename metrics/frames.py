@@ -150,7 +150,7 @@ def per_query_frame(qids: list[str], values: Mapping[str, np.ndarray]):
     import pandas as pd
 
     order = np.asarray(sorted(range(len(qids)), key=qids.__getitem__), dtype=np.int64)
-    columns = {"qid": pd.array([qids[i] for i in order], dtype=object)}
+    columns = {"qid": pd.Series([qids[i] for i in order], dtype=str)}
     columns.update({key: np.asarray(column, dtype=np.float64)[order] for key, column in values.items()})
     return pd.DataFrame(columns)
 

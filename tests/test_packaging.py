@@ -136,7 +136,30 @@ def test_the_metrics_package_imports_nothing_outside_its_declared_dependencies()
     """The core install is numpy and pyarrow: importing every metrics module needs nothing else."""
     code = ("import sys, pkgutil, importlib, metrics\n"
             "for info in pkgutil.walk_packages(metrics.__path__, 'metrics.'):\n"
-            "    if not info.name.endswith('__main__'): importlib.import_module(info.name)\n"
+            "    if not info.name.endswith('__main__') and info.name != 'metrics.dask':  # the [dask] extra\n"
+            "        importlib.import_module(info.name)\n"
             "roots = {name.split('.')[0] for name in sys.modules}\n"
-            "print(sorted(roots & {'streamlit', 'plotly', 'pandas', 'pytrec_eval', 'scipy'}))")
+            "print(sorted(roots & {'streamlit', 'plotly', 'pandas', 'pytrec_eval', 'scipy', 'dask', 'distributed'}))")
     assert _run(sys.executable, "-c", code, cwd=REPO).strip() == "[]"
+
+
+def test_the_library_and_the_app_never_import_dask():
+    """Dask is the optional [dask] extra: only `import metrics.dask` brings it in."""
+    code = ("import sys, pkgutil, importlib, metrics, app\n"
+            "import ui\n"
+            "for package in (metrics, ui):\n"
+            "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+            "        if not info.name.endswith('__main__') and info.name != 'metrics.dask':\n"
+            "            importlib.import_module(info.name)\n"
+            "print(sorted(name for name in sys.modules if name.split('.')[0] in ('dask', 'distributed')))")
+    assert _run(sys.executable, "-c", code, cwd=REPO).strip() == "[]"
+
+
+def test_metrics_dask_without_dask_says_how_to_install_it_in_one_line():
+    code = ("import sys; sys.modules['dask'] = None\n"  # as if dask were not installed
+            "try:\n"
+            "    import metrics.dask\n"
+            "except ImportError as error:\n"
+            "    print(error)\n")
+    assert _run(sys.executable, "-c", code, cwd=REPO) == (
+        'metrics.dask needs Dask: pip install ".[dask]" (dask[dataframe] and distributed)\n')

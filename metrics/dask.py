@@ -1,0 +1,175 @@
+"""Evaluation on a Dask cluster: the frame path of :mod:`metrics.frames` applied to whole queries, partition by
+partition, with the means combined exactly.
+
+::
+
+    from distributed import Client
+    client = Client("scheduler-address:8786")  # or Client() for a local cluster
+    per_query, means = metrics.dask.evaluate(qrels, run, ["map", "nDCG@10"])
+
+How it works: each input partition is checked and its columns normalised (ids as text, scores as float64, grades
+as int64; a bad row is named by its partition and row); qrels and run rows are then shuffled together by query
+id, so every partition holds whole queries with their judgments; ``map_partitions`` runs the bulk path's kernels
+on each partition (so trec_eval -c counts a judged query absent from the run where its judgments are); the
+per-query values come back to the client (one row per query) and are summed in sorted-qid order, trec_eval's
+order, so the means equal the single-machine path's to the last bit.
+
+Nothing in a task reads a local file: the tasks get the partitions Dask gives them, so the same call runs on a
+LocalCluster, Kubernetes or Slurm (dask-jobqueue), provided the workers have this package installed
+(``pip install ".[dask]"``). The readers below take any path or URL Dask's own readers take.
+"""
+
+from __future__ import annotations
+
+try:
+    import dask.dataframe as dd
+    import pandas as pd
+except ImportError:  # pragma: no cover - the message is the point
+    raise ImportError('metrics.dask needs Dask: pip install ".[dask]" (dask[dataframe] and distributed)') from None
+
+from collections.abc import Iterable
+
+import numpy as np
+import pyarrow as pa
+
+from .conventions import Conventions
+from .evaluate import _as_measures, aggregate_columns, make_conventions
+from .frames import (DOCNO_COLUMNS, LABEL_COLUMNS, QID_COLUMNS, SCORE_COLUMNS, FrameEvaluation, _arrow, _column,
+                     _grades, _ids, _scores, _Where, evaluate_tables_checked, per_query_frame, qrels_table,
+                     run_table)
+from .model import InputError
+from .names import Measure
+
+#: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0.
+_NORMAL = ("qid", "docno", "score", "label", "is_qrels")
+
+
+def read_trec_run(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataFrame:
+    """A TREC run (``qid Q0 docno rank score tag``, any whitespace between columns) as a Dask DataFrame
+    ``qid, docno, score``, split into blocks of ``blocksize`` bytes (None: one partition per file; gzip files
+    need None). ``paths``: a path, a glob or a list, or any URL Dask reads (s3://, gs://, hdfs://).
+
+    Read with pandas' whitespace parser: comment lines and trec_eval's extra columns after the tag are not
+    skipped here (``metrics.trec_io.read_run`` takes them, on one machine)."""
+    return dd.read_csv(paths, sep=r"\s+", header=None, names=["qid", "Q0", "docno", "rank", "score", "tag"],
+                       usecols=["qid", "docno", "score"], dtype={"qid": str, "docno": str, "score": "float64"},
+                       blocksize=blocksize)
+
+
+def read_trec_qrels(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataFrame:
+    """TREC qrels (``qid iter docno label``) as a Dask DataFrame ``qid, docno, label``; see :func:`read_trec_run`."""
+    return dd.read_csv(paths, sep=r"\s+", header=None, names=["qid", "iter", "docno", "label"],
+                       usecols=["qid", "docno", "label"], dtype={"qid": str, "docno": str, "label": "int64"},
+                       blocksize=blocksize)
+
+
+def evaluate(
+    qrels, run, measures: str | Iterable[str | Measure], *, npartitions: int | None = None,
+    relevance_level: int | None = None, judged_docs_only: bool | None = None,
+    conventions: Conventions | None = None, **convention_changes: object,
+) -> FrameEvaluation:
+    """Per-query values and means of a run on the current Dask client (or Dask's default scheduler).
+
+    ``qrels`` and ``run`` are Dask DataFrames (or pandas DataFrames / pyarrow Tables, for a small qrels) in the
+    columns of :mod:`metrics.frames` (PyTerrier's ``qid, docno, score`` and ``qid, docno, label``, ir_measures'
+    or ranx's names). Same arguments as :func:`metrics.evaluate`; ``npartitions`` is the number of partitions
+    queries are shuffled into (default: the run's). Returns ``(per_query, means)`` as
+    :func:`metrics.frames.evaluate_frames` does: a pandas DataFrame with one row per query, sorted by qid, and the
+    ``all`` values; both equal the single-machine path's to the last bit.
+    """
+    conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
+                            **convention_changes)
+    parsed = _as_measures(measures)
+    run_frame, qrels_frame = _as_dask(run, "run"), _as_dask(qrels, "qrels")
+    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(npartitions, int)
+                                    or npartitions < 1):
+        raise InputError(f"Argument `npartitions` has to be a positive integer or None, got {npartitions!r}")
+    parts = npartitions or max(run_frame.npartitions, 1)
+    normal = dd.concat([_normalised(run_frame, "run"), _normalised(qrels_frame, "qrels")])
+    by_query = normal.shuffle(on="qid", npartitions=parts)
+    keys = [measure.key for measure in parsed]
+    meta = pd.DataFrame({"qid": pd.Series([], dtype=object), **{key: pd.Series([], dtype=np.float64)
+                                                                 for key in keys}})
+    per_query = by_query.map_partitions(_evaluate_partition, parsed, conv, meta=meta).compute()
+    qids = per_query["qid"].tolist()
+    if len(set(qids)) != len(qids):  # every query whole in one partition: a repeat would mean a split query
+        raise RuntimeError("a query was evaluated in two partitions; the shuffle did not keep queries whole")
+    result = per_query_frame(qids, {key: per_query[key].to_numpy(dtype=np.float64) for key in keys})
+    # Summed in sorted-qid order (trec_eval's), as the single-machine path sums them: the same bits.
+    means = aggregate_columns({key: result[key].to_numpy(dtype=np.float64) for key in keys})
+    return FrameEvaluation(result, means)
+
+
+def _as_dask(frame, name: str) -> dd.DataFrame:
+    if isinstance(frame, dd.DataFrame):
+        return frame
+    if isinstance(frame, (pa.Table, pa.RecordBatch)):
+        frame = _arrow(frame, name).to_pandas()
+    if isinstance(frame, pd.DataFrame):
+        return dd.from_pandas(frame, npartitions=1, sort=False)
+    raise InputError(f"Argument `{name}` has to be a Dask DataFrame (or a pandas DataFrame or pyarrow Table), got "
+                     f"{type(frame).__name__}")
+
+
+def _normalised(frame: dd.DataFrame, kind: str) -> dd.DataFrame:
+    """Each partition checked and reduced to the columns of _NORMAL; the column names are found once, here."""
+    columns = [str(column) for column in frame.columns]
+    probe = pa.table({column: pa.array([], pa.null()) for column in dict.fromkeys(columns)})
+    qid = _column(probe, QID_COLUMNS, kind, "query ids")
+    docno = _column(probe, DOCNO_COLUMNS, kind, "document ids")
+    value = _column(probe, SCORE_COLUMNS if kind == "run" else LABEL_COLUMNS, kind,
+                    "scores" if kind == "run" else "grades")
+    return frame[[qid, docno, value]].map_partitions(_normalise_partition, kind, qid, docno, value,
+                                                       meta=_normal_frame(0), align_dataframes=False)
+
+
+def _normal_frame(rows: int, qid=None, docno=None, score=None, label=None, is_qrels: bool = False) -> pd.DataFrame:
+    strings = pd.ArrowDtype(pa.string())
+    return pd.DataFrame({
+        "qid": pd.array(qid if qid is not None else pa.array([], pa.string()), dtype=strings),
+        "docno": pd.array(docno if docno is not None else pa.array([], pa.string()), dtype=strings),
+        "score": score if score is not None else np.zeros(rows),
+        "label": label if label is not None else np.zeros(rows, dtype=np.int64),
+        "is_qrels": np.full(rows, is_qrels),
+    })
+
+
+def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, value: str,
+                         partition_info=None) -> pd.DataFrame:
+    number = partition_info["number"] if partition_info else 0
+    name = f"{kind} (partition {number})"
+    table = _arrow(part, name)
+    qids, docnos = _ids(table, qid, name, "query id"), _ids(table, docno, name, "document id")
+    where = _Where(name, qids, docnos, True)
+    rows = len(qids)
+    if kind == "run":
+        return _normal_frame(rows, qids, docnos, score=_scores(table.column(value), value, where))
+    return _normal_frame(rows, qids, docnos, label=_grades(table.column(value), value, where), is_qrels=True)
+
+
+def _evaluate_partition(part: pd.DataFrame, measures: list[Measure], conv: Conventions) -> pd.DataFrame:
+    """The per-query values of the whole queries of one partition (unsorted; the client sorts)."""
+    is_qrels = part["is_qrels"].to_numpy(dtype=bool)
+    tables = {}
+    for kind, rows in (("qrels", is_qrels), ("run", ~is_qrels)):
+        chosen = part[rows]
+        columns = {"qid": _arrow_column(chosen["qid"]), "docno": _arrow_column(chosen["docno"])}
+        if kind == "run":
+            columns["score"] = chosen["score"].to_numpy(dtype=np.float64)
+        else:
+            columns["label"] = chosen["label"].to_numpy(dtype=np.int64)
+        tables[kind] = pa.table(columns)
+    # Rows were checked before the shuffle; these checks are cheap and catch pairs repeated across input partitions.
+    qrels = qrels_table(tables["qrels"], "qrels", rows_named=False)
+    run = run_table(tables["run"], "run", rows_named=False)
+    qids, values, _ = evaluate_tables_checked(qrels, run, measures, conv)
+    return pd.DataFrame({"qid": pd.Series(qids, dtype=object),
+                         **{measure.key: np.asarray(values[measure.key], dtype=np.float64) for measure in measures}})
+
+
+def _arrow_column(series: pd.Series) -> pa.Array:
+    array = pa.array(series.array) if not isinstance(series.dtype, pd.ArrowDtype) else series.array._pa_array
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+__all__ = ["evaluate", "read_trec_qrels", "read_trec_run"]

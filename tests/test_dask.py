@@ -1,0 +1,106 @@
+"""metrics.dask on a real cluster of two worker processes: the single-machine numbers, to the last bit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import metrics  # noqa: E402
+import metrics.dask  # noqa: E402
+from metrics import InputError  # noqa: E402
+from metrics.bulk import evaluate_files  # noqa: E402
+from metrics.frames import evaluate_frames  # noqa: E402
+from tests.test_frames import MEASURES, as_dicts, random_data  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       memory_limit="1GiB")
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def spread(frame: pd.DataFrame, partitions: int) -> dd.DataFrame:
+    """A Dask frame whose partitions cut through queries (the rows are in random order)."""
+    return dd.from_pandas(frame, npartitions=partitions, sort=False)
+
+
+def assert_identical(left, right) -> None:
+    left_rows, left_means = left
+    right_rows, right_means = right
+    pd.testing.assert_frame_equal(left_rows, right_rows, check_exact=True)
+    assert left_means == right_means  # == on floats: the same bits
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_cluster_gives_the_single_machine_values_and_means_bit_for_bit(client, seed: int) -> None:
+    qrels, run = random_data(seed, queries=120)
+    partitions = spread(run, 5)
+    split = run.assign(part=np.repeat(np.arange(5), -(-len(run) // 5))[:len(run)]).groupby("qid")["part"].nunique()
+    assert (split > 1).sum() > 20  # many queries start in one partition and end in another
+    on_cluster = metrics.dask.evaluate(spread(qrels, 3), partitions, MEASURES, npartitions=4)
+    single = evaluate_frames(qrels, run, MEASURES)
+    assert_identical(on_cluster, single)
+    assert on_cluster.per_query.set_index("qid").to_dict("index") == metrics.evaluate(*as_dicts(qrels, run), MEASURES)
+
+
+@pytest.mark.parametrize("options", [{"missing_queries": "zero"}, {"depth": 3}, {"judged_docs_only": True},
+                                     {"relevance_level": 2, "gain": "exponential"}])
+def test_trec_eval_flags_c_M_J_l_give_the_single_machine_numbers(client, options) -> None:
+    qrels, run = random_data(7, queries=60)
+    assert_identical(metrics.dask.evaluate(spread(qrels, 2), spread(run, 3), MEASURES, **options),
+                     evaluate_frames(qrels, run, MEASURES, **options))
+
+
+def test_more_partitions_than_queries_and_a_pandas_qrels(client) -> None:
+    qrels, run = random_data(4, queries=5)
+    assert_identical(metrics.dask.evaluate(qrels, spread(run, 2), ["map", "ndcg_cut.10"], npartitions=16),
+                     evaluate_frames(qrels, run, ["map", "ndcg_cut.10"]))
+
+
+def test_parquet_and_trec_files_read_by_dask_give_the_command_lines_numbers(client, tmp_path) -> None:
+    _, run = random_data(9, queries=80)
+    qrels, _ = random_data(9, queries=80)
+    (tmp_path / "run").mkdir()
+    for part, rows in enumerate(np.array_split(np.arange(len(run)), 3)):
+        run.iloc[rows].to_parquet(tmp_path / "run" / f"part-{part}.parquet")
+    from_parquet = metrics.dask.evaluate(qrels, dd.read_parquet(tmp_path / "run"), ["map", "P.10", "num_rel_ret"])
+    assert_identical(from_parquet, evaluate_frames(qrels, run, ["map", "P.10", "num_rel_ret"]))
+
+    per_query, means = metrics.dask.evaluate(metrics.dask.read_trec_qrels(DATA / "qrels.test"),
+                                             metrics.dask.read_trec_run(DATA / "results.test", blocksize=4096),
+                                             ["map", "P.5", "ndcg", "num_ret"])
+    qids, values, expected = evaluate_files(DATA / "qrels.test", DATA / "results.test", ["map", "P.5", "ndcg",
+                                                                                          "num_ret"])
+    assert means == expected and list(per_query["qid"]) == sorted(qids)
+
+
+def test_a_nan_score_is_named_by_its_input_partition_and_row(client) -> None:
+    _, run = random_data(2, queries=10)
+    run.loc[len(run) - 2, "score"] = np.nan  # in the last of three partitions
+    qrels = pd.DataFrame({"qid": ["q0"], "docno": ["d1"], "label": [1]})
+    with pytest.raises(InputError, match=r"^run \(partition 2\) row \d+, column 'score': the score is missing"):
+        metrics.dask.evaluate(qrels, spread(run, 3), ["map"])
+
+
+def test_a_pair_repeated_across_partitions_names_its_query_and_document(client) -> None:
+    run = pd.DataFrame({"qid": ["q", "r", "q"], "docno": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]})
+    qrels = pd.DataFrame({"qid": ["q"], "docno": ["a"], "label": [1]})
+    with pytest.raises(InputError, match="^run: document 'a' of query 'q' appears twice; keep one row"):
+        metrics.dask.evaluate(qrels, spread(run, 3), ["map"])
+
+
+def test_missing_columns_are_refused_before_anything_runs() -> None:
+    frame = dd.from_pandas(pd.DataFrame({"qid": ["q"], "docno": ["a"]}), npartitions=1)
+    with pytest.raises(InputError, match="^run: no column of scores"):
+        metrics.dask.evaluate(frame, frame, ["map"])
