@@ -16,7 +16,7 @@ import metrics
 from metrics import InputError
 
 CATALOGUE = Path(__file__).parent / "data" / "hostile_inputs.jsonl"
-SURFACES = ("cli", "check", "reader", "api", "url")
+SURFACES = ("cli", "check", "online", "reader", "api", "url")
 
 #: Files every command-line case may name as {qrels} and {run}; a case's own "files" add to or replace them.
 GOOD_FILES = {
@@ -79,6 +79,10 @@ def run_command(case: dict, tmp_path: Path) -> tuple[int, str, str]:
         from metrics.cli import main
 
         status = main(argv, stdout=out, stderr=err)
+    elif case["surface"] == "online":
+        from metrics.online.__main__ import main
+
+        status = main(argv, out=out, err=err)
     else:
         from metrics.check.__main__ import main
 
@@ -125,7 +129,7 @@ def call(case: dict, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case["name"]) for case in CASES])
 def test_hostile_input_gets_one_clear_message(case, tmp_path):
-    if case["surface"] in ("cli", "check"):
+    if case["surface"] in ("cli", "check", "online"):
         status, out, err = run_command(case, tmp_path)
         assert status == case.get("exit", 2), err
         assert "Traceback" not in err and "Traceback" not in out

@@ -4,6 +4,8 @@ simulation, A/B tests and interleaving against a baseline, and run-level signals
 - :mod:`.models`: the click models (cascade, pbm, dbn), default parameters from grades, closed forms;
 - :mod:`.simulate`: seeded, chunked simulation of N sessions with standard errors;
 - :mod:`.experiments`: A/B test against a baseline, sessions needed per arm, team-draft interleaving;
+- :mod:`.run`: every query's signals over a run, their means, the zero-result and abandonment rates;
+- ``python -m metrics.online`` (:mod:`.__main__`): the command line, in trec_eval's three columns.
 """
 
 from .models import (
@@ -20,7 +22,8 @@ from .models import (
 )
 from .simulate import Simulated, simulate_signals
 from .experiments import ABTest, Difference, Interleaving, ab_test, sessions_needed, team_draft
+from .run import RUN_SIGNALS, RunSignals, run_signals
 
 __all__ = ["ABTest", "Difference", "Interleaving", "Simulated", "ab_test", "sessions_needed", "simulate_signals",
-           "team_draft", "MODELS", "MODEL_HELP", "SIGNALS", "SIGNAL_HELP", "ClickModel", "Signals", "default_attractiveness",
+           "team_draft", "RUN_SIGNALS", "RunSignals", "run_signals", "MODELS", "MODEL_HELP", "SIGNALS", "SIGNAL_HELP", "ClickModel", "Signals", "default_attractiveness",
            "default_position_bias", "default_satisfaction", "expected_signals"]
