@@ -34,7 +34,7 @@ from .conventions import Conventions
 from .evaluate import _as_measures, check_qrels, check_run, evaluate_batch, is_count, is_geometric, judged_only
 from .model import NO_JUDGMENT, InputError, RankingBatch, check_grades
 from .names import Measure
-from .trec_io import QrelsTable, RunTable, docno_keys, from_numpy, to_numpy
+from .trec_io import QrelsTable, RunTable, _load, docno_keys, from_numpy, to_numpy
 
 #: At most this many unjudged documents are scored (the highest ranked first); the rest are counted.
 MAX_CANDIDATES = 20_000
@@ -406,8 +406,10 @@ def merged_trec(original: bytes, additions: Additions) -> bytes:
     """The original qrels text with the additions: every original line byte for byte, except a line whose
     (qid, doc) an addition grades (a negative, pooled grade), which the marked line replaces where it stood
     (trec_eval refuses a document twice); the other additions follow at the end. Fields are separated as in the
-    original (tabs when it uses tabs only)."""
+    original (tabs when it uses tabs only). ``original`` may be gzipped; the result is plain text."""
     _check_additions(additions)
+    if original[:2] == b"\x1f\x8b" or original[:3] == b"\xef\xbb\xbf":
+        original = bytes(_load(original, "qrels", None, "qrels")[1])  # inflated with the reader's checks, BOM dropped
     separator = "\t" if b"\t" in original and b" " not in original else " "
     pending = dict(additions)
     out = bytearray()

@@ -10,7 +10,7 @@ from metrics import InputError, reading_note
 from metrics.compare import compare_values
 from metrics.model import order_documents
 
-from . import pages, run_charts, run_data, runs_checks, runs_significance, state
+from . import pages, run_charts, run_data, runs_checks, runs_judging, runs_significance, state
 from .explore import show_message
 from .text import MAX_FILTER_CHARS, literal, matches_filter
 
@@ -30,10 +30,13 @@ def page() -> None:
             runs_checks.possible_at_all()
         return
     measures, conventions = run_data.settings()
+    collection = run_data.with_added_judgments(collection)  # judgments added in "Judge the holes" count everywhere
+    runs_judging.added_banner(collection)
     results = run_data.evaluate_all(collection, measures, conventions)
     run_data.coverage_notes(collection, results)
 
-    per_query, check, compare = st.tabs(["Per-query results", "Check a reported score", "Compare runs"])
+    per_query, check, compare, judge = st.tabs(["Per-query results", "Check a reported score", "Compare runs",
+                                                "Judge the holes"])
     with per_query:
         results_tab(collection, results, conventions, run_data.explorer_k(measures))
     with check:
@@ -43,6 +46,8 @@ def page() -> None:
             runs_significance.significance_section(results, conventions, collection.qrels_name)
             st.divider()
         compare_tab(collection, results, conventions, measures)
+    with judge:
+        runs_judging.judge_tab(collection, results, measures, conventions)
 
 
 # ---- per-query results ---------------------------------------------------------------------------------------------

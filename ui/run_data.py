@@ -6,6 +6,7 @@ cached by (files, measures, conventions).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -14,6 +15,7 @@ from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures, re
 from metrics.bulk import evaluate_tables
 from metrics.check import find_conventions
 from metrics.export import qrels_to_trec, run_to_trec
+from metrics.judging import merge_judgments_table
 from metrics.samples import load_samples, sample_to_trec
 from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
 
@@ -38,6 +40,13 @@ class Collection:
     key: tuple
     dicts: dict = field(default_factory=dict, compare=False)  # lazily built pytrec_eval-shaped dicts
     qrels_name: str = "qrels"  # the file name, for the captions of exported tables
+    qrels_text: Callable[[], bytes] | None = None  # the qrels file as uploaded (for the merged download)
+    original: Collection | None = None  # the collection before judgments were added on the page
+
+    @property
+    def qrels_key(self) -> object:
+        """What identifies the qrels file (its upload, or the built-in collection)."""
+        return self.key[0]
 
     def as_dicts(self, run_name: str) -> tuple[dict, dict]:
         if "qrels" not in self.dicts:
@@ -77,6 +86,7 @@ def _built_in() -> Collection:
          "oracle rerank": read_run(run_to_trec(oracle, "oracle").encode(), name="oracle.run")},
         key=("built-in",),
         qrels_name="the built-in samples' qrels",
+        qrels_text=lambda: qrels_to_trec(qrels).encode(),
     )
 
 
@@ -108,7 +118,7 @@ def inputs() -> Collection | None:
     if len(run_uploads) > MAX_RUNS:
         st.warning(f"Only the first {MAX_RUNS} runs are evaluated.")
     key = tuple((upload.file_id, upload.size) for upload in (qrels_upload, *run_uploads[:MAX_RUNS]))
-    return Collection(qrels, runs, key, qrels_name=qrels_upload.name)
+    return Collection(qrels, runs, key, qrels_name=qrels_upload.name, qrels_text=qrels_upload.getvalue)
 
 
 def settings() -> tuple[list[str], Conventions]:
@@ -193,3 +203,33 @@ def _find_cached(collection: Collection, run_name: str, measure: str, value: str
 
 def find(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
     return _find_cached(collection, run_name, measure.strip(), value.strip(), depth)
+
+
+# ---- judgments added on the page ("Judge the holes") ------------------------------------------------------------
+
+ADDED = "added_judgments"
+
+
+def added_judgments(collection: Collection) -> dict[tuple[str, str], int]:
+    """``{(qid, doc): grade}`` added on this page for this qrels file (kept across reruns); another qrels file
+    starts empty, and the judgments added for the previous one are dropped."""
+    kept = st.session_state.get(ADDED)
+    if kept is None or kept["qrels"] != collection.qrels_key:
+        kept = st.session_state[ADDED] = {"qrels": collection.qrels_key, "grades": {}}
+    return kept["grades"]
+
+
+def with_added_judgments(collection: Collection) -> Collection:
+    """The collection whose qrels hold the added judgments too (``original`` keeps the uploaded one); every number
+    of the page is computed on it."""
+    grades = added_judgments(collection)
+    if not grades:
+        return collection
+    key = collection.key + (("added", tuple(sorted(grades.items()))),)
+    cached = st.session_state.get("added_collection")
+    if cached is None or cached.key != key:
+        cached = st.session_state["added_collection"] = Collection(
+            merge_judgments_table(collection.qrels, grades), collection.runs, key,
+            qrels_name=f"{collection.qrels_name} with {len(grades)} added judgment{'s' if len(grades) != 1 else ''}",
+            qrels_text=collection.qrels_text, original=collection)
+    return cached

@@ -1,0 +1,170 @@
+"""The run page's "Judge the holes" tab through AppTest: grade a candidate, see every number move, and download
+qrels that pytrec_eval scores exactly as the page shows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pytrec_eval
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.testing.v1 import AppTest
+
+from apptest_support import assert_no_failure, open_runs_page
+from metrics.judging import ADDED_ITERATION, find_holes, merged_trec
+from metrics.trec_io import read_qrels, read_run
+from test_app_runs import JAM_QRELS, JAM_RUN, upload
+from ui.text import shown as as_shown
+
+EDITOR = "judge_editor_0"  # the grading table's key until its first use
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """What each download button of the last run offers, by label (AppTest keeps no downloaded files)."""
+    offered: dict[str, bytes] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, *args, **kwargs):
+        offered[label] = data.encode() if isinstance(data, str) else data
+        return original(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    return offered
+
+
+def samples_page(measure: str = "map", other: str | None = None) -> AppTest:
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    at.selectbox(key="judge_measure").select(measure).run()
+    if other is not None:
+        at.selectbox(key="judge_other").select(other).run()
+    assert_no_failure(at)
+    return at
+
+
+def candidates(at: AppTest):
+    return at.data_editor(key=EDITOR).value
+
+
+def grade_in_table(at: AppTest, grades: dict[int, object]) -> AppTest:
+    """Type grades into the table's rows (AppTest seeds the editor's edits) and press the form's button."""
+    at.session_state[EDITOR] = {"edited_rows": {row: {"grade": grade} for row, grade in grades.items()},
+                                "added_rows": [], "deleted_rows": []}
+    at.button(key="FormSubmitter:judge_form-Add the grades typed in the table").click().run()
+    assert_no_failure(at)
+    return at
+
+
+def the_collection(downloads: dict[str, bytes]):
+    """The qrels the page downloads with the added judgments, and the built-in runs, as pytrec_eval dicts."""
+    from ui.run_data import _built_in
+
+    built_in = _built_in()
+    qrels = read_qrels(downloads["Download the qrels with them (qrels)"]).to_dict()
+    return qrels, {name: run.to_dict() for name, run in built_in.runs.items()}
+
+
+def pytrec_means(qrels, run, measure: str) -> dict[str, float]:
+    return {qid: values[measure] for qid, values in
+            pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run).items()}
+
+
+def means_row(at: AppTest) -> dict[str, float]:
+    return at.dataframe[0].value.iloc[0].to_dict()
+
+
+def test_grading_a_candidate_moves_the_mean_by_its_influence_and_the_download_scores_as_shown(downloads):
+    at = samples_page("map")
+    table = candidates(at)
+    influences = table["influence"].abs().tolist()
+    assert influences == sorted(influences, reverse=True)
+    first = table.iloc[0]
+    before = means_row(at)["map"]
+    at = grade_in_table(at, {0: int(first["if relevant"])})
+
+    assert any("1 judgment added on this page" in as_shown(info.value) for info in at.info)
+    after = means_row(at)["map"]
+    assert after - before == pytest.approx(first["influence"], abs=1e-12)
+    mean_card = next(m for m in at.metric if as_shown(m.label) == "mean map of samples")
+    assert mean_card.value == f"{after:.4f}" and mean_card.delta == f"{after - before:+.4f}"
+
+    qrels, runs = the_collection(downloads)
+    assert qrels[first["query"]][first["document"]] == int(first["if relevant"])
+    values = pytrec_means(qrels, runs["samples"], "map")
+    assert np.mean([values[qid] for qid in sorted(values)]) == pytest.approx(after, abs=1e-12)
+    per_query = at.dataframe[1].value
+    assert per_query["map"].to_dict() == pytest.approx(values, abs=1e-12)
+    added = downloads["Download the added judgments (qrels)"].decode()
+    assert added == f"{first['query']} {ADDED_ITERATION} {first['document']} {int(first['if relevant'])}\n"
+    # The merged file is the built-in qrels, line for line, with the added line after them.
+    from ui.run_data import _built_in
+    original = _built_in().qrels_text()
+    assert downloads["Download the qrels with them (qrels)"] == merged_trec(original, {
+        (first["query"], first["document"]): int(first["if relevant"])})
+    assert downloads["Download the qrels with them (qrels)"].startswith(original)
+
+
+def test_two_runs_list_the_documents_only_one_retrieves_and_the_comparison_moves(downloads):
+    at = samples_page("ndcg_cut_10", other="oracle rerank")
+    at.selectbox(key="compare_measure").select("ndcg_cut_10").run()
+    table = candidates(at)
+    assert {"rank in A", "rank in B"} <= set(table.columns)
+    first = table.iloc[0]
+    difference = next(m for m in at.metric if as_shown(m.label).startswith("mean ndcg_cut_10: B − A"))
+    before = float(difference.value)
+    at = grade_in_table(at, {0: int(first["if relevant"])})
+    difference = next(m for m in at.metric if as_shown(m.label).startswith("mean ndcg_cut_10: B − A"))
+    assert float(difference.value) == pytest.approx(before + first["influence"], abs=1e-4)
+    qrels, runs = the_collection(downloads)
+    a = pytrec_means(qrels, runs["samples"], "ndcg_cut_10")
+    b = pytrec_means(qrels, runs["oracle rerank"], "ndcg_cut_10")
+    assert difference.value == f"{np.mean([b[q] - a[q] for q in sorted(a)]):+.4f}"
+    # The judge tab's own card agrees with the comparison's.
+    card = next(m for m in at.metric if "(B − A)" in as_shown(m.label))
+    assert card.value == difference.value
+
+
+def test_one_document_can_be_graded_with_the_select_boxes_and_a_zero_grade_counts_as_judged():
+    at = samples_page("map")
+    first = candidates(at).iloc[0]
+    at.selectbox(key="judge_pick").select(0).run()
+    at.number_input(key="judge_grade").set_value(0).run()
+    at.button(key="judge_add").click().run()
+    assert_no_failure(at)
+    assert at.session_state["added_judgments"]["grades"] == {(first["query"], first["document"]): 0}
+    # Judged now, so no longer a hole.
+    assert (first["query"], first["document"]) not in set(zip(candidates(at)["query"], candidates(at)["document"]))
+
+
+def test_a_grade_that_is_not_whole_is_refused_with_a_message():
+    at = samples_page("map")
+    at = grade_in_table(at, {0: 1.5})
+    assert at.session_state["added_judgments"]["grades"] == {}
+    assert any("whole numbers from 0 to 1000" in as_shown(error.value) for error in at.error)
+
+
+def test_added_judgments_survive_reruns_and_go_with_the_discard_button_or_another_qrels_file():
+    at = samples_page("map")
+    at = grade_in_table(at, {0: 1, 1: 0})
+    assert len(at.session_state["added_judgments"]["grades"]) == 2
+    at.selectbox(key="judge_measure").select("P_10").run()
+    assert len(at.session_state["added_judgments"]["grades"]) == 2
+    at.button(key="judge_discard").click().run()
+    assert at.session_state["added_judgments"]["grades"] == {}
+    assert not any("added on this page" in info.value for info in at.info)
+
+    at = grade_in_table(at, {0: 1})
+    at.toggle(key="runs_use_samples").set_value(False).run()
+    at = upload(at, ("jam.qrels", JAM_QRELS), ("jam.run", JAM_RUN))
+    assert_no_failure(at)
+    assert at.session_state["added_judgments"]["grades"] == {}
+
+
+def test_a_run_without_holes_says_so():
+    at = open_runs_page()
+    qrels = JAM_QRELS + b"jam 0 pretzel 0\n"
+    at = upload(at, ("jam.qrels", qrels), ("jam.run", JAM_RUN))
+    assert_no_failure(at)
+    assert any(as_shown(success.value) == "Every document in the top 10 is judged: there is no hole to fill."
+               for success in at.success)
+    assert find_holes(read_qrels(qrels), {"jam.run": read_run(JAM_RUN)}, "P.10", 10).holes == []
