@@ -34,33 +34,75 @@ import pyarrow as pa
 
 from .conventions import Conventions
 from .evaluate import _as_measures, aggregate_columns, make_conventions
-from .frames import (DOCNO_COLUMNS, LABEL_COLUMNS, QID_COLUMNS, SCORE_COLUMNS, FrameEvaluation, _arrow, _column,
-                     _grades, _ids, _scores, _Where, evaluate_tables_checked, per_query_frame, qrels_table,
-                     run_table)
+from .frames import (
+    DOCNO_COLUMNS,
+    LABEL_COLUMNS,
+    QID_COLUMNS,
+    SCORE_COLUMNS,
+    FrameEvaluation,
+    _arrow,
+    _column,
+    _grades,
+    _ids,
+    _scores,
+    _unique_pairs,
+    _Where,
+    evaluate_tables_checked,
+    per_query_frame,
+)
 from .model import InputError
 from .names import Measure
+from .trec_io import QrelsTable, RunTable, to_numpy, value_codes
 
 #: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0.
 _NORMAL = ("qid", "docno", "score", "label", "is_qrels")
 
 
 def read_trec_run(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataFrame:
-    """A TREC run (``qid Q0 docno rank score tag``, any whitespace between columns) as a Dask DataFrame
-    ``qid, docno, score``, split into blocks of ``blocksize`` bytes (None: one partition per file; gzip files
-    need None). ``paths``: a path, a glob or a list, or any URL Dask reads (s3://, gs://, hdfs://).
-
-    Read with pandas' whitespace parser: comment lines and trec_eval's extra columns after the tag are not
-    skipped here (``metrics.trec_io.read_run`` takes them, on one machine)."""
-    return dd.read_csv(paths, sep=r"\s+", header=None, names=["qid", "Q0", "docno", "rank", "score", "tag"],
-                       usecols=["qid", "docno", "score"], dtype={"qid": str, "docno": str, "score": "float64"},
-                       blocksize=blocksize)
+    """A TREC run (``qid Q0 docno rank score tag``) as a Dask DataFrame ``qid, docno, score``, one partition per
+    block of about ``blocksize`` bytes (cut at line ends; gzip files are one block each). ``paths``: a path, a glob,
+    a list, or any URL Dask reads (s3://, gs://, hdfs://). Each block is read in its task by
+    :func:`metrics.trec_io.read_run`, with trec_eval's rules and one error naming the file, the block and the line
+    (counted from the block's start)."""
+    return _read_blocks(paths, blocksize, "run")
 
 
 def read_trec_qrels(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataFrame:
     """TREC qrels (``qid iter docno label``) as a Dask DataFrame ``qid, docno, label``; see :func:`read_trec_run`."""
-    return dd.read_csv(paths, sep=r"\s+", header=None, names=["qid", "iter", "docno", "label"],
-                       usecols=["qid", "docno", "label"], dtype={"qid": str, "docno": str, "label": "int64"},
-                       blocksize=blocksize)
+    return _read_blocks(paths, blocksize, "qrels")
+
+
+def _read_blocks(paths, blocksize, kind: str) -> dd.DataFrame:
+    import dask
+    from dask.bytes import read_bytes
+
+    names = [paths] if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__") else list(paths)
+    if any(str(name).endswith(".gz") for name in names):
+        blocksize = None  # a gzip stream cannot be cut at a line end without decompressing it
+    _, blocks, files = read_bytes([str(name) for name in names] if len(names) > 1 else str(names[0]),
+                                  delimiter=b"\n", blocksize=blocksize, sample=False, include_path=True)
+    parts = [dask.delayed(_parse_block)(block, f"{str(file).rsplit('/', 1)[-1]} (block {number})", kind)
+             for file, file_blocks in zip(files, blocks) for number, block in enumerate(file_blocks)]
+    return dd.from_delayed(parts, meta=_block_frame(kind), verify_meta=False)
+
+
+def _block_frame(kind: str, table=None) -> pd.DataFrame:
+    strings = pd.ArrowDtype(pa.string())
+    empty = pa.array([], pa.string())
+    value = "score" if kind == "run" else "label"
+    values = getattr(table, "score" if kind == "run" else "grade") if table is not None else \
+        np.zeros(0, dtype=np.float64 if kind == "run" else np.int64)
+    return pd.DataFrame({"qid": pd.array(table.qid if table is not None else empty, dtype=strings),
+                         "docno": pd.array(table.docno if table is not None else empty, dtype=strings),
+                         value: values})
+
+
+def _parse_block(block: bytes, name: str, kind: str) -> pd.DataFrame:
+    from .trec_io import read_qrels, read_run
+
+    if not block.strip():
+        return _block_frame(kind)
+    return _block_frame(kind, (read_run if kind == "run" else read_qrels)(block, name=name))
 
 
 def evaluate(
@@ -159,17 +201,30 @@ def _evaluate_partition(part: pd.DataFrame, measures: list[Measure], conv: Conve
         else:
             columns["label"] = chosen["label"].to_numpy(dtype=np.int64)
         tables[kind] = pa.table(columns)
-    # Rows were checked before the shuffle; these checks are cheap and catch pairs repeated across input partitions.
-    qrels = qrels_table(tables["qrels"], "qrels", rows_named=False)
-    run = run_table(tables["run"], "run", rows_named=False)
+    # Ids, scores and grades were checked before the shuffle; a (qid, docno) pair repeated across input partitions
+    # meets its twin only here.
+    qrels = _checked_table(tables["qrels"], "qrels")
+    run = _checked_table(tables["run"], "run")
     qids, values, _ = evaluate_tables_checked(qrels, run, measures, conv)
     return pd.DataFrame({"qid": pd.Series(qids, dtype=object),
                          **{measure.key: np.asarray(values[measure.key], dtype=np.float64) for measure in measures}})
 
 
+def _checked_table(table: pa.Table, kind: str) -> QrelsTable | RunTable:
+    qid, docno = table.column("qid").combine_chunks(), table.column("docno").combine_chunks()
+    codes = value_codes(qid)
+    keys, exact = _unique_pairs(codes[0], docno, _Where(kind, qid, docno, False),
+                                "document" if kind == "run" else "judgment")
+    if kind == "run":
+        return RunTable(qid, docno, to_numpy(table.column("score")), "run", kind, keys, exact, *codes)
+    return QrelsTable(qid, docno, to_numpy(table.column("label")), kind, keys, exact, *codes)
+
+
 def _arrow_column(series: pd.Series) -> pa.Array:
     array = pa.array(series.array) if not isinstance(series.dtype, pd.ArrowDtype) else series.array._pa_array
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    # The shuffle may hand back large_string, or null for an empty partition; the bulk path compares string arrays.
+    return array if array.type == pa.string() else array.cast(pa.string())
 
 
 __all__ = ["evaluate", "read_trec_qrels", "read_trec_run"]

@@ -38,8 +38,6 @@ DOCNO_COLUMNS = ("docno", "doc_id", "docid")
 SCORE_COLUMNS = ("score",)
 LABEL_COLUMNS = ("label", "relevance", "rel", "score")  # ranx's Qrels.from_df calls the grade "score"
 
-_CONTROL = r"[\x00-\x1f]"
-
 
 def is_frame(value: object) -> bool:
     """Whether ``value`` is a pandas DataFrame or a pyarrow Table or RecordBatch (pandas is never imported)."""
@@ -341,11 +339,29 @@ def _ids(table: pa.Table, column: str, name: str, what: str) -> pa.Array:
         row = _first_true(pc.is_null(values))
         raise InputError(f"{name} row {row}, column {column!r}: the {what} is missing (null or NaN); every row "
                          f"needs one")
-    bad = pc.or_(pc.equal(pc.binary_length(values), 0), pc.match_substring_regex(values, _CONTROL))
-    if pc.any(bad).as_py():
-        row = _first_true(bad)
+    row = _first_bad_id(values)
+    if row is not None:
         check_id(values[row].as_py(), what, where=f"{name} row {row}, column {column!r}")
     return values
+
+
+def _first_bad_id(values: pa.Array) -> int | None:
+    """The first row holding an empty id or a control character (a byte below 0x20), or None: one numpy pass over
+    the string bytes (UTF-8 never uses those bytes inside another character)."""
+    n = len(values)
+    if n == 0:
+        return None
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[values.offset:values.offset + n + 1]
+    data = values.buffers()[2]
+    text = np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]] if data is not None else np.zeros(0, np.uint8)
+    empty = np.flatnonzero(offsets[1:] == offsets[:-1])
+    control = np.flatnonzero(text < 0x20)
+    rows = []
+    if empty.size:
+        rows.append(int(empty[0]))
+    if control.size:
+        rows.append(int(np.searchsorted(offsets, control[0] + offsets[0], side="right")) - 1)
+    return min(rows) if rows else None
 
 
 def _first_true(mask: pa.Array) -> int:

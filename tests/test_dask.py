@@ -104,3 +104,11 @@ def test_missing_columns_are_refused_before_anything_runs() -> None:
     frame = dd.from_pandas(pd.DataFrame({"qid": ["q"], "docno": ["a"]}), npartitions=1)
     with pytest.raises(InputError, match="^run: no column of scores"):
         metrics.dask.evaluate(frame, frame, ["map"])
+
+
+def test_a_bad_line_in_a_trec_file_names_the_file_block_and_line(client, tmp_path) -> None:
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"q1 Q0 d{i} {i} {100 - i} tag\n" for i in range(50)) + "q1 Q0 dx 51 nan tag\n")
+    with pytest.raises(InputError, match=r"^run\.txt \(block \d+\) line \d+: .*nan"):
+        metrics.dask.evaluate(metrics.dask.read_trec_qrels(DATA / "qrels.test"),
+                              metrics.dask.read_trec_run(run, blocksize=256), ["map"])

@@ -196,3 +196,11 @@ def test_tables_are_built_from_columns_without_a_python_object_per_row() -> None
     table = run_table(pa.Table.from_pandas(run))
     assert isinstance(table.qid, pa.Array) and table.score.dtype == np.float64 and len(table) == len(run)
     assert qrels_table(qrels).grade.dtype == np.int64
+
+
+def test_a_control_character_after_non_ascii_text_or_in_a_slice_is_found_in_its_row() -> None:
+    run = pd.DataFrame({"qid": ["q"] * 4, "docno": ["naïve", "日本", "é\x01", "ok"], "score": [4.0, 3.0, 2.0, 1.0]})
+    assert refusal(QRELS, run).startswith("run row 2, column 'docno': document id 'é\\x01' contains the control")
+    sliced = pa.Table.from_pandas(run).slice(1, 2)  # an arrow slice starts inside the buffers
+    with pytest.raises(InputError, match="^run row 1, column 'docno'"):
+        metrics.evaluate(QRELS, sliced, ["map"])

@@ -1,0 +1,163 @@
+"""metrics.dask on a LocalCluster of two worker processes against the single-machine path and pytrec_eval.
+
+The MS MARCO-scale run (bench/generate.py: 6,980 queries x 1,000 documents, 7M lines). Each tool runs in a fresh
+process, ``--repeats`` times, alternating:
+
+* ``dask``: ``python bench/bench_dask.py --child dask QRELS RUN``: starts ``LocalCluster(n_workers=2,
+  threads_per_worker=1, processes=True)``, reads the files with ``metrics.dask.read_trec_run`` (64 MiB blocks) and
+  ``read_trec_qrels``, and calls ``metrics.dask.evaluate``; the cluster's start-up is inside the time, and reported
+  apart;
+* ``ours``: one machine, ``metrics.bulk.evaluate_files`` (``bench/pipelines.py ours``);
+* ``pytrec_eval``: ``bench/pipelines.py pytrec_eval``.
+
+Peak memory is the largest sum of the resident sets of the process and all its descendants (the scheduler and
+worker processes), sampled every 20 ms; a single process's peak would hide the workers. Before timing, the Dask
+means must equal the single-machine means exactly (``==`` on every float) and pytrec_eval's to 1e-9.
+
+Usage: ``python bench/bench_dask.py [--repeats 3]``. The load average is printed beside the figures: the machine
+is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+from pipelines import MEASURES  # noqa: E402
+
+#: Memory each worker may use before the nanny restarts it (the bench refuses to take the shared machine down).
+WORKER_MEMORY = "3GiB"
+
+
+def child_dask(qrels: str, run: str) -> None:
+    import distributed
+
+    import metrics.dask
+
+    start = time.perf_counter()
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       memory_limit=WORKER_MEMORY)
+    client = distributed.Client(cluster)
+    started = time.perf_counter() - start
+    _, means = metrics.dask.evaluate(metrics.dask.read_trec_qrels(qrels), metrics.dask.read_trec_run(run),
+                                     list(MEASURES))
+    evaluated = time.perf_counter() - start - started
+    client.close()
+    cluster.close()
+    print(json.dumps({"means": means, "startup": started, "evaluate": evaluated}))
+
+
+def tree_rss(pid: int) -> int:
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root] + root.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for process in processes:
+        try:
+            total += process.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def measure(command: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, peak summed RSS of the process tree in MB, stdout) of one fresh process."""
+    out = ROOT / "bench" / "out"
+    out.mkdir(exist_ok=True)
+    with open(out / "dask_stdout.txt", "wb") as stdout, open(out / "dask_stderr.txt", "wb") as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=stdout, stderr=stderr)
+        peak = 0
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, tree_rss(process.pid))
+                done.wait(0.02)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        status = process.wait()
+        wall = time.perf_counter() - start
+        done.set()
+        sampler.join()
+    if status != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{(out / 'dask_stderr.txt').read_text()[-3000:]}")
+    return wall, peak / 2**20, (out / "dask_stdout.txt").read_text()
+
+
+def commands(qrels: Path, run: Path) -> dict[str, list[str]]:
+    return {
+        "dask": [sys.executable, str(Path(__file__).resolve()), "--child", "dask", str(qrels), str(run)],
+        "ours": [sys.executable, str(HERE / "pipelines.py"), "ours", str(qrels), str(run)],
+        "pytrec_eval": [sys.executable, str(HERE / "pipelines.py"), "pytrec_eval", str(qrels), str(run)],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--child", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child_dask(*args.child[1:])
+        return
+    from generate import generate
+
+    paths = generate()
+    qrels, run = paths["msmarco_qrels"], paths["msmarco_run_space"]
+    tools = commands(qrels, run)
+    samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in tools}
+    extra: list[tuple[float, float]] = []
+    loads = [os.getloadavg()[0]]
+    for repeat in range(args.repeats):
+        order = list(tools) if repeat % 2 == 0 else list(reversed(tools))
+        outputs = {}
+        for tool in order:
+            wall, peak, stdout = measure(tools[tool])
+            samples[tool].append((wall, peak))
+            outputs[tool] = json.loads(stdout)
+            loads.append(os.getloadavg()[0])
+        dask_means = outputs["dask"]["means"]
+        extra.append((outputs["dask"]["startup"], outputs["dask"]["evaluate"]))
+        if dask_means != outputs["ours"]:
+            differing = [key for key in dask_means if dask_means[key] != outputs["ours"].get(key)]
+            raise AssertionError(f"Dask means differ from the single-machine path: {differing}")
+        worst = max(abs(dask_means[key] - outputs["pytrec_eval"][key]) for key in outputs["pytrec_eval"])
+        assert worst <= 1e-9, f"Dask means differ from pytrec_eval by {worst}"
+        print(f"repeat {repeat + 1}: " + " | ".join(f"{tool} {samples[tool][-1][0]:.1f} s {samples[tool][-1][1]:.0f} MB"
+                                                   for tool in tools)
+              + f" | dask start-up {extra[-1][0]:.1f} s, evaluate {extra[-1][1]:.1f} s | means identical to one "
+              f"machine; max |diff| to pytrec_eval {worst:.1e}", flush=True)
+    medians = {tool: [statistics.median(column) for column in zip(*values)] for tool, values in samples.items()}
+    startup, evaluate = (statistics.median(column) for column in zip(*extra))
+    peer = medians["pytrec_eval"]
+    print()
+    print("| 7M-line run | wall | wall / pytrec_eval | peak RSS (process tree) | memory / pytrec_eval |")
+    print("|---|---|---|---|---|")
+    for tool, (wall, peak) in medians.items():
+        print(f"| {tool} | {wall:.1f} s | {wall / peer[0]:.2f} | {peak:.0f} MB | {peak / peer[1]:.2f} |")
+    print(f"\nDask: cluster start-up {startup:.1f} s, read + shuffle + evaluate {evaluate:.1f} s (medians). "
+          f"{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; load average (1 min) during the run "
+          f"{min(loads):.1f}-{max(loads):.1f}; Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()
