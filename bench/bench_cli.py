@@ -12,7 +12,14 @@ process) must equal pytrec_eval's means to 1e-9, and the command line's printed 
 ``lopsided`` (2,000 one-document queries and one 1,000,000-document query) is there for peak memory: a batch
 padded to the longest ranking would need 2,001 x 1,000,000 cells (15 GB).
 
-Usage: ``python bench/bench_cli.py [--repeats 3] [--sets msmarco_space,msmarco_tab,trecdl,lopsided]``.
+``many4`` is four MS MARCO-scale runs against one qrels (the space and the tab file, twice each): one command line
+call with the four runs (``python -m metrics QRELS RUN RUN RUN RUN``: qrels read once, runs evaluated two at a
+time on the two cores), against four calls of the command line, one per run, and against pytrec_eval run four
+times. The one call's output is checked byte for byte against the four calls' outputs put together. Each figure
+is printed with the load average (1 minute) before and after it: on a shared machine the parallel call gains only
+what the other processes leave of the second core.
+
+Usage: ``python bench/bench_cli.py [--repeats 3] [--sets msmarco_space,msmarco_tab,trecdl,lopsided,many4]``.
 """
 
 from __future__ import annotations
@@ -96,6 +103,43 @@ def check_agreement(name: str, qrels: Path, run: Path) -> None:
     print(f"{name}: {len(reference)} means agree with pytrec_eval (max |diff| {worst:.1e}; printed forms equal)")
 
 
+def bench_many(repeats: int) -> None:
+    """Four runs in one call, against four calls and against pytrec_eval four times (see the module docstring)."""
+    sets = data_sets()
+    qrels = sets["msmarco_space"][0]
+    runs = [sets["msmarco_space"][1], sets["msmarco_tab"][1]] * 2
+    one_call = cli_command(qrels, runs[0])[:-1] + [str(run) for run in runs]
+    separate = [cli_command(qrels, run) for run in runs]
+    peer = [pytrec_eval_command(qrels, run) for run in runs]
+    together = measure_process(one_call)[3]
+    assert together == "".join(measure_process(command)[3] for command in separate), "blocks differ from single calls"
+    print(f"many4: the one call prints the four single calls' output byte for byte ({len(together.splitlines())} lines)")
+    samples: dict[str, list[tuple[float, float, float]]] = {"one call": [], "4 calls": [], "pytrec_eval x4": []}
+    loads: list[float] = []
+
+    def in_sequence(commands: list[list[str]]) -> tuple[float, float, float]:
+        measured = [measure_process(command)[:3] for command in commands]
+        return sum(m[0] for m in measured), sum(m[1] for m in measured), max(m[2] for m in measured)
+
+    for repeat in range(repeats):
+        kinds = {"one call": [one_call], "4 calls": separate, "pytrec_eval x4": peer}
+        order = list(kinds) if repeat % 2 == 0 else list(kinds)[::-1]
+        for kind in order:
+            loads.append(os.getloadavg()[0])
+            samples[kind].append(in_sequence(kinds[kind]))
+        loads.append(os.getloadavg()[0])
+    medians = {kind: [statistics.median(column) for column in zip(*values)] for kind, values in samples.items()}
+    reference = medians["pytrec_eval x4"]
+    print()
+    print("| four MS MARCO-scale runs | wall | user CPU | peak RSS | wall vs pytrec_eval x4 | wall vs 4 calls |")
+    print("|---|---|---|---|---|---|")
+    for kind, (wall, user, rss) in medians.items():
+        print(f"| {kind} | {wall:.2f} s | {user:.2f} s | {rss:.0f} MB | {wall / reference[0]:.2f} | "
+              f"{wall / medians['4 calls'][0]:.2f} |")
+    print(f"\n{repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; load average (1 min) "
+          f"{min(loads):.1f}-{max(loads):.1f} during the measurement")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -104,6 +148,9 @@ def main() -> None:
     sets = data_sets()
     rows = []
     for name in args.sets.split(","):
+        if name == "many4":
+            bench_many(args.repeats)
+            continue
         qrels, run = sets[name]
         check_agreement(name, qrels, run)
         samples: dict[str, list[tuple[float, float, float]]] = {"ours": [], "pytrec_eval": []}
@@ -118,6 +165,8 @@ def main() -> None:
         print(f"{name}: ours {ours[0]:.2f} s {ours[2]:.0f} MB | pytrec_eval {peer[0]:.2f} s {peer[2]:.0f} MB "
               f"| wall x{ours[0] / peer[0]:.2f} user CPU x{ours[1] / peer[1]:.2f} memory x{ours[2] / peer[2]:.2f}",
               flush=True)
+    if not rows:
+        return
     print()
     print(f"| data set | ours wall | pytrec_eval wall | wall ratio | user CPU ratio | ours peak RSS | "
           f"pytrec_eval peak RSS | memory ratio |")

@@ -83,7 +83,8 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
                   workers: int | None = None) -> Iterator[RunValues]:
     """Each run's :class:`RunValues`, in the order given. ``qrels`` is read and checked already
     (:func:`metrics.cli.check_grade_limit`). A run that cannot be read or evaluated raises its error when its turn
-    comes: the runs before it have been yielded whole, the runs after it are not evaluated."""
+    comes: the runs before it have been yielded whole; of the runs after it, those already started (at most
+    ``workers - 1``) are finished and dropped, and no other is started."""
     from .cli import evaluate_run
 
     workers = default_workers(len(runs)) if workers is None else max(1, int(workers))
