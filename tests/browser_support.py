@@ -628,6 +628,20 @@ class RunsPage(AppPage):
             if box.input_value() != text:
                 self.rerun_after(lambda: (box.fill(text), box.press("Enter")))
 
+    def grade_the_chosen_document(self, grade: int) -> None:
+        """In "Judge the holes": type ``grade`` for the document in the "Document" box and add the judgment; wait
+        until the page says the judgment was added."""
+        box = self.page.locator(".st-key-judge_grade input")
+        self.wait_until_idle()
+        if box.input_value() != str(grade):
+            self.rerun_after(lambda: (box.fill(str(grade)), box.press("Enter")))
+        self.rerun_after(lambda: self.page.locator(".st-key-judge_add button").click())
+        expect(self.page.locator(".st-key-judge_discard")).to_be_visible()
+
+    def chosen_document(self) -> str:
+        """The text of the "Document" box in "Judge the holes" (``query · doc (influence)``)."""
+        return self.page.locator(".st-key-judge_pick [role=combobox]").input_value()
+
     def choose(self, container_key: str, option: str) -> None:
         """Pick ``option`` in the select box with key ``container_key`` (e.g. ``compare_measure``)."""
         box = self.page.locator(f".st-key-{container_key} [role=combobox]")

@@ -116,3 +116,31 @@ def test_a_malformed_run_is_refused_with_its_line_and_no_traceback(runs_page: Ru
     expect(runs_page.page.get_by_test_id("stDataFrame")).to_have_count(0)
     runs_page.screenshot("refused")
     runs_page.expect_no_traceback()
+
+
+def test_judging_the_most_influential_hole_moves_the_means_the_page_shows(runs_page: RunsPage) -> None:
+    from metrics.judging import find_holes, merge_judgments_table
+    from ui.run_data import _built_in
+
+    collection = _built_in()
+    (first, *_) = find_holes(collection.qrels, {"samples": collection.runs["samples"]}, "P.10", 10).holes
+    judged = merge_judgments_table(collection.qrels, {(first.qid, first.doc): first.relevant_grade})
+    _, _, before = evaluate_tables(collection.qrels, collection.runs["samples"], ["P.10"])
+    _, _, after = evaluate_tables(judged, collection.runs["samples"], ["P.10"])
+    assert after["P_10"] - before["P_10"] == pytest.approx(first.influence)
+
+    runs_page.open()
+    runs_page.use_built_in_collection()
+    runs_page.open_tab("Judge the holes")
+    assert runs_page.chosen_document().startswith(f"{first.qid} · {first.doc} ")
+    runs_page.grade_the_chosen_document(first.relevant_grade)
+    runs_page.expect_message("1 judgment added on this page")
+    # The tab stays open: the next document can be graded straight away.
+    expect(runs_page.page.get_by_role("tab", name="Judge the holes", exact=True)).to_have_attribute(
+        "aria-selected", "true")
+    expect(runs_page.metric_card("judgments added").get_by_test_id("stMetricValue")).to_have_text("1")
+    runs_page.screenshot("judged", whole_page=True)
+
+    runs_page.open_tab("Per-query results")
+    assert float(runs_page.means_table()["P_10"]) == pytest.approx(after["P_10"], abs=1e-12)
+    runs_page.expect_no_traceback()

@@ -27,11 +27,13 @@ ONE_RUN = "(one run)"
 
 
 def added_banner(collection: run_data.Collection) -> None:
-    """Above the tabs: how many judgments were added, and a button to discard them."""
+    """Above the tabs: how many judgments were added, and a button to discard them. The container is there even
+    when empty, so the tabs below keep their place (and the open tab stays open) when the first judgment is added."""
     grades = run_data.added_judgments(collection)
+    banner = st.container()
     if not grades:
         return
-    left, right = st.columns([4, 1], vertical_alignment="center")
+    left, right = banner.columns([4, 1], vertical_alignment="center")
     left.info(f"{len(grades)} judgment{'s' if len(grades) != 1 else ''} added on this page (tab \"Judge the holes\"): "
               f"every number below uses {literal(collection.original.qrels_name if collection.original else '')} "
               "plus them.", icon=":material/rate_review:")
