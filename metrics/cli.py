@@ -371,6 +371,8 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     as trec_eval prints it there (qrels lines with grade > 0, whatever -l says).
     """
     qrels = read_checked_qrels(qrels_path, measures, conventions)
+    if _streams(run_path):
+        return _evaluate_streamed(qrels, Path(run_path), measures, conventions, relstring)
     # The table goes straight into the call (no name holds it here), so evaluate_run can release it before the kernels.
     return evaluate_run(qrels, read_run_path(run_path), measures, conventions, relstring=relstring)
 
@@ -437,6 +439,36 @@ def _read_table(path: Path, read_trec, kind: str):
 
 #: The key of trec_eval's -c all-line of num_rel in evaluate_files' values.
 ALL_NUM_REL = "num_rel (all, -c)"
+
+#: Run files (plain or gzip) at least this large are evaluated in chunks of whole queries (:mod:`metrics.stream`).
+STREAM_FROM_BYTES = 64 << 20
+
+
+def _streams(run_path: str) -> bool:
+    """Whether the run is a TREC file (plain or gzip) large enough to stream; standard input and Parquet are not."""
+    from .frames import is_parquet
+
+    path = Path(run_path)
+    try:
+        return (run_path != "-" and path.is_file() and path.stat().st_size >= STREAM_FROM_BYTES
+                and not is_parquet(path))
+    except OSError:
+        return False  # the in-memory reader names the problem
+
+
+def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conventions: Conventions,
+                       relstring: tuple[str, int] | None):
+    """:func:`evaluate_files` in bounded memory: the run in chunks of whole queries, the same values and lines."""
+    from .stream import stream_run
+
+    result = stream_run(qrels, run_path, list(measures) or ["num_q"], conventions,
+                        relstring_length=relstring[1] if relstring is not None else None)
+    values: dict[str, object] = dict(result.values)
+    if conventions.missing_queries == "zero":
+        values[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
+    if relstring is not None:
+        values[relstring[0]] = result.relevance_strings
+    return result.qids, values, result.runid
 
 
 def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:

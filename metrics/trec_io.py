@@ -738,13 +738,14 @@ def _as_bytes(buffer, start: int, end: int) -> bytes:
 # ---- line-by-line reader: the reference semantics and the error messages -------------------------------
 
 
-def _data_lines(buffer: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
-    """(line number, fields) of every data line; comments and blank lines skipped.
+def _data_lines(buffer: bytes, label: str, first_line: int = 1) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of every data line; comments and blank lines skipped. ``first_line`` is the number of
+    the buffer's first line in its file (a chunk of a streamed file starts further down).
 
     Lines are cut one at a time, so a bad line near the start is reported without splitting the whole file.
     """
     start, size = 0, len(buffer)
-    number = 0
+    number = first_line - 1
     while start < size:
         end = buffer.find(b"\n", start)
         if end == -1:
@@ -757,27 +758,29 @@ def _data_lines(buffer: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
         yield number, fields
 
 
-def _slow_parse(buffer: bytes, label: str, kind: str):
+def _slow_parse(buffer: bytes, label: str, kind: str, first_line: int = 1):
     binary = _binary_kind(buffer)
     if binary:
         raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
-    _check_control_bytes(buffer, label)
+    _check_control_bytes(buffer, label, first_line)
+    # The likely cause of a bad first line (JSON, CSV, a header, swapped files) is guessed at the file's start only.
+    at_start = first_line == 1
     qids: list[str] = []
     docnos: list[str] = []
     values: list[float] = []
     tag = ""
-    for number, fields in _data_lines(buffer, label):
+    for number, fields in _data_lines(buffer, label, first_line):
         where = f"{label} line {number}"
         if kind == "qrels":
             if len(fields) != 4:
                 raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_COLUMNS}), found {len(fields)}"
                                       + ("; trec_eval does not allow extra columns in qrels" if len(fields) > 4 else "")
-                                      + (_first_line_cause(fields, kind) if not qids else ""))
+                                      + (_first_line_cause(fields, kind) if not qids and at_start else ""))
             qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
             if not _INTEGER.fullmatch(fields[3]):
                 raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is not an integer; "
                                       f"write grades as whole numbers such as 0, 1, 2 (negative = unjudged)"
-                                      + (_first_line_cause(fields, kind) if not qids else ""))
+                                      + (_first_line_cause(fields, kind) if not qids and at_start else ""))
             grade = int(fields[3])
             if not MIN_GRADE <= grade <= MAX_GRADE:
                 raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is out of range; grades are whole "
@@ -786,7 +789,7 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
         else:
             if len(fields) < 6:
                 raise TrecFormatError(f"{where}: expected 6 columns ({RUN_COLUMNS}), found {len(fields)}"
-                                      + (_first_line_cause(fields, kind) if not qids else ""))
+                                      + (_first_line_cause(fields, kind) if not qids and at_start else ""))
             qid, docno = _text(fields[0], where, "qid"), _text(fields[2], where, "docno")
             raw = fields[4]
             if not _NUMBER.fullmatch(raw):
@@ -794,7 +797,7 @@ def _slow_parse(buffer: bytes, label: str, kind: str):
                            else "is not a number")
                 raise TrecFormatError(f"{where}: score {_show(raw)} {problem}; the 5th column must be a finite "
                                       f"decimal number such as 12.5 or -3e-2"
-                                      + (_first_line_cause(fields, kind) if not qids else ""))
+                                      + (_first_line_cause(fields, kind) if not qids and at_start else ""))
             score = float(raw)
             if not np.isfinite(score):
                 raise TrecFormatError(f"{where}: score {_show(raw)} overflows a double; use a smaller number")
@@ -876,7 +879,7 @@ _STRAY_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f]|\r(?!\n|\Z)")
 _CONTROL_NAMES = {0: "a NUL byte", 27: "an escape character (ESC)"}
 
 
-def _check_control_bytes(buffer, label: str) -> None:
+def _check_control_bytes(buffer, label: str, first_line: int = 1) -> None:
     """Raise naming the first data line that holds a control byte other than whitespace, or a CR inside a line."""
     position = 0
     while True:
@@ -889,7 +892,7 @@ def _check_control_bytes(buffer, label: str) -> None:
         if bytes(buffer[line_start:line_end]).lstrip().startswith(b"#"):
             position = line_end
             continue
-        number = buffer.count(b"\n", 0, found.start()) + 1
+        number = buffer.count(b"\n", 0, found.start()) + first_line
         byte = found.group()[0]
         if byte == 13:
             raise TrecFormatError(
@@ -1034,10 +1037,10 @@ def _check_unique_pairs(qid_codes: np.ndarray, docno) -> tuple[np.ndarray, bool,
     return keys, exact, bool((pair_keys[1:] == pair_keys[:-1]).any())
 
 
-def _raise_duplicate(buffer: bytes, label: str, kind: str) -> None:
+def _raise_duplicate(buffer: bytes, label: str, kind: str, first_line: int = 1) -> None:
     """Raise naming the two lines of a repeated (qid, docno); return if a key collision was all there was."""
     seen: dict[tuple[bytes, bytes], int] = {}
-    for number, fields in _data_lines(buffer, label):
+    for number, fields in _data_lines(buffer, label, first_line):
         pair = (fields[0], fields[2])
         if pair in seen:
             what = "judgment" if kind == "qrels" else "document"

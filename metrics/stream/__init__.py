@@ -1,0 +1,261 @@
+"""Evaluate a run file in bounded memory: chunks of whole queries through the bulk kernels, means combined exactly.
+
+* :func:`evaluate_file` -- ``(qids, per-query values, means)`` as :func:`metrics.bulk.evaluate_files` returns them
+  (qids in trec_eval's order, sorted), for a run of any length: memory follows the chunk size, not the run.
+* :func:`stream_run` -- the same, with the run tag, trec_eval's relstring and whether the run had to be grouped.
+
+A run whose queries are contiguous (every run trec_eval writes, and nearly every run file) is read once: a reader
+thread parses the next chunk (pyarrow and numpy release the GIL) while the kernels score this one. Per-query
+values are kept (a few numbers per query) and the means are summed over them in sorted-qid order, as the
+in-memory path sums them, so the ``all`` line is the same to the last bit.
+
+A query that comes back after another query is noticed on the way; the run is then read again and grouped out of
+core (:mod:`metrics.stream.buckets`): every line goes to one of a bounded number of temporary files by a hash of
+its qid, and each file is evaluated as a chunk. That costs a second read of the run and writing it once to disk.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..conventions import Conventions
+from ..names import Measure
+from ..trec_io import (
+    QrelsTable,
+    RunTable,
+    Source,
+    TrecFormatError,
+    from_numpy,
+    read_qrels,
+    read_run,
+)
+from .chunks import DEFAULT_CHUNK_BYTES, open_run, parse_chunk, query_chunks
+
+
+@dataclass(frozen=True)
+class StreamedRun:
+    """The evaluation of a streamed run.
+
+    qids: the evaluated queries in trec_eval's order (sorted ids); values: each measure's per-query values in that
+    order; means: the ``all`` values (num_* summed, the rest averaged, in that order); runid: the tag of the last
+    line; relevance_strings: trec_eval's relstring of each query when asked for; grouped: whether the run's queries
+    were not contiguous, so it was grouped out of core.
+    """
+
+    qids: list[str]
+    values: dict[str, np.ndarray]
+    means: dict[str, float]
+    runid: str
+    relevance_strings: list[str] | None
+    grouped: bool
+
+
+def evaluate_file(
+    qrels: QrelsTable | Source,
+    run_path: str | os.PathLike,
+    measures: str | Iterable[str | Measure],
+    conventions: Conventions | None = None,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
+    """(query ids, per-query values per measure, the ``all`` values) of a run file (plain or gzip) of any size.
+
+    The values equal :func:`metrics.bulk.evaluate_files`' (queries here in sorted order) for every convention;
+    ``chunk_bytes`` of text are parsed and scored at a time.
+    """
+    result = stream_run(qrels, run_path, measures, conventions, chunk_bytes=chunk_bytes)
+    return result.qids, result.values, result.means
+
+
+def stream_run(
+    qrels: QrelsTable | Source,
+    run_path: str | os.PathLike,
+    measures: str | Iterable[str | Measure],
+    conventions: Conventions | None = None,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    relstring_length: int | None = None,
+    overlap: bool = True,
+    name: str | None = None,
+) -> StreamedRun:
+    """:func:`evaluate_file` with the run tag and, with ``relstring_length``, each query's relstring.
+
+    ``overlap=False`` parses and scores on one thread (the same values, for measuring what the overlap gains).
+    """
+    from ..evaluate import _as_measures
+
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"Argument `chunk_bytes` has to be a positive integer, but got {chunk_bytes!r}")
+    conv = conventions if conventions is not None else Conventions()
+    table = qrels if isinstance(qrels, QrelsTable) else read_qrels(qrels)
+    label = name or Path(run_path).name
+    scorer = _ChunkScorer(table, _as_measures(measures), conv, relstring_length)
+    reader = _Reader(run_path, label, chunk_bytes, overlap)
+    try:
+        grouped = not scorer.score_contiguous(reader)
+    finally:
+        reader.close()
+    if grouped:
+        from .buckets import grouped_tables
+
+        scorer.reset()
+        with tempfile.TemporaryDirectory(prefix="metrics-stream-") as directory:
+            for run in grouped_tables(run_path, label, chunk_bytes, Path(directory)):
+                scorer.score(run)
+    if not scorer.seen:
+        read_run(Path(run_path), name=label)  # says why there is no data line (empty, comments only)
+        raise TrecFormatError(f"{label}: no data line")
+    return scorer.result(grouped)
+
+
+class _ChunkScorer:
+    """Scores chunks of whole queries against the qrels and keeps each query's values."""
+
+    def __init__(self, qrels: QrelsTable, measures: list[Measure], conventions: Conventions,
+                 relstring_length: int | None):
+        from ..bulk import _query_codes
+
+        self.qrels, self.measures, self.conventions = qrels, measures, conventions
+        self.relstring_length = relstring_length
+        # Chunks are scored without -c; the judged queries the run lacks are added at the end.
+        self.chunk_conventions = conventions.replace(missing_queries="skip")
+        codes, self.qrels_qids = _query_codes(qrels)
+        self.qrels_order = np.argsort(codes, kind="stable")
+        self.qrels_bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(self.qrels_qids)))])
+        self.reset()
+
+    def reset(self) -> None:
+        self.seen: set[str] = set()
+        self.qids: list[str] = []
+        self.columns: list[dict[str, np.ndarray]] = []
+        self.strings: list[str] = []
+        self.runid = ""
+
+    def score_contiguous(self, tables: Iterable[RunTable | None]) -> bool:
+        """Score every chunk; False (and stop) at the first query met again in a later chunk (inside a chunk, the
+        bulk path takes lines in any order)."""
+        for run in tables:
+            if run is None:
+                continue
+            if not self.seen.isdisjoint(run.qid_values.to_pylist()):
+                return False
+            self.score(run)
+        return True
+
+    def score(self, run: RunTable) -> None:
+        qids = run.qid_values.to_pylist()
+        self.seen.update(qids)
+        self.runid = run.runid
+        qrels = self.qrels_of(run.qid_values)
+        self._score(qrels, run, self.chunk_conventions)
+
+    def _score(self, qrels: QrelsTable, run: RunTable, conventions: Conventions) -> None:
+        from ..bulk import batches_for_run, evaluate_prepared, prepare_run
+        from ..measures import relevance_strings
+
+        if self.relstring_length is not None:
+            _, groups = batches_for_run(qrels, run, conventions)
+            strings: list = []
+            for rows, batch in groups:
+                text = relevance_strings(batch, self.relstring_length)
+                strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
+            if groups and groups[0][0] is not None:
+                strings = [text for _, text in sorted(strings)]
+            self.strings.extend(strings)
+        qids, values, _ = evaluate_prepared(prepare_run(qrels, run, self.measures or ["num_q"], conventions))
+        self.qids.extend(qids)
+        self.columns.append(values)
+
+    def qrels_of(self, qids: pa.Array) -> QrelsTable:
+        """The qrels lines of the given queries (by query, in file order within each)."""
+        from ..bulk import _index_in
+
+        codes = _index_in(qids, self.qrels_qids)
+        codes = codes[codes >= 0]
+        starts, ends = self.qrels_bounds[codes], self.qrels_bounds[codes + 1]
+        lengths = ends - starts
+        # Every line of each query: its start repeated, plus its position inside the query.
+        positions = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
+        rows = self.qrels_order[positions.astype(np.int64)]
+        take = from_numpy(rows.astype(np.int64))
+        return QrelsTable(self.qrels.qid.take(take), self.qrels.docno.take(take), self.qrels.grade[rows], self.qrels.name)
+
+    def result(self, grouped: bool) -> StreamedRun:
+        from ..evaluate import aggregate_columns
+
+        if self.conventions.missing_queries == "zero":
+            missing = [qid for qid in self.qrels_qids.to_pylist() if qid not in self.seen]
+            if missing:
+                empty = RunTable(pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0), self.runid)
+                self._score(self.qrels_of(pa.array(missing, pa.string())), empty, self.conventions)
+        keys = [measure.key for measure in self.measures]
+        values = {key: np.concatenate([column[key] for column in self.columns]) if self.columns else np.zeros(0)
+                  for key in (keys or ["num_q"])}
+        # trec_eval's order: queries sorted by id; the means are summed in it, as bulk.evaluate_prepared sums them.
+        order = np.asarray(sorted(range(len(self.qids)), key=self.qids.__getitem__), dtype=np.int64)
+        values = {key: column[order] for key, column in values.items()}
+        strings = [self.strings[i] for i in order] if self.relstring_length is not None else None
+        qids = [self.qids[i] for i in order]
+        means = aggregate_columns({key: values[key] for key in keys})
+        return StreamedRun(qids, {key: values[key] for key in keys}, means, self.runid, strings, grouped)
+
+
+class _Reader:
+    """The run's chunks, parsed: on a second thread, at most ``depth`` chunks ahead, when ``overlap`` is on."""
+
+    def __init__(self, path, label: str, chunk_bytes: int, overlap: bool, depth: int = 1):
+        self.chunks = (parse_chunk(chunk, label) for chunk in query_chunks(open_run(path, label), chunk_bytes))
+        self.thread = None
+        if overlap:
+            self.queue: queue.Queue = queue.Queue(maxsize=depth)
+            self.stop = threading.Event()
+            self.thread = threading.Thread(target=self._produce, name="metrics-stream-reader", daemon=True)
+            self.thread.start()
+
+    def __iter__(self) -> Iterator[RunTable | None]:
+        if self.thread is None:
+            yield from self.chunks
+            return
+        while True:
+            kind, item = self.queue.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise item
+            yield item
+
+    def _produce(self) -> None:
+        try:
+            for table in self.chunks:
+                if not self._put(("chunk", table)):
+                    return
+            self._put(("end", None))
+        except BaseException as error:  # noqa: BLE001 -- handed to the consumer, which raises it
+            self._put(("error", error))
+
+    def _put(self, item) -> bool:
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.stop.set()
+            self.thread.join()
+        self.chunks.close()
+
+
+__all__ = ["DEFAULT_CHUNK_BYTES", "StreamedRun", "evaluate_file", "stream_run"]

@@ -1,0 +1,184 @@
+"""A run file read in chunks of whole queries, each parsed into a :class:`~metrics.trec_io.RunTable`.
+
+The text arrives in blocks (a plain file read as is, a gzip file inflated in slices under the same caps as
+:func:`metrics.trec_io.read_run`). A chunk ends at the last line of a query: the lines of the block's last query
+are carried into the next chunk, so a query of a contiguous run never splits. Each chunk goes through the
+readers' own fast path (pyarrow), and the line-by-line reader when that refuses it, with the chunk's first line
+number, so every message names the line of the whole file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from .. import trec_io
+from ..trec_io import RunTable, TrecFormatError
+
+#: Bytes of text per chunk by default: about 0.9M lines of an MS MARCO-like run, about 100 MB once parsed and batched.
+DEFAULT_CHUNK_BYTES = 32 << 20
+
+_READ_STEP = 1 << 22  # gzip is inflated this much at a time, and its caps checked after each step
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Whole lines of the run: the text, the number of its first line in the file, and whether it is the last."""
+
+    text: bytes
+    first_line: int
+    last: bool
+
+
+def open_run(path: str | os.PathLike, label: str) -> Iterator[bytes]:
+    """The run's text in blocks of about ``_READ_STEP`` bytes: gzip inflated (refused past ``GZIP_MAX_RATIO``
+    times the compressed bytes, or when its first megabyte is not TREC text), a UTF-8 byte-order mark dropped."""
+    path = Path(path)
+    if path.is_dir():
+        raise TrecFormatError(f"{label}: is a directory ({path}); give the path of a run file")
+    if not path.is_file():
+        raise TrecFormatError(f"{label}: no such file ({path}); give the path of a run file")
+    with trec_io._open(path, label) as file:
+        compressed = file.read(2) == trec_io._GZIP_MAGIC
+        file.seek(0)
+        blocks = _gunzip_blocks(file, label) if compressed else iter(lambda: file.read(_READ_STEP), b"")
+        first = True
+        for block in blocks:
+            if first and block.startswith(trec_io._BOM):
+                block = block[len(trec_io._BOM):]
+            first = False
+            yield block
+
+
+def _gunzip_blocks(file, label: str) -> Iterator[bytes]:
+    counted = trec_io._Counted(file)
+    size = 0
+    head = b""
+    try:
+        with gzip.GzipFile(fileobj=counted, mode="rb") as stream:
+            while True:
+                block = stream.read(_READ_STEP)
+                if not block:
+                    break
+                size += len(block)
+                if size > max(trec_io._GZIP_ALWAYS, trec_io.GZIP_MAX_RATIO * counted.count):
+                    raise TrecFormatError(
+                        f"{label}: expands more than {trec_io.GZIP_MAX_RATIO} times in decompression "
+                        f"({counted.count / 1e6:.1f} MB read gave over {size / 1e6:.0f} MB), the expansion limit for "
+                        f"gzip input; TREC files expand 3 to 8 times, so this is not one. If it is, decompress it "
+                        f"(gunzip) and give the plain file")
+                if len(head) < trec_io._GZIP_HEAD:
+                    head += block[:trec_io._GZIP_HEAD - len(head)]
+                    if len(head) >= trec_io._GZIP_HEAD:
+                        trec_io._check_head(head, label, "run")
+                yield block
+    except (OSError, EOFError, zlib.error) as error:
+        raise TrecFormatError(f"{label}: looks like gzip but cannot be decompressed ({error}); "
+                              f"re-create it with gzip or give the plain text file") from None
+
+
+def query_chunks(blocks: Iterator[bytes], chunk_bytes: int) -> Iterator[Chunk]:
+    """Chunks of whole lines, each at least ``chunk_bytes`` long (but the last), ending with a query's last line.
+
+    The cut is found on the bytes: the lines at the end that start with the last line's qid stay for the next
+    chunk. A line that defeats that test (indented, say) only makes the cut early; the caller notices a query
+    that reappears and groups the run out of core instead.
+    """
+    pending = bytearray()
+    first_line = 1
+    wanted = chunk_bytes
+    while True:
+        while len(pending) < wanted:
+            block = next(blocks, None)
+            if block is None:
+                if pending:
+                    yield Chunk(bytes(pending), first_line, True)
+                return
+            pending += block
+        line_end = pending.rfind(b"\n") + 1
+        cut = _last_query_start(pending, line_end) if line_end else 0
+        if cut == 0:
+            # One query (or one line) fills the whole chunk so far: read on until it ends (doubling, so that a
+            # query of many chunks is searched for its end a logarithmic number of times).
+            wanted = len(pending) + max(chunk_bytes, len(pending))
+            continue
+        text = bytes(pending[:cut])
+        del pending[:cut]
+        yield Chunk(text, first_line, False)
+        first_line += text.count(b"\n")
+        wanted = chunk_bytes
+
+
+def _last_query_start(text: bytearray, end: int) -> int:
+    """The offset of the first of the lines, at the end of ``text[:end]``, that belong to the last line's query
+    (comment and blank lines among them go with them); 0 when every line does."""
+    data = np.frombuffer(text, dtype=np.uint8, count=end)
+    qid = _last_qid(text, end)
+    if qid is None:
+        return end
+    pattern = np.frombuffer(qid, dtype=np.uint8)
+    width = pattern.shape[0] + 1
+    window_end, step = end, 1 << 16
+    while window_end > 0:
+        window_start = max(0, window_end - step)
+        starts = np.flatnonzero(data[window_start:window_end - 1] == 10) + window_start + 1
+        if window_start == 0:
+            starts = np.concatenate([[0], starts])
+        starts = starts[starts + width <= end]
+        if starts.shape[0]:
+            heads = data[starts[:, None] + np.arange(width)]
+            ours = (heads[:, :-1] == pattern).all(axis=1) & ((heads[:, -1] == 32) | (heads[:, -1] == 9))
+            neutral = (heads[:, 0] == 35) | (heads[:, 0] == 10) | (heads[:, 0] == 13)
+            others = np.flatnonzero(~ours & ~neutral)
+            if others.shape[0]:
+                other = int(starts[others[-1]])
+                return text.find(b"\n", other, end) + 1
+        window_end = window_start
+        step *= 4
+    return 0
+
+
+def _last_qid(text: bytearray, end: int) -> bytes | None:
+    """The first field of the last data line of ``text[:end]``."""
+    position = end
+    while position > 0:
+        start = text.rfind(b"\n", 0, position - 1) + 1
+        fields = bytes(text[start:position]).split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            return fields[0]
+        position = start
+    return None
+
+
+def parse_chunk(chunk: Chunk, label: str, *, check_pairs: bool = True) -> RunTable | None:
+    """The chunk's lines as a table with its query codes and doc-id keys, or None when it holds no data line.
+
+    Errors name the line in the whole file; a repeated (qid, docno) inside the chunk is refused as the readers
+    refuse it (a contiguous run has each query inside one chunk, so that is every repeat).
+    """
+    try:
+        columns = trec_io._fast_parse(chunk.text, label, "run")
+    except TrecFormatError:
+        return None  # only comments and blank lines: fine inside a file (an empty file is refused by the caller)
+    if columns is None:
+        columns = trec_io._slow_parse(chunk.text, label, "run", chunk.first_line)
+    qid, docno, score, tag = columns
+    qid, docno = _single(qid), _single(docno)
+    codes, values = trec_io.value_codes(qid)
+    if not check_pairs:
+        return RunTable(qid, docno, np.asarray(score, dtype=np.float64), tag, label, None, False, codes, values)
+    keys, exact, maybe_repeated = trec_io._check_unique_pairs(codes, docno)
+    if maybe_repeated:
+        trec_io._raise_duplicate(chunk.text, label, "run", chunk.first_line)
+    return RunTable(qid, docno, np.asarray(score, dtype=np.float64), tag, label, keys, exact, codes, values)
+
+
+def _single(values) -> pa.Array:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
