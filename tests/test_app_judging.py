@@ -127,13 +127,14 @@ def test_two_runs_list_the_documents_only_one_retrieves_and_the_comparison_moves
 def test_one_document_can_be_graded_with_the_select_boxes_and_a_zero_grade_counts_as_judged():
     at = samples_page("map")
     first = candidates(at).iloc[0]
-    at.selectbox(key="judge_pick").select(0).run()
+    at.selectbox(key="judge_pick").select(f"{first['query']} · {first['document']}").run()
     at.number_input(key="judge_grade").set_value(0).run()
     at.button(key="judge_add").click().run()
     assert_no_failure(at)
     assert at.session_state["added_judgments"]["grades"] == {(first["query"], first["document"]): 0}
-    # Judged now, so no longer a hole.
+    # Judged now, so no longer a hole, and the box has moved on to the next document.
     assert (first["query"], first["document"]) not in set(zip(candidates(at)["query"], candidates(at)["document"]))
+    assert at.selectbox(key="judge_pick").value != f"{first['query']} · {first['document']}"
 
 
 def test_a_grade_that_is_not_whole_is_refused_with_a_message():

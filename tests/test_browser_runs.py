@@ -139,6 +139,8 @@ def test_judging_the_most_influential_hole_moves_the_means_the_page_shows(runs_p
     expect(runs_page.page.get_by_role("tab", name="Judge the holes", exact=True)).to_have_attribute(
         "aria-selected", "true")
     expect(runs_page.metric_card("judgments added").get_by_test_id("stMetricValue")).to_have_text("1")
+    expect(runs_page.page.locator(".st-key-judge_pick [role=combobox]")).not_to_have_value(
+        re.compile(re.escape(f"{first.qid} · {first.doc} ")))  # the judged document left the list
     runs_page.screenshot("judged", whole_page=True)
 
     runs_page.open_tab("Per-query results")

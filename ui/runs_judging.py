@@ -88,7 +88,7 @@ def change_so_far(collection: run_data.Collection, results: dict, run_names: tup
     columns[0].metric(literal(label), f"{after:+.4f}" if len(run_names) == 2 else f"{after:.4f}",
                       delta=None if original is None else f"{after - before:+.4f}", delta_color="off")
     if original is not None:
-        columns[1].metric("with the uploaded qrels alone", f"{before:+.4f}" if len(run_names) == 2 else f"{before:.4f}")
+        columns[1].metric("before the added judgments", f"{before:+.4f}" if len(run_names) == 2 else f"{before:.4f}")
         columns[2].metric("judgments added", len(run_data.added_judgments(collection)))
 
 
@@ -130,13 +130,17 @@ def candidates(holes: Holes, pattern: str) -> None:
                               args=(editor_key, [(h.qid, h.doc) for h in rows]), icon=":material/add:")
     st.markdown("Or grade one document:")
     pick, grade, add = st.columns([4, 1, 2], vertical_alignment="bottom")
-    options = list(range(len(rows)))
-    choice = pick.selectbox("Document", options, key="judge_pick",
-                            format_func=lambda i: f"{rows[i].qid} · {rows[i].doc} ({rows[i].influence:+.5f})")
-    grade.number_input("Grade", min_value=0, max_value=MAX_GRADE, step=1, key="judge_grade",
-                       value=rows[choice].relevant_grade if choice is not None else 1)
-    add.button("Add judgment", key="judge_add", on_click=_add_one, args=([(h.qid, h.doc) for h in rows],),
+    # Options are the documents themselves: once one is judged it leaves the list, and the box moves on.
+    influence = {_label(h): h.influence for h in rows}
+    pick.selectbox("Document", list(influence), key="judge_pick",
+                   format_func=lambda label: f"{label} ({influence[label]:+.5f})")
+    grade.number_input("Grade", min_value=0, max_value=MAX_GRADE, value=1, step=1, key="judge_grade")
+    add.button("Add judgment", key="judge_add", on_click=_add_one, args=({_label(h): (h.qid, h.doc) for h in rows},),
                icon=":material/add:", width="stretch")
+
+
+def _label(hole) -> str:
+    return f"{hole.qid} · {hole.doc}"
 
 
 def added_panel(collection: run_data.Collection) -> None:
@@ -237,9 +241,9 @@ def _add_from_editor(editor_key: str, pairs: list[tuple[str, str]]) -> None:
     st.session_state["judge_editor_generation"] = st.session_state.get("judge_editor_generation", 0) + 1
 
 
-def _add_one(pairs: list[tuple[str, str]]) -> None:
+def _add_one(pairs: dict[str, tuple[str, str]]) -> None:
     choice = st.session_state.get("judge_pick")
-    if choice is not None and choice < len(pairs):
+    if choice in pairs:
         _add(pairs[choice], st.session_state.get("judge_grade"))
 
 
