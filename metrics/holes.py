@@ -68,6 +68,12 @@ def hole_cutoff(measure: Measure) -> int:
     return int(measure.cutoff)
 
 
+def top_grade(judgments: Mapping[str, int], relevance_level: int) -> int:
+    """g*, the grade the all-relevant scenario gives the hole: the query's largest grade >= 0, at least the
+    relevance level (so a query without a relevant document gets the level)."""
+    return max([int(g) for g in judgments.values() if g >= 0] + [int(relevance_level)])
+
+
 def is_bounded(measure: Measure, conventions: Conventions) -> bool:
     """Whether low and high of ``measure`` are true bounds under ``conventions`` (see :data:`BOUNDED`)."""
     return measure.name in BOUNDED and not judged_only(measure, conventions)
@@ -317,4 +323,4 @@ def _table(qids: list[str], parts: Mapping[str, Mapping[str, np.ndarray]], measu
 
 __all__ = ["BOUNDED", "HoleTable", "MEANING", "MeasureHole", "all_relevant", "condensed", "hole_cutoff",
            "hole_kind", "holes", "holes_files", "holes_of_batch", "holes_tables", "is_bounded", "judged_shares",
-           "query_holes", "ranking_holes"]
+           "query_holes", "ranking_holes", "top_grade"]

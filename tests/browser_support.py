@@ -59,7 +59,7 @@ new MutationObserver(records => {
 """
 
 #: The ranked-list editor's columns, left to right (ui/editor.py), and the grid's geometry in CSS pixels.
-RANKING_COLUMNS = ("rank", "document", "score", "grade", "removed")
+RANKING_COLUMNS = ("rank", "document", "score", "grade", "judged", "removed")
 HEADER_HEIGHT = 36
 ROW_HEIGHT = 35
 FIRST_COLUMN_X = 70  # inside the "rank" column, right of the row-marker column
@@ -393,6 +393,16 @@ class ExplorerPage(AppPage):
         self.wait_until_idle()
         if self.page.locator(".st-key-sample_picker [role=combobox]").input_value() != title:
             self.rerun_after(lambda: self._pick("sample_picker", title))
+
+    def card_bracket(self, label: str) -> str:
+        """The caption under a metric card: its judgment hole, e.g. "bounds [0.500, 1.000]"."""
+        column = self.page.get_by_test_id("stColumn").filter(has=self.metric_card(label))
+        return column.get_by_test_id("stCaptionContainer").first.inner_text().strip()
+
+    def ranking_rows(self) -> list[dict[str, str]]:
+        """The ranked-list grid's rows as ``{column header: cell text}`` (from its accessibility table)."""
+        self.wait_until_idle()
+        return self.table_rows(self._ranking_grid())
 
     def ranked_documents(self) -> list[str]:
         """The list as the page numbers it, read from the "Move document" box: ``["1. donut", "2. bagel", …]``."""

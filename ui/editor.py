@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from . import state
+from .holes_panel import JUDGED_MARK, UNJUDGED_MARK
 from .query_state import (
     NO_RANK,
     UNJUDGED_TEXT,
@@ -38,6 +39,8 @@ def ranking_frame(query: QueryState) -> pd.DataFrame:
             "doc": pd.array([item.doc for item in items], dtype="string"),
             "score": pd.array(["" if item.score is None else format_score(item.score) for item in items], dtype="string"),
             "grade": pd.array([grade.get(item.doc, UNJUDGED_TEXT) for item in items], dtype="string"),
+            "judged": pd.array([JUDGED_MARK if query.judgments.get(item.doc, -1) >= 0 else UNJUDGED_MARK
+                                for item in items], dtype="string"),
             "removed": pd.array([item.removed for item in items], dtype="boolean"),
         }
     )
@@ -75,11 +78,16 @@ def ranking_editor(query: QueryState) -> None:
             "rank": st.column_config.TextColumn("rank", help="Type a new rank to move the document; removed documents have none",
                                                width=60),
             "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200,
-                                               width="medium"),
+                                               width=140),
             "score": st.column_config.TextColumn("score", help="Optional retrieval score; trec_eval orders by it",
                                                  width=80),
             "grade": st.column_config.TextColumn("grade", help="Relevance grade, a whole number; 'unjudged' or empty = "
                                                  "unjudged, negative = unjudged in the pool", width=75),
+            "judged": st.column_config.TextColumn(
+                "judged", disabled=True, width=55,
+                help=f"{JUDGED_MARK} judged, {UNJUDGED_MARK} unjudged: no grade >= 0 (outside the judgments, or a "
+                     "negative grade). trec_eval counts it non-relevant; each metric's bracket says how far judging "
+                     "it could move the value"),
             "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width=80),
         },
     )

@@ -7,7 +7,7 @@ import streamlit as st
 from metrics import parse_measure
 from metrics.explain import explain, missed_relevant_note
 
-from . import controls, data_io, editor, list_status, metrics_panel, state, whatif_panel
+from . import controls, data_io, editor, holes_panel, list_status, metrics_panel, state, whatif_panel
 from .list_status import show_message  # noqa: F401 - the runs page shows the same messages at its top
 from .text import literal
 
@@ -33,8 +33,10 @@ def page() -> None:
     baseline = st.session_state.get(state.BASELINE)
 
     controls.k_and_level(query)
+    holes = holes_panel.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
     metrics_panel.metric_cards(explanations, metrics_panel.baseline_values(
-        baseline, [item.measure for item in explanations], query.conventions))
+        baseline, [item.measure for item in explanations], query.conventions), holes)
+    holes_panel.judged_caption(holes, query.k, len(query.ranking[: query.conventions.depth or None]))
     metrics_panel.baseline_controls()
     st.caption("Conventions: " + query.conventions.describe())
 

@@ -11,7 +11,9 @@ from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
 from . import state
 
 
-def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None) -> None:
+def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None, holes: dict | None = None) -> None:
+    """One card per metric: value, change against the baseline, and under it the bracket of its judgment hole
+    (``holes``: ui.holes_panel.CardHole by measure string) with a help text saying what low and high are."""
     for column, item in zip(st.columns(len(explanations)), explanations):
         delta, colour, arrow = None, "normal", "auto"
         if baseline is not None and item.measure in baseline:
@@ -20,6 +22,8 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
             delta, colour, arrow = (f"{change:+.3f}", "normal", "auto") if change else ("±0.000", "off", "off")
         column.metric(item.label, f"{item.value:.3f}", delta=delta, delta_color=colour, delta_arrow=arrow,
                       help=item.rewards)
+        if holes is not None and item.measure in holes:
+            column.caption(holes[item.measure].bracket, help=holes[item.measure].help)
 
 
 def baseline_values(baseline: dict | None, measures: list[str], conventions) -> dict[str, float] | None:

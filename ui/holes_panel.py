@@ -1,0 +1,86 @@
+"""The judgment hole of each metric card: its [low, high] with a help text, and Judged@k under the cards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from metrics import Conventions, parse_measure
+from metrics.explain import Explanation
+from metrics.holes import MeasureHole, query_holes, top_grade
+
+#: How the ranked list marks a document without a grade >= 0 (ui/editor.py's "judged" column).
+UNJUDGED_MARK = "✗"
+JUDGED_MARK = "✓"
+
+
+@dataclass(frozen=True)
+class CardHole:
+    """What a metric card shows of its hole: the bracket, and the help text saying what low and high are."""
+
+    hole: MeasureHole
+    unjudged: int  # unjudged documents in the hole: the top k, or the whole list for an uncut metric
+    scope: str  # "the top 4" or "the whole list"
+    help: str
+
+    @property
+    def bracket(self) -> str:
+        word = "bounds" if self.hole.bounded else "range"
+        return f"{word} [{self.hole.low:.3f}, {self.hole.high:.3f}]"
+
+
+def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: int) -> str:
+    """What low and high of one card mean, in the words metrics.holes proves (bounds) or only computes (range)."""
+    if unjudged == 0:
+        return f"Every document in {scope} is judged: no judgment can move {label}; low = high = the value."
+    documents = "document" if unjudged == 1 else "documents"
+    both = (f"low = {hole.low:.3f} and high = {hole.high:.3f} are the lower and the higher of two values of {label}: "
+            f"as judged (unjudged documents count as non-relevant, trec_eval's assumption: {hole.value:.3f}) and with "
+            f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's top grade "
+            "(they join the relevant documents, so R grows too).")
+    if hole.bounded:
+        return both + f" These are bounds: whatever grades those {documents} receive, {label} stays between them."
+    return (both + " This is only the range between the two scenarios, not a bound: other judgments of those "
+            f"{documents} may give a value outside it.")
+
+
+def card_holes(ranking: list[str], judgments: dict[str, int], explanations: list[Explanation],
+               conventions: Conventions) -> dict[str, CardHole]:
+    """Each card's hole (metrics.holes.query_holes), keyed by measure string (``"P.4"``)."""
+    found = query_holes(ranking, judgments, [item.measure for item in explanations], conventions)
+    listed = ranking[: conventions.depth] if conventions.depth else ranking
+    cards: dict[str, CardHole] = {}
+    for item in explanations:
+        measure = parse_measure(item.measure)[0]
+        hole = found[measure.key]
+        window = listed[: hole.k] if hole.k is not None else listed
+        unjudged = sum(1 for doc in window if judgments.get(doc, -1) < 0)
+        scope = f"the top {hole.k}" if hole.k is not None else "the whole list"
+        level = measure.relevance_level if measure.relevance_level is not None else conventions.relevance_level
+        cards[item.measure] = CardHole(hole, unjudged, scope,
+                                       hole_help(item.label, hole, unjudged, scope, top_grade(judgments, level)))
+    return cards
+
+
+def judged_text(cards: dict[str, CardHole], k: int, length: int) -> str:
+    """Judged@k in words (of the min(k, length) documents shown), and the whole list's when it differs (the hole
+    of AP and RR)."""
+    if length == 0:
+        return "The list is empty: no document to judge, and no judgment can move a metric."
+    cut = next((card for card in cards.values() if card.hole.k is not None), None)
+    whole = next((card for card in cards.values() if card.hole.k is None), None)
+    parts = []
+    if cut is not None:
+        verb = "document is" if cut.unjudged == 1 else "documents are"
+        shown = f"the top {k}" if k <= length else f"the {length} listed (k = {k} is beyond the list)"
+        parts.append(f"Judged@{k} = {cut.hole.judged:.3f}: {cut.unjudged} of {shown} {verb} unjudged "
+                     f"(marked {UNJUDGED_MARK} in the list's judged column).")
+    if whole is not None and (cut is None or whole.unjudged != cut.unjudged):
+        parts.append(f"Whole list (the hole of AP and RR): Judged {whole.hole.judged:.3f}, {whole.unjudged} unjudged.")
+    parts.append("Under each value: its bounds or range if the unjudged documents were judged (hover for what they mean).")
+    return " ".join(parts)
+
+
+def judged_caption(cards: dict[str, CardHole], k: int, length: int) -> None:
+    st.caption(judged_text(cards, k, length))
