@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pyarrow and pandas load when first used: `import metrics` s
 
     from .trec_io import QrelsTable, RunTable
 
-#: A run as :func:`evaluate_runs` takes it: a TREC file path ('-' is standard input), a table, or {qid: {doc: score}}.
+#: A run as :func:`evaluate_runs` takes it: a TREC or Parquet file path ('-' is standard input), a pandas DataFrame
+#: or pyarrow Table (:mod:`metrics.frames`), a RunTable, or {qid: {doc: score}}.
 RunSource = Union[str, Path, "RunTable", Mapping]
 
 #: Runs in one :func:`evaluate_runs` table (it holds every run's per-query values). The command line streams its
@@ -68,7 +69,7 @@ def check_run_paths(paths: Sequence[str]) -> None:
         if path == STDIN:
             continue
         if os.path.isdir(path):
-            raise InputError(f"cannot read {path}: it is a directory, not a run file")
+            raise InputError(f"cannot read {path}: it is a directory, not a file")
         try:
             with open(path, "rb"):
                 pass
@@ -125,9 +126,9 @@ def evaluate_runs(
 ) -> pd.DataFrame:
     """Every run against one qrels, as one long table: columns ``run, qid, measure, value``.
 
-    ``qrels`` is a qrels file path, a :class:`~metrics.trec_io.QrelsTable` or ``{qid: {doc: grade}}``; ``runs`` maps
-    a name to a run file path ('-' reads standard input, once), a :class:`~metrics.trec_io.RunTable` or ``{qid:
-    {doc: score}}``. Measures and conventions are those of :func:`metrics.evaluate`. For each run, in the order
+    ``qrels`` is a qrels file path, a DataFrame, a :class:`~metrics.trec_io.QrelsTable` or ``{qid: {doc: grade}}``;
+    ``runs`` maps a name to a run file path (TREC or Parquet; '-' reads standard input, once), a DataFrame (the
+    columns of :mod:`metrics.frames`), a :class:`~metrics.trec_io.RunTable` or ``{qid: {doc: score}}``. Measures and conventions are those of :func:`metrics.evaluate`. For each run, in the order
     of ``runs``, the rows are the numbers ``trec_eval -q`` prints for it alone: each evaluated query (in trec_eval's
     order) with every per-query measure, then the ``all`` rows (means; counts summed; ``gm_map`` and ``gm_bpref``
     only there). This is PyTerrier's ``Experiment(perquery=True)`` shape (``name, qid, measure, value``) with the
@@ -200,18 +201,16 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
 def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> "QrelsTable":
     from .cli import read_checked_qrels
     from .evaluate import grade_limit
+    from .frames import as_qrels_table, is_frame
     from .trec_io import QrelsTable
 
     if isinstance(qrels, (str, Path)):
         check_run_paths([str(qrels)])  # the same one line for a qrels file that cannot be opened
         return read_checked_qrels(str(qrels), measures, conv)
-    if isinstance(qrels, Mapping):
-        table = qrels_table_from_dict(qrels)
-    elif isinstance(qrels, QrelsTable):
-        table = qrels
-    else:
-        raise InputError(f"Argument `qrels` has to be a file path, a QrelsTable or a dict {{qid: {{doc: grade}}}}, "
-                         f"got {type(qrels).__name__}")
+    if not (isinstance(qrels, (Mapping, QrelsTable)) or is_frame(qrels)):
+        raise InputError(f"Argument `qrels` has to be a file path, a DataFrame, a QrelsTable or a dict {{qid: {{doc: "
+                         f"grade}}}}, got {type(qrels).__name__}")
+    table = as_qrels_table(qrels)
     limit = grade_limit(measures, conv)
     if limit is not None and (table.grade > limit[0]).any():
         row = int(np.flatnonzero(table.grade > limit[0])[0])
@@ -222,56 +221,16 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
 
 def _as_run_table(source: RunSource, name: str) -> "RunTable":
     from .cli import read_run_path
+    from .frames import as_run_table, is_frame
     from .trec_io import RunTable
 
-    if isinstance(source, RunTable):
-        return source
-    if isinstance(source, Mapping):
-        return run_table_from_dict(source, name)
     if isinstance(source, (str, Path)):
         return read_run_path(str(source))  # TREC or Parquet; '-' is standard input
-    raise InputError(f"run {name!r}: has to be a file path, a metrics.trec_io.RunTable or a dict "
+    if isinstance(source, (RunTable, Mapping)) or is_frame(source):
+        return as_run_table(source, f"run {name!r}")  # the checks of metrics.evaluate and metrics.frames
+    raise InputError(f"run {name!r}: has to be a file path, a DataFrame, a metrics.trec_io.RunTable or a dict "
                      f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
 
 
-def run_table_from_dict(run: Mapping, name: str = "run") -> "RunTable":
-    """A pytrec_eval-shaped run ``{qid: {doc: score}}`` as a :class:`RunTable` (checked as :func:`metrics.evaluate`
-    checks it; scores must be finite numbers)."""
-    import pyarrow as pa
-
-    from .evaluate import check_run
-    from .trec_io import RunTable
-
-    check_run(run, name=f"run {name!r}")
-    qids, docs, scores = [], [], []
-    for qid, ranking in run.items():
-        for doc, score in ranking.items():
-            qids.append(qid)
-            docs.append(doc)
-            scores.append(score)
-    try:
-        values = np.array(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        bad = next(s for s in scores if not isinstance(s, (int, float, np.number)) or isinstance(s, bool))
-        raise InputError(f"run {name!r}: a score must be a finite number, got {bad!r}") from None
-    if not np.isfinite(values).all():
-        raise InputError(f"run {name!r}: a score must be a finite number, got {values[~np.isfinite(values)][0]}")
-    return RunTable(pa.array(qids, pa.string()), pa.array(docs, pa.string()), values, str(name), str(name))
-
-
-def qrels_table_from_dict(qrels: Mapping, name: str = "qrels") -> "QrelsTable":
-    """A pytrec_eval-shaped ``{qid: {doc: grade}}`` as a :class:`QrelsTable` (checked as :func:`metrics.evaluate`
-    checks it)."""
-    import pyarrow as pa
-
-    from .evaluate import check_qrels
-    from .trec_io import QrelsTable
-
-    check_qrels(qrels, name)
-    rows = [(qid, doc, int(grade)) for qid, judgments in qrels.items() for doc, grade in judgments.items()]
-    return QrelsTable(pa.array([r[0] for r in rows], pa.string()), pa.array([r[1] for r in rows], pa.string()),
-                      np.array([r[2] for r in rows], dtype=np.int64), name)
-
-
 __all__ = ["MAX_RUNS", "RunSource", "RunValues", "check_run_paths", "default_workers", "evaluate_each",
-           "evaluate_runs", "per_query_values", "qrels_table_from_dict", "result_rows", "run_table_from_dict"]
+           "evaluate_runs", "per_query_values", "result_rows"]

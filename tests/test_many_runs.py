@@ -175,11 +175,15 @@ def test_the_table_holds_each_run_as_pytrec_eval_scores_it_alone_with_ties():
         assert means["num_rel_ret"] == sum(q["num_rel_ret"] for q in reference.values())
 
 
-def test_the_table_equals_evaluating_each_file_alone_and_takes_paths_tables_and_dicts(random_files):
+def test_the_table_equals_evaluating_each_file_alone_and_takes_paths_tables_dicts_and_frames(random_files):
+    import pandas as pd
+
     from metrics.trec_io import read_run
 
     qrels, paths = random_files
-    runs = {"path": paths[0], "table": read_run(paths[1]), "dict": read_run(paths[2]).to_dict()}
+    frame = pd.DataFrame([{"qid": qid, "docno": doc, "score": score}
+                          for qid, docs in read_run(paths[3]).to_dict().items() for doc, score in docs.items()])
+    runs = {"path": paths[0], "table": read_run(paths[1]), "dict": read_run(paths[2]).to_dict(), "frame": frame}
     table = metrics.evaluate_runs(qrels, runs, ["map", "nDCG@10", "num_q", "gm_map"], missing_queries="zero")
     for name, path in zip(runs, paths):
         status, out, err = cli("-q", "-c", "-m", "map", "-m", "nDCG@10", "-m", "num_q", "-m", "gm_map", qrels, path)
@@ -202,7 +206,7 @@ def test_the_table_refuses_more_runs_than_the_cap_and_bad_arguments():
         metrics.evaluate_runs(qrels, [{"q1": {"d1": 1.0}}], "map")
     with pytest.raises(metrics.InputError, match="at least one run"):
         metrics.evaluate_runs(qrels, {}, "map")
-    with pytest.raises(metrics.InputError, match="score must be a finite number"):
+    with pytest.raises(metrics.InputError, match="has to be a finite number"):
         metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": float("nan")}}}, "map")
     with pytest.raises(metrics.InputError, match="standard input"):
         metrics.evaluate_runs(qrels, {"a": "-", "b": "-"}, "map")
