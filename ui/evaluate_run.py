@@ -10,7 +10,7 @@ from metrics import InputError, reading_note
 from metrics.compare import compare_values
 from metrics.model import order_documents
 
-from . import pages, run_charts, run_data, runs_checks, runs_judging, runs_significance, state
+from . import pages, run_charts, run_data, run_holes, runs_checks, runs_judging, runs_significance, state
 from .explore import show_message
 from .text import MAX_FILTER_CHARS, literal, matches_filter
 
@@ -38,7 +38,7 @@ def page() -> None:
     per_query, check, compare, judge = st.tabs(["Per-query results", "Check a reported score", "Compare runs",
                                                 "Judge the holes"])
     with per_query:
-        results_tab(collection, results, conventions, run_data.explorer_k(measures))
+        results_tab(collection, results, conventions, run_data.explorer_k(measures), measures)
     with check:
         check_tab(collection, conventions)
     with compare:
@@ -53,7 +53,8 @@ def page() -> None:
 # ---- per-query results ---------------------------------------------------------------------------------------------
 
 
-def results_tab(collection: run_data.Collection, results: dict, conventions, k: int) -> None:
+def results_tab(collection: run_data.Collection, results: dict, conventions, k: int,
+                measures: list[str] | None = None) -> None:
     names = list(collection.runs)
     name = st.selectbox("Run", names, key="results_run") if len(names) > 1 else names[0]
     qids, values, means = results[name]
@@ -61,10 +62,16 @@ def results_tab(collection: run_data.Collection, results: dict, conventions, k: 
         st.warning(f"No query of {literal(name)} has judgments in the qrels (no query id is in both files), so "
                    "there is nothing to evaluate. Check that the qrels belong to this run.")
         return
+    shown_values, shown_means = values, means
+    if measures and st.toggle("Judgment holes: Judged@k and each measure's low and high", value=True,
+                              key="results_holes"):
+        holes = run_holes.hole_table(collection, name, measures, conventions)
+        shown_values, shown_means = run_holes.with_holes(qids, values, means, holes)
+        st.caption(run_holes.holes_caption(holes))
     st.markdown(f"**Means over {len(qids)} queries** · conventions: {conventions.describe()}")
-    st.dataframe(pd.DataFrame([means]), hide_index=True, width="stretch",
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in means})
-    frame = pd.DataFrame(values, index=pd.Index(qids, name="query"))
+    st.dataframe(pd.DataFrame([shown_means]), hide_index=True, width="stretch",
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in shown_means})
+    frame = pd.DataFrame(shown_values, index=pd.Index(qids, name="query"))
     pattern = st.text_input("Filter queries (text, or a pattern with * and ?)", key="query_filter",
                             max_chars=MAX_FILTER_CHARS, placeholder="e.g. 30 or 30? or *-dev")
     if pattern:

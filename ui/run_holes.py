@@ -1,0 +1,71 @@
+"""The run page's judgment holes: Judged@k and each measure's low and high, per query and in the means."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from metrics import Conventions
+from metrics.holes import HoleTable, holes_tables
+
+from . import run_data
+
+
+def hole_table(collection: run_data.Collection, run_name: str, measures: list[str],
+               conventions: Conventions) -> HoleTable:
+    """The holes of one run (metrics.holes, the bulk path), kept for the session like the values."""
+    cache = st.session_state.setdefault("run_holes", {})
+    key = (collection.key, run_name, tuple(measures), conventions)
+    if key not in cache:
+        with st.spinner("Judging the holes: every unjudged document of each top k relevant…"):
+            cache.clear()  # one run's holes at a time: whole runs are large
+            cache[key] = holes_tables(collection.qrels, collection.runs[run_name], measures, conventions)
+    return cache[key]
+
+
+def judged_name(table: HoleTable, key: str, taken: set[str]) -> str:
+    """The column of a measure's Judged@k: ``Judged@10``, or ``Judged@all`` for the whole ranking; marked
+    ``(hole)`` when a chosen measure has that name already (ir_measures' Judged also counts negative grades)."""
+    k = table.k(key)
+    name = f"Judged@{k}" if k is not None else "Judged@all"
+    return f"{name} (hole)" if name in taken else name
+
+
+def with_holes(qids: list[str], values: dict[str, np.ndarray], means: dict[str, float], table: HoleTable
+               ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The per-query columns and the means with ``key low`` and ``key high`` after each measure and the Judged@k
+    columns at the end, per-query columns in the order of ``qids``; the means of low and high are the means
+    (counts: sums) of the per-query lows and highs, summed in sorted-qid order."""
+    row = {qid: i for i, qid in enumerate(table.qids)}
+    order = np.array([row[qid] for qid in qids], dtype=np.int64)
+    hole_means = table.means()
+    shown: dict[str, np.ndarray] = {}
+    shown_means: dict[str, float] = {}
+    judged: dict[str, np.ndarray] = {}
+    judged_means: dict[str, float] = {}
+    for key, column in values.items():
+        shown[key], shown_means[key] = column, means[key]
+        if key not in table.low:
+            continue
+        shown[f"{key} low"], shown[f"{key} high"] = table.low[key][order], table.high[key][order]
+        shown_means[f"{key} low"], shown_means[f"{key} high"] = hole_means[key].low, hole_means[key].high
+        name = judged_name(table, key, set(values))
+        judged[name], judged_means[name] = table.judged[key][order], hole_means[key].judged
+    return {**shown, **judged}, {**shown_means, **judged_means}
+
+
+def holes_caption(table: HoleTable) -> str:
+    """What the low, high and Judged columns mean, naming which measures have bounds and which only a range."""
+    bounded = [m.key for m in table.measures if table.bounded(m.key)]
+    ranges = [m.key for m in table.measures if not table.bounded(m.key)]
+    text = ("Judged@k: the share of each query's top k (k = the measure's cut-off; all = the whole ranking) that "
+            "has a grade >= 0. low and high: the lower and the higher of two values, as judged (unjudged "
+            "documents non-relevant, trec_eval's assumption) and with every unjudged document of the top k "
+            "judged relevant at the query's top grade (its largest grade, at least the relevance threshold).")
+    if bounded:
+        text += (f" For {', '.join(bounded)} they are bounds: no judgment of those documents moves the value "
+                 "outside them.")
+    if ranges:
+        text += (f" For {', '.join(ranges)} they are only the range between the two scenarios, not bounds: other "
+                 "judgments may fall outside.")
+    return text + " The means of low and high are the means of the per-query lows and highs."
