@@ -3,10 +3,10 @@
 The MS MARCO-scale run (bench/generate.py: 6,980 queries x 1,000 documents, 7M lines). Each tool runs in a fresh
 process, ``--repeats`` times, alternating:
 
-* ``dask``: ``python bench/bench_dask.py --child dask QRELS RUN``: starts ``LocalCluster(n_workers=2,
-  threads_per_worker=1, processes=True)``, reads the files with ``metrics.dask.read_trec_run`` (64 MiB blocks) and
-  ``read_trec_qrels``, and calls ``metrics.dask.evaluate``; the cluster's start-up is inside the time, and reported
-  apart;
+* ``dask_p2p``, ``dask_tasks``: ``python bench/bench_dask.py --child dask_p2p QRELS RUN``: starts
+  ``LocalCluster(n_workers=2, threads_per_worker=1, processes=True)``, reads the files with
+  ``metrics.dask.read_trec_run`` (64 MiB blocks) and ``read_trec_qrels``, and calls ``metrics.dask.evaluate`` with
+  Dask's p2p shuffle or its task-based one; the cluster's start-up is inside the time, and reported apart;
 * ``ours``: one machine, ``metrics.bulk.evaluate_files`` (``bench/pipelines.py ours``);
 * ``pytrec_eval``: ``bench/pipelines.py pytrec_eval``.
 
@@ -41,7 +41,7 @@ from pipelines import MEASURES  # noqa: E402
 WORKER_MEMORY = "3GiB"
 
 
-def child_dask(qrels: str, run: str) -> None:
+def child_dask(method: str, qrels: str, run: str) -> None:
     import distributed
 
     import metrics.dask
@@ -52,7 +52,7 @@ def child_dask(qrels: str, run: str) -> None:
     client = distributed.Client(cluster)
     started = time.perf_counter() - start
     _, means = metrics.dask.evaluate(metrics.dask.read_trec_qrels(qrels), metrics.dask.read_trec_run(run),
-                                     list(MEASURES))
+                                     list(MEASURES), shuffle_method=method.removeprefix("dask_"))
     evaluated = time.perf_counter() - start - started
     client.close()
     cluster.close()
@@ -105,7 +105,8 @@ def measure(command: list[str]) -> tuple[float, float, str]:
 
 def commands(qrels: Path, run: Path) -> dict[str, list[str]]:
     return {
-        "dask": [sys.executable, str(Path(__file__).resolve()), "--child", "dask", str(qrels), str(run)],
+        "dask_p2p": [sys.executable, str(Path(__file__).resolve()), "--child", "dask_p2p", str(qrels), str(run)],
+        "dask_tasks": [sys.executable, str(Path(__file__).resolve()), "--child", "dask_tasks", str(qrels), str(run)],
         "ours": [sys.executable, str(HERE / "pipelines.py"), "ours", str(qrels), str(run)],
         "pytrec_eval": [sys.executable, str(HERE / "pipelines.py"), "pytrec_eval", str(qrels), str(run)],
     }
@@ -117,7 +118,7 @@ def main() -> None:
     parser.add_argument("--child", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child_dask(*args.child[1:])
+        child_dask(*args.child)
         return
     from generate import generate
 
@@ -125,7 +126,7 @@ def main() -> None:
     qrels, run = paths["msmarco_qrels"], paths["msmarco_run_space"]
     tools = commands(qrels, run)
     samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in tools}
-    extra: list[tuple[float, float]] = []
+    extra: dict[str, list[tuple[float, float]]] = {}
     loads = [os.getloadavg()[0]]
     for repeat in range(args.repeats):
         order = list(tools) if repeat % 2 == 0 else list(reversed(tools))
@@ -135,27 +136,29 @@ def main() -> None:
             samples[tool].append((wall, peak))
             outputs[tool] = json.loads(stdout)
             loads.append(os.getloadavg()[0])
-        dask_means = outputs["dask"]["means"]
-        extra.append((outputs["dask"]["startup"], outputs["dask"]["evaluate"]))
-        if dask_means != outputs["ours"]:
-            differing = [key for key in dask_means if dask_means[key] != outputs["ours"].get(key)]
-            raise AssertionError(f"Dask means differ from the single-machine path: {differing}")
-        worst = max(abs(dask_means[key] - outputs["pytrec_eval"][key]) for key in outputs["pytrec_eval"])
-        assert worst <= 1e-9, f"Dask means differ from pytrec_eval by {worst}"
+        for method in ("dask_p2p", "dask_tasks"):
+            dask_means = outputs[method]["means"]
+            extra.setdefault(method, []).append((outputs[method]["startup"], outputs[method]["evaluate"]))
+            if dask_means != outputs["ours"]:
+                differing = [key for key in dask_means if dask_means[key] != outputs["ours"].get(key)]
+                raise AssertionError(f"{method}: means differ from the single-machine path: {differing}")
+            worst = max(abs(dask_means[key] - outputs["pytrec_eval"][key]) for key in outputs["pytrec_eval"])
+            assert worst <= 1e-9, f"{method}: means differ from pytrec_eval by {worst}"
         print(f"repeat {repeat + 1}: " + " | ".join(f"{tool} {samples[tool][-1][0]:.1f} s {samples[tool][-1][1]:.0f} MB"
                                                    for tool in tools)
-              + f" | dask start-up {extra[-1][0]:.1f} s, evaluate {extra[-1][1]:.1f} s | means identical to one "
-              f"machine; max |diff| to pytrec_eval {worst:.1e}", flush=True)
+              + f" | Dask means identical to one machine; max |diff| to pytrec_eval {worst:.1e}; load "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
     medians = {tool: [statistics.median(column) for column in zip(*values)] for tool, values in samples.items()}
-    startup, evaluate = (statistics.median(column) for column in zip(*extra))
     peer = medians["pytrec_eval"]
     print()
     print("| 7M-line run | wall | wall / pytrec_eval | peak RSS (process tree) | memory / pytrec_eval |")
     print("|---|---|---|---|---|")
     for tool, (wall, peak) in medians.items():
         print(f"| {tool} | {wall:.1f} s | {wall / peer[0]:.2f} | {peak:.0f} MB | {peak / peer[1]:.2f} |")
-    print(f"\nDask: cluster start-up {startup:.1f} s, read + shuffle + evaluate {evaluate:.1f} s (medians). "
-          f"{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; load average (1 min) during the run "
+    for method, values in extra.items():
+        startup, evaluate = (statistics.median(column) for column in zip(*values))
+        print(f"\n{method}: cluster start-up {startup:.1f} s, read + shuffle + evaluate {evaluate:.1f} s (medians)")
+    print(f"\n{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; load average (1 min) during the run "
           f"{min(loads):.1f}-{max(loads):.1f}; Python {sys.version.split()[0]}")
 
 

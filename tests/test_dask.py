@@ -112,3 +112,9 @@ def test_a_bad_line_in_a_trec_file_names_the_file_block_and_line(client, tmp_pat
     with pytest.raises(InputError, match=r"^run\.txt \(block \d+\) line \d+: .*nan"):
         metrics.dask.evaluate(metrics.dask.read_trec_qrels(DATA / "qrels.test"),
                               metrics.dask.read_trec_run(run, blocksize=256), ["map"])
+
+
+def test_the_task_based_shuffle_gives_the_same_bits(client) -> None:
+    qrels, run = random_data(12, queries=50)
+    assert_identical(metrics.dask.evaluate(qrels, spread(run, 3), MEASURES, shuffle_method="tasks"),
+                     evaluate_frames(qrels, run, MEASURES))
