@@ -7,7 +7,7 @@ import streamlit as st
 from metrics import parse_measure
 from metrics.explain import explain, missed_relevant_note
 
-from . import controls, data_io, editor, holes_panel, list_status, metrics_panel, state, whatif_panel
+from . import controls, data_io, editor, holes_panel, list_status, metrics_panel, online_panel, state, whatif_panel
 from .list_status import show_message  # noqa: F401 - the runs page shows the same messages at its top
 from .text import literal
 
@@ -55,6 +55,7 @@ def page() -> None:
         metrics_panel.metric_guide()
 
     whatif_panel.whatif_section(query, baseline)
+    online_panel.online_section(query, baseline)
 
     data_io.data_in()
     data_io.data_out(query, [(e.label, e.measure, e.value) for e in explanations])

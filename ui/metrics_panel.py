@@ -70,3 +70,5 @@ def metric_guide() -> None:
         st.table(pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"]).set_index("If you evaluate…"))
         st.markdown("**When an offline win needs online confirmation**\n"
                     + "\n".join(f"- **{case}.** {why}" for case, why in ONLINE_CONFIRMATION))
+        st.caption("*Online signals (simulated)*, further down, shows what a change may do to clicks and how many "
+                   "sessions an A/B test needs to see it.")
