@@ -8,7 +8,8 @@ import pytest
 
 import metrics
 import metrics.online
-from apptest_support import assert_no_failure, open_app
+from apptest_support import assert_no_failure, open_app, open_runs_page
+from test_app_runs import upload
 from test_app_whatif import figures
 from ui.query_state import reorder_active
 from ui.text import shown as as_shown  # what the page shows of a literal() message
@@ -192,3 +193,39 @@ def test_a_change_that_moves_ctr_says_how_many_sessions_an_ab_test_needs():
     assert needed == metrics.online.sessions_needed(0.0, 0.75)
     assert ab.loc["CTR of the page", "seen at N?"] == "yes"
 
+
+# ---- the run page ------------------------------------------------------------------------------------------------
+# q1 is sweet pastry's list; q2 is judged but not in the run (zero results); q3 retrieves only an unjudged document.
+QRELS = b"q1 0 donut 1\nq1 0 muffin 1\nq2 0 x 1\nq3 0 y 1\n"
+RUN = (b"q1 Q0 donut 1 4 r\nq1 Q0 bagel 2 3 r\nq1 Q0 muffin 3 2 r\nq1 Q0 croissant 4 1 r\n"
+       b"q3 Q0 z 1 1 r\n")
+
+
+def online_cards(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric if m.label in (
+        "Zero-result rate", "Abandonment rate", "Mean CTR", "Mean expected clicks")}
+
+
+def test_the_run_page_counts_zero_result_queries_and_abandons_them_for_certain():
+    at = upload(open_runs_page(), ("qrels", QRELS), ("run", RUN))
+    assert_no_failure(at)
+    assert online_cards(at) == {"Zero-result rate": "33.3%", "Abandonment rate": "75.0%",  # (0.25 + 1 + 1) / 3
+                                "Mean CTR": "0.375", "Mean expected clicks": "0.375"}
+    assert any("1 of 3 queries of the qrels retrieve nothing (q2)" in c.value for c in at.caption)
+    frame = next(f.value for f in at.dataframe if "first-click rank" in f.value.columns)
+    assert list(frame.index) == ["q1", "q3"]
+    assert frame.loc["q1", "abandonment"] == pytest.approx(0.25)
+    assert frame.loc["q3", "first-click rank"] != frame.loc["q3", "first-click rank"]  # no click, no rank (NaN)
+
+
+def test_the_run_pages_click_model_and_its_parameters_change_the_rates():
+    at = upload(open_runs_page(), ("qrels", QRELS), ("run", RUN))
+    at.radio(key="runs_online_model").set_value("pbm").run()
+    # q1: P(no click) = (1 - 0.5) (1 - 0.5 / 3); q2 and q3 abandon.
+    assert online_cards(at)["Abandonment rate"] == f"{((0.5 * (1 - 0.5 / 3)) + 2) / 3:.1%}"
+    at.slider(key="runs_online_eta").set_value(0.0).run()  # every rank examined: the cascade's 0.25 for q1
+    assert online_cards(at)["Abandonment rate"] == "75.0%"
+    at.radio(key="runs_online_model").set_value("dbn").run()
+    at.slider(key="runs_online_continuation").set_value(0.0).run()  # nobody goes past rank 1
+    assert online_cards(at)["Abandonment rate"] == f"{(0.5 + 2) / 3:.1%}"
+    assert_no_failure(at)

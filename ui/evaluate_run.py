@@ -10,7 +10,7 @@ from metrics import InputError, reading_note
 from metrics.compare import compare_values
 from metrics.model import order_documents
 
-from . import pages, run_charts, run_data, run_holes, runs_checks, runs_judging, runs_significance, state
+from . import pages, run_charts, run_data, run_holes, runs_checks, runs_judging, runs_online, runs_significance, state
 from .explore import show_message
 from .text import MAX_FILTER_CHARS, literal, matches_filter
 
@@ -35,8 +35,8 @@ def page() -> None:
     results = run_data.evaluate_all(collection, measures, conventions)
     run_data.coverage_notes(collection, results)
 
-    per_query, check, compare, judge = st.tabs(["Per-query results", "Check a reported score", "Compare runs",
-                                                "Judge the holes"])
+    per_query, check, compare, judge, online = st.tabs(["Per-query results", "Check a reported score",
+                                                        "Compare runs", "Judge the holes", "Online signals"])
     with per_query:
         results_tab(collection, results, conventions, run_data.explorer_k(measures), measures)
     with check:
@@ -48,6 +48,8 @@ def page() -> None:
         compare_tab(collection, results, conventions, measures)
     with judge:
         runs_judging.judge_tab(collection, results, measures, conventions)
+    with online:
+        runs_online.online_tab(collection)
 
 
 # ---- per-query results ---------------------------------------------------------------------------------------------
