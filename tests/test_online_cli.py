@@ -119,3 +119,15 @@ def test_readme_online_example_shows_what_it_computes():
     exec("\n".join(setup), namespace)  # noqa: S102 - README's own example
     ctr_before, ctr_after, needed = eval(expression, namespace)  # noqa: S307 - README's own example
     assert f"({ctr_before:.3f}, {ctr_after:.3f}, {needed})" == shown
+
+
+def test_trec_evals_extreme_grades_give_defined_values(tmp_path):
+    # The largest grade a qrels line may hold, a negative one (in the pool, unjudged: never clicked) and a small
+    # one: attractiveness 2^(g - gmax) - 2^-gmax never overflows, and the small grade rounds to 0.
+    (tmp_path / "qrels").write_text("q1 0 d1 9223372036854775807\nq1 0 d2 -9223372036854775808\nq1 0 d3 5\n")
+    (tmp_path / "run").write_text("q1 Q0 d2 1 2 t\nq1 Q0 d1 2 1 t\nq1 Q0 d3 3 0 t\n")
+    status, out, err = run_cli("-q", str(tmp_path / "qrels"), str(tmp_path / "run"), "--model", "dbn")
+    assert (status, err) == (0, "")
+    assert "ctr                   \tq1\t0.9000" in out  # d1 is examined after d2 with gamma 0.9, and clicked
+    assert "first_click_rank      \tq1\t2.0000" in out
+    assert "nan" not in out.lower()

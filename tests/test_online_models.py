@@ -176,6 +176,8 @@ def test_default_attractiveness_by_grade_unjudged_and_negative_grades():
     assert default_attractiveness([], max_grade=2).tolist() == []
     huge = default_attractiveness([2**62, 1], max_grade=2**62)  # trec_eval's 64-bit grades never overflow
     assert huge.tolist() == [1.0, 0.0]
+    largest = 2**63 - 1  # no float holds it: the check compares integers
+    assert default_attractiveness([largest, 5], max_grade=largest).tolist() == [1.0, 0.0]
     with pytest.raises(InputError, match="max_grade"):
         default_attractiveness([3], max_grade=2)
 

@@ -67,9 +67,7 @@ def default_attractiveness(grades: Sequence[int | None], max_grade: int) -> np.n
     values = _grade_array(grades)
     if gmax <= 0:
         return np.zeros(values.shape[0])
-    if values.size and float(np.nanmax(values, initial=-np.inf)) > gmax:
-        raise InputError(f"Argument `max_grade` has to be at least every grade of the list, got {gmax} below "
-                         f"grade {int(np.nanmax(values))}")
+    _check_max_grade(grades, gmax)
     return _attractiveness_from(values, np.float64(gmax))
 
 
@@ -83,10 +81,16 @@ def default_satisfaction(grades: Sequence[int | None], max_grade: int) -> np.nda
     values = _grade_array(grades)
     if gmax <= 0:
         return np.zeros(values.shape[0])
-    if values.size and float(np.nanmax(values, initial=-np.inf)) > gmax:
-        raise InputError(f"Argument `max_grade` has to be at least every grade of the list, got {gmax} below "
-                         f"grade {int(np.nanmax(values))}")
+    _check_max_grade(grades, gmax)
     return _satisfaction_from(values, np.float64(gmax))
+
+
+def _check_max_grade(grades: Sequence[int | None], gmax: int) -> None:
+    """InputError when a grade of the list exceeds ``gmax`` (compared as integers: 2^63 - 1 is no float)."""
+    largest = max((int(grade) for grade in grades if grade is not None), default=None)
+    if largest is not None and largest > gmax:
+        raise InputError(f"Argument `max_grade` has to be at least every grade of the list, got {gmax} below "
+                         f"grade {largest}")
 
 
 def _attractiveness_from(grades: np.ndarray, gmax: np.ndarray | np.float64) -> np.ndarray:
