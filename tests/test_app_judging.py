@@ -169,3 +169,14 @@ def test_a_run_without_holes_says_so():
     assert any(as_shown(success.value) == "Every document in the top 10 is judged: there is no hole to fill."
                for success in at.success)
     assert find_holes(read_qrels(qrels), {"jam.run": read_run(JAM_RUN)}, "P.10", 10).holes == []
+
+
+def test_the_page_says_when_only_the_highest_ranked_candidates_are_scored(monkeypatch):
+    import ui.runs_judging
+
+    monkeypatch.setattr(ui.runs_judging, "MAX_CANDIDATES", 3)
+    at = samples_page("map")
+    assert len(candidates(at)) == 3
+    (cap,) = [info for info in at.info if "highest-ranked" in info.value]
+    assert as_shown(cap.value).startswith("Influence is computed for the 3 highest-ranked of these ")
+    assert "Filter the queries or lower k" in as_shown(cap.value)

@@ -182,7 +182,7 @@ def _holes(collection: run_data.Collection, run_names: tuple[str, ...], measure,
             qids = [qid for qid in evaluated if matches_filter(str(qid), pattern)]
         with st.spinner("Scoring every unjudged document of the top k…"):
             holes = find_holes(collection.qrels, {name: collection.runs[name] for name in run_names}, measure, k,
-                               qids=qids, conventions=conventions)
+                               qids=qids, conventions=conventions, limit=MAX_CANDIDATES)
         kept = st.session_state["judge_holes"] = (key, holes)
     return kept[1]
 
