@@ -148,7 +148,8 @@ def find_holes(
             cand["qid"].tolist(), cand["doc"].tolist(), cand["grade"].tolist(), relevant_grades.tolist(),
             change.tolist()))
     ]
-    holes.sort(key=lambda h: (-abs(h.influence), h.qid, min(r for r in h.ranks if r is not None), h.doc))
+    # Influences equal but for rounding (1/80 reached from different bases) count as ties.
+    holes.sort(key=lambda h: (-round(abs(h.influence), 12), h.qid, min(r for r in h.ranks if r is not None), h.doc))
     return Holes(chosen.key, k, names, holes, found, queries, limit)
 
 

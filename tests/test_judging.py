@@ -295,3 +295,15 @@ def test_additions_must_be_pairs_with_whole_grades() -> None:
         merge_judgments({}, {"q": 1})
     with pytest.raises(InputError):
         merge_judgments({}, {("q", "d"): 1.5})
+
+
+def test_influences_equal_but_for_rounding_are_ties_listed_by_query() -> None:
+    # P@10 over 3 queries: every hole adds 1/10 to its query, but 0.3 - 0.2 is 0.09999999999999998 in floats while
+    # 0.1 - 0 is 0.1; the holes still tie, and are listed by query (a, b, c), then rank.
+    qrels = {"a": {"r1": 1, "r2": 1}, "b": {"z": 1}, "c": {"r1": 1}}
+    run = {qid: {f"d{j}": float(10 - j) for j in range(8)} | {"r1": 0.5, "r2": 0.4} for qid in ("c", "b", "a")}
+    holes = find_holes(qrels, {"run": run}, "P.10", 10)
+    assert {round(h.influence * 30, 12) for h in holes.holes} == {1.0}
+    assert len({h.influence for h in holes.holes}) > 1  # not all bit-identical
+    assert [h.qid for h in holes.holes] == sorted(h.qid for h in holes.holes)
+    assert [h.ranks[0] for h in holes.holes if h.qid == "b"] == list(range(1, 11))
