@@ -66,6 +66,16 @@ def whatif_k(page: Page, base_url: str) -> Region:
     return _whatif_tab(page, base_url, "Changing k", "Every metric at every cut-off k")
 
 
+def online_signals(page: Page, base_url: str) -> Region:
+    """The explorer's online signals on "sweet pastry" under PBM: closed forms beside the simulation, the ERR link,
+    and clicks per rank against attractiveness with the position-bias curve."""
+    explorer = ExplorerPage(page, base_url).open()
+    explorer.choose_click_model("PBM (position-based)")
+    chart = explorer.online_click_chart()
+    explorer.wait_for_charts()
+    return page.get_by_role("heading", name="Online signals (simulated)"), chart.graph
+
+
 def runs_per_query(page: Page, base_url: str) -> Region:
     """The "Evaluate a run" page on the built-in collection: means, per-query table and distribution."""
     runs = RunsPage(page, base_url).open()
@@ -101,6 +111,7 @@ SHOTS: dict[str, Callable[[Page, str], Region]] = {
     "explorer": explorer_default,
     "whatif-swaps": whatif_swaps,
     "whatif-k": whatif_k,
+    "online": online_signals,
     "runs": runs_per_query,
     "runs-compare": runs_compare,
     "ann": ann_recall,

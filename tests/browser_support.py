@@ -485,6 +485,32 @@ class ExplorerPage(AppPage):
     def removal_bars(self) -> PlotlyChart:
         return self.chart("What removing one item does to each metric")
 
+    # ---- online signals (ui/online_panel.py) --------------------------------------------------------
+
+    def choose_click_model(self, label: str) -> None:
+        """Pick a click model by its shown name, e.g. "PBM (position-based)"."""
+        self.wait_until_idle()
+        option = self.page.locator(".st-key-online_model").get_by_text(label, exact=True)
+        option.scroll_into_view_if_needed()
+        self.rerun_after(option.click)
+        expect(self.page.locator(".st-key-online_model").get_by_role("radio", name=label)).to_be_checked()
+
+    def type_position_bias(self, text: str) -> None:
+        """Type PBM's θ for the first ranks (``"1, 0.7, 0.5"``) and commit it with Enter."""
+        box = self.page.locator(".st-key-online_bias input")
+        self.wait_until_idle()
+        self.rerun_after(lambda: (box.fill(text), box.press("Enter")))
+
+    def online_signals(self) -> dict[str, dict[str, str]]:
+        """The signals table: ``{signal: {"closed form": …, "simulated": …, "standard error": …}}`` (full values)."""
+        self.wait_until_idle()
+        table = self.page.locator(".st-key-online_signals [data-testid=stDataFrame]")
+        table.scroll_into_view_if_needed()
+        return {row["signal"]: row for row in self.table_rows(table)}
+
+    def online_click_chart(self) -> PlotlyChart:
+        return self.chart("Clicks per rank against relevance per rank")
+
 
 class PlotlyChart:
     """One plotly graph on the page, aimed at the way a person aims: at the heatmap cell in row 2, column 3, or at

@@ -39,6 +39,7 @@ from .query_state import QueryState
 from .text import literal
 
 MODEL_LABELS = {"cascade": "Cascade", "pbm": "PBM (position-based)", "dbn": "DBN (dynamic Bayesian network)"}
+MODEL_NAMES = {"cascade": "cascade", "pbm": "PBM", "dbn": "DBN"}
 #: The signals in the order the table shows them, with their labels.
 SIGNAL_LABELS = {"ctr_1": "CTR@1", "ctr": "CTR of the page", "abandonment": "Abandonment (no click)",
                  "first_click_rank": "Expected first-click rank", "clicks": "Expected clicks"}
@@ -189,7 +190,7 @@ def online_section(query: QueryState, baseline: dict | None) -> None:
     grades = [judgments.get(doc) for doc in page]
     st.plotly_chart(online_charts.click_figure(
         page, expected.click_probability, model.attractiveness, grades=grades, position_bias=model.position_bias,
-        simulated=simulated.signals.click_probability, sessions=simulated.sessions, model=MODEL_LABELS[settings.kind]),
+        simulated=simulated.signals.click_probability, sessions=simulated.sessions, model=MODEL_NAMES[settings.kind]),
         key="online_click_chart", config={"displaylogo": False})
     against_baseline(query, baseline, settings, judgments_all)
 
@@ -207,7 +208,7 @@ def controls(page: Sequence[str], judgments: Mapping[str, int]) -> Settings | No
                                                    "(fewer on long pages).")
         seed = seed_side.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key=SEED,
                                       help="The same seed gives the same simulated sessions.")
-        st.caption(f"{MODEL_LABELS[kind]}: {MODEL_HELP[kind]}.")
+        st.caption(f"{MODEL_HELP[kind][:1].upper()}{MODEL_HELP[kind][1:]}.")
         eta, bias, continuation = 1.0, (), 0.9
         if kind == "pbm":
             left, right = st.columns(2)
@@ -254,10 +255,9 @@ def signals_table(expected: Signals, simulated) -> None:
     for signal, label in SIGNAL_LABELS.items():
         closed, sampled = expected.value(signal), simulated.signals.value(signal)
         error = simulated.standard_error.get(signal)
-        rows.append({"signal": label, "closed form": closed, "simulated": sampled, "standard error": error,
-                     "what it is": SIGNAL_HELP[signal]})
+        rows.append({"signal": label, "closed form": closed, "simulated": sampled, "standard error": error})
     frame = pd.DataFrame(rows).set_index("signal")
-    st.dataframe(frame, width="stretch", key="online_signals_table", column_config={
+    st.container(key="online_signals").dataframe(frame, width="stretch", column_config={
         "closed form": st.column_config.NumberColumn(format="%.4f"),
         "simulated": st.column_config.NumberColumn(format="%.4f"),
         "standard error": st.column_config.NumberColumn(format="%.4f"),
@@ -265,6 +265,8 @@ def signals_table(expected: Signals, simulated) -> None:
     st.caption(f"Simulated: {simulated.sessions:,} sessions, seed {simulated.seed}. A closed form more than about "
                "4 standard errors from its simulation would be a bug. The first-click rank has no value when no "
                "click is possible.")
+    with st.expander("What each signal is"):
+        st.markdown("\n".join(f"- **{label}**: {SIGNAL_HELP[signal]}." for signal, label in SIGNAL_LABELS.items()))
 
 
 def err_link(page: Sequence[str], judgments: Mapping[str, int], k: int, own: float | None) -> None:

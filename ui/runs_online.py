@@ -38,7 +38,7 @@ def online_tab(collection: run_data.Collection) -> None:
     elif kind == "dbn":
         continuation = right.slider("Continuation γ", 0.0, 1.0, 0.9, 0.05, key="runs_online_continuation",
                                     help="The chance an unsatisfied user goes on to the next rank.")
-    st.caption(f"{MODEL_LABELS[kind]}: {MODEL_HELP[kind]}.")
+    st.caption(f"{MODEL_HELP[kind][:1].upper()}{MODEL_HELP[kind][1:]}.")
     try:
         result = _run_signals(collection, name, kind, float(eta), float(continuation), )
     except InputError as error:
