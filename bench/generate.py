@@ -7,8 +7,12 @@
 * ``lopsided``: 2,000 one-document queries and one 1,000,000-document query (about 35 MB): a padded
   queries x longest-ranking batch would need 2,001 x 1,000,000 cells.
 * ``msmarco.space.run.gz``: the MS MARCO-scale run gzipped (about 68 MB), for reading gzip input of real size.
+* ``msmarco70``, only with ``--large`` (or :func:`generate_large`): ten times ``msmarco`` (69,800 queries x 1,000
+  documents, about 70M lines and 2.6 GB), written to disk a few hundred queries at a time, never held in memory.
+  ``msmarco70.byrank.run`` (``--large``, for the grouping cost) is ``msmarco``'s 7M lines ordered by rank, so that
+  every query comes back 1,000 times.
 
-Usage: ``python bench/generate.py [--force]``.
+Usage: ``python bench/generate.py [--force] [--large]``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,10 @@ def _run_lines(qids, docs_per_query, scores_per_query, tag: str) -> bytes:
 def msmarco(rng: np.random.Generator) -> tuple[bytes, bytes]:
     """(qrels, run) bytes, space separated."""
     qids = rng.choice(np.arange(1_000_000, 1_200_000), size=MSMARCO_QUERIES, replace=False)
+    return _msmarco_queries(rng, qids)
+
+
+def _msmarco_queries(rng: np.random.Generator, qids) -> tuple[bytes, bytes]:
     qrels_lines: list[str] = []
     docs_per_query = []
     scores_per_query = []
@@ -96,6 +104,35 @@ def lopsided(rng: np.random.Generator) -> tuple[bytes, bytes]:
     return ("\n".join(qrels) + "\n").encode(), ("\n".join(short) + "\n").encode() + long_run
 
 
+LARGE_QUERIES = 10 * MSMARCO_QUERIES
+_LARGE_BLOCK = 500  # queries generated and written at a time (about 18 MB of text)
+
+
+def generate_large(force: bool = False) -> dict[str, Path]:
+    """Write ``msmarco70`` (qrels and a 70M-line run) block by block, and the 7M-line run ordered by rank."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    paths = {"msmarco70_qrels": DATA / "msmarco70.qrels", "msmarco70_run": DATA / "msmarco70.space.run",
+             "msmarco_run_byrank": DATA / "msmarco.byrank.run"}
+    if force or not (paths["msmarco70_qrels"].exists() and paths["msmarco70_run"].exists()):
+        rng = np.random.default_rng(SEED + 70)
+        qids = rng.choice(np.arange(1_000_000, 2_000_000), size=LARGE_QUERIES, replace=False)
+        partial = {name: path.with_suffix(path.suffix + ".partial") for name, path in paths.items()}
+        with open(partial["msmarco70_qrels"], "wb") as qrels_file, open(partial["msmarco70_run"], "wb") as run_file:
+            for start in range(0, LARGE_QUERIES, _LARGE_BLOCK):
+                qrels, run = _msmarco_queries(rng, qids[start:start + _LARGE_BLOCK])
+                qrels_file.write(qrels)
+                run_file.write(run)
+        partial["msmarco70_qrels"].replace(paths["msmarco70_qrels"])
+        partial["msmarco70_run"].replace(paths["msmarco70_run"])
+    if force or not paths["msmarco_run_byrank"].exists():
+        # Stable by rank: line i of every query, then line i + 1; ids within a rank in file order.
+        run = generate()["msmarco_run_space"].read_bytes().splitlines(keepends=True)
+        ranks = np.tile(np.arange(MSMARCO_DEPTH), len(run) // MSMARCO_DEPTH)
+        with open(paths["msmarco_run_byrank"], "wb") as file:
+            file.writelines(run[i] for i in np.argsort(ranks, kind="stable").tolist())
+    return paths
+
+
 def generate(force: bool = False) -> dict[str, Path]:
     """Write every data file that is missing (all of them with ``force``); return name -> path."""
     DATA.mkdir(parents=True, exist_ok=True)
@@ -135,5 +172,7 @@ def generate(force: bool = False) -> dict[str, Path]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="regenerate even if the files exist")
-    for name, path in generate(parser.parse_args().force).items():
+    parser.add_argument("--large", action="store_true", help="also the 70M-line run (2.6 GB) and the by-rank run")
+    args = parser.parse_args()
+    for name, path in (generate(args.force) | (generate_large(args.force) if args.large else {})).items():
         print(f"{name:20s} {path} ({path.stat().st_size / 1e6:.1f} MB)")

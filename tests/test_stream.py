@@ -70,6 +70,14 @@ def test_an_unsorted_run_is_grouped_out_of_core_and_gives_the_same_values(tmp_pa
     assert not assert_same_as_in_memory(qrels, run, conv, 10**6)
 
 
+def test_parsing_on_a_second_thread_or_on_this_one_gives_the_same_values(tmp_path) -> None:
+    qrels_text, run_text = random_trec_files(8)
+    qrels, run = write(tmp_path, "qrels", qrels_text), write(tmp_path, "run", contiguous(run_text))
+    one, two = (stream_run(qrels, run, MEASURES, chunk_bytes=40, overlap=overlap) for overlap in (False, True))
+    assert one.qids == two.qids and one.means == two.means
+    assert all(one.values[key].tolist() == two.values[key].tolist() for key in one.values)
+
+
 def test_a_query_ending_exactly_at_a_chunk_edge_or_split_inside_stays_whole(tmp_path) -> None:
     qrels_text, run_text = random_trec_files(5)
     text = contiguous(run_text)
