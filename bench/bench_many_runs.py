@@ -41,7 +41,9 @@ def _one(path: str) -> float:
 
 
 def child(mode: str, qrels_path: str, runs: list[str]) -> None:
-    """One way of evaluating the runs; prints wall, CPU (self and children), peak RSS and the checksum as JSON."""
+    """One way of evaluating the runs; prints wall, CPU (self and children), peak RSS (self plus the largest child:
+    getrusage gives no sum) and the checksum as JSON. A forkserver's workers are its children, not ours: their CPU
+    and memory are not counted."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -86,13 +88,13 @@ def main() -> None:
     checksums = {round(sample["map"], 9) for values in samples.values() for sample in values}
     assert len(checksums) == 1, f"the ways disagree: {checksums}"
     serial = statistics.median(s["wall"] for s in samples["serial"])
-    print("| four runs, 2 workers | wall | CPU | peak RSS (sum over processes) | wall vs serial |")
+    print("| four runs, 2 workers | wall | CPU | peak RSS (self + largest child) | wall vs serial |")
     print("|---|---|---|---|---|")
     for mode, values in samples.items():
         wall, cpu, rss = (statistics.median(s[key] for s in values) for key in ("wall", "cpu", "rss"))
         print(f"| {mode} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {wall / serial:.2f} |")
     print(f"\n{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; load average (1 min) "
-          f"{min(loads):.1f}-{max(loads):.1f}")
+          f"{min(loads):.1f}-{max(loads):.1f}; forkserver's CPU and memory are its workers' and not counted")
 
 
 if __name__ == "__main__":

@@ -88,7 +88,10 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
     ``workers - 1``) are finished and dropped, and no other is started."""
     from .cli import evaluate_run
 
-    workers = default_workers(len(runs)) if workers is None else max(1, int(workers))
+    if workers is None:
+        workers = default_workers(len(runs))
+    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"Argument `workers` has to be a positive integer (runs evaluated at once), got {workers!r}")
 
     def one(name: str, source: RunSource) -> RunValues:
         qids, values, runid = evaluate_run(qrels, _as_run_table(source, name), measures, conventions,
@@ -133,7 +136,8 @@ def evaluate_runs(
     order) with every per-query measure, then the ``all`` rows (means; counts summed; ``gm_map`` and ``gm_bpref``
     only there). This is PyTerrier's ``Experiment(perquery=True)`` shape (``name, qid, measure, value``) with the
     means added as qid ``all``; ``table.pivot_table(index="run", columns="measure", values="value")`` on the ``all``
-    rows gives its wide means table. At most :data:`MAX_RUNS` runs per call.
+    rows gives its wide means table. ``workers`` runs (default: one per core) are read and evaluated at once, in
+    threads; ``workers=1`` holds one run in memory at a time. At most :data:`MAX_RUNS` runs per call.
     """
     import pandas as pd
 

@@ -210,6 +210,8 @@ def test_the_table_refuses_more_runs_than_the_cap_and_bad_arguments():
         metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": float("nan")}}}, "map")
     with pytest.raises(metrics.InputError, match="standard input"):
         metrics.evaluate_runs(qrels, {"a": "-", "b": "-"}, "map")
+    with pytest.raises(metrics.InputError, match="Argument `workers` has to be a positive integer"):
+        metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d1": 1.0}}}, "map", workers=0)
 
 
 def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_same_means(random_files):
