@@ -26,6 +26,7 @@ import numpy as np
 from .console import cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
 from .evaluate import aggregate_columns, grade_limit, is_count
+from .holes import BOUNDED
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .model import InputError
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
@@ -225,9 +226,9 @@ BOUNDS_HELP = (
     "mean of the per-query lows and highs): the lower and higher of two scenarios for the unjudged documents "
     "(no grade >= 0) in the measure's top k (k = its cut-off, or the whole ranking when it has none): as judged "
     "(trec_eval's value) and all relevant at the query's top grade (its largest grade, at least the relevance "
-    "level). For P, recall, success, RR, RR@k, F, set_P, set_recall, set_F, Judged, unj and the counts, low and "
-    "high bound the value whatever the hole's judgments (not with -J); for the others (AP, nDCG, Rprec, bpref, "
-    "...) they are only the range between the two scenarios. RUN cannot be '-' (the run is read twice)"
+    f"level). For {', '.join(name for name in MEASURES if name in BOUNDED)}, low and high bound the value "
+    "whatever judgments those documents get (not with -J); for the others (map, ndcg, Rprec, bpref, ...) they "
+    "are only the range between the two scenarios. RUN cannot be '-' (the run is read twice)"
 )
 
 
