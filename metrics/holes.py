@@ -50,16 +50,6 @@ from .names import Measure
 BOUNDED = frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "F", "set_P", "set_recall", "set_F",
                      "Judged", "unj", "num_rel", "num_rel_ret", "num_ret", "num_q"})
 
-#: What low and high mean, for a help text or a caption; ``kind`` is ``"bounds"`` or ``"scenarios"``.
-MEANING = {
-    "bounds": "low and high bound the value whatever judgments the unjudged documents in the top k receive "
-              "(low: all non-relevant, trec_eval's assumption; high: all relevant)",
-    "scenarios": "range between two scenarios, not a bound: as judged (unjudged documents non-relevant, "
-                 "trec_eval's assumption) and every unjudged document in the top k relevant at the query's top "
-                 "grade; other judgments of them are not guaranteed to fall between the two",
-}
-
-
 def hole_cutoff(measure: Measure) -> int:
     """The k of a measure's hole: its rank cut-off, or 0 for the whole ranking (uncut, or a cut-off that is not
     a rank: IPrec@x, Rprec_mult)."""
@@ -80,7 +70,7 @@ def is_bounded(measure: Measure, conventions: Conventions) -> bool:
 
 
 def hole_kind(measure: Measure, conventions: Conventions) -> str:
-    """``"bounds"`` or ``"scenarios"``: which sentence of :data:`MEANING` describes low and high."""
+    """``"bounds"`` (low and high bound every judgment of the hole) or ``"scenarios"`` (only their range)."""
     return "bounds" if is_bounded(measure, conventions) else "scenarios"
 
 
@@ -321,6 +311,6 @@ def _table(qids: list[str], parts: Mapping[str, Mapping[str, np.ndarray]], measu
                      arranged["judged"], conv)
 
 
-__all__ = ["BOUNDED", "HoleTable", "MEANING", "MeasureHole", "all_relevant", "condensed", "hole_cutoff",
+__all__ = ["BOUNDED", "HoleTable", "MeasureHole", "all_relevant", "condensed", "hole_cutoff",
            "hole_kind", "holes", "holes_files", "holes_of_batch", "holes_tables", "is_bounded", "judged_shares",
            "query_holes", "ranking_holes", "top_grade"]

@@ -66,3 +66,13 @@ def test_k_beyond_the_list_says_how_many_are_listed():
     at = open_app(**{**PASTRY_URL, "k": "10"})
     assert any(c.value.startswith("Judged@10 = 0.500: 2 of the 4 listed (k = 10 is beyond the list)")
                for c in at.caption)
+
+
+def test_with_unjudged_documents_removed_precision_is_only_a_range_and_the_help_says_why():
+    # -J: judging bagel non-relevant would put it back into the list, pushing muffin out of the top 2.
+    at = open_app(ranking="donut,bagel,muffin", qrels="donut:1,muffin:1", k="2", unjudged="removed")
+    assert_no_failure(at)
+    bracket, help_text = _brackets(at)["P@2"]
+    assert bracket == "range [1.000, 1.000]"
+    assert "unjudged documents removed from the list, as the convention chosen says: 1.000" in help_text
+    assert "not a bound" in help_text

@@ -30,13 +30,22 @@ class CardHole:
         return f"{word} [{self.hole.low:.3f}, {self.hole.high:.3f}]"
 
 
-def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: int) -> str:
+def as_judged(conventions: Conventions) -> str:
+    """How the value shown treats unjudged documents (the explorer's metrics all count them non-relevant unless the
+    convention removes them)."""
+    if conventions.unjudged == "removed":
+        return "unjudged documents removed from the list, as the convention chosen says"
+    return "unjudged documents count as non-relevant, trec_eval's assumption"
+
+
+def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: int,
+              conventions: Conventions = Conventions()) -> str:
     """What low and high of one card mean, in the words metrics.holes proves (bounds) or only computes (range)."""
     if unjudged == 0:
         return f"Every document in {scope} is judged: no judgment can move {label}; low = high = the value."
     documents = "document" if unjudged == 1 else "documents"
     both = (f"low = {hole.low:.3f} and high = {hole.high:.3f} are the lower and the higher of two values of {label}: "
-            f"as judged (unjudged documents count as non-relevant, trec_eval's assumption: {hole.value:.3f}) and with "
+            f"as judged ({as_judged(conventions)}: {hole.value:.3f}) and with "
             f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's top grade "
             "(they join the relevant documents, so R grows too).")
     if hole.bounded:
@@ -59,7 +68,8 @@ def card_holes(ranking: list[str], judgments: dict[str, int], explanations: list
         scope = f"the top {hole.k}" if hole.k is not None else "the whole list"
         level = measure.relevance_level if measure.relevance_level is not None else conventions.relevance_level
         cards[item.measure] = CardHole(hole, unjudged, scope,
-                                       hole_help(item.label, hole, unjudged, scope, top_grade(judgments, level)))
+                                       hole_help(item.label, hole, unjudged, scope, top_grade(judgments, level),
+                                                 conventions))
     return cards
 
 

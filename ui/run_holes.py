@@ -58,10 +58,14 @@ def holes_caption(table: HoleTable) -> str:
     """What the low, high and Judged columns mean, naming which measures have bounds and which only a range."""
     bounded = [m.key for m in table.measures if table.bounded(m.key)]
     ranges = [m.key for m in table.measures if not table.bounded(m.key)]
+    if table.conventions.unjudged == "removed":
+        shown = "unjudged documents removed from the rankings, as the convention chosen says"
+    else:
+        shown = "unjudged documents count as non-relevant, trec_eval's assumption; bpref and infAP skip them"
     text = ("Judged@k: the share of each query's top k (k = the measure's cut-off; all = the whole ranking) that "
-            "has a grade >= 0. low and high: the lower and the higher of two values, as judged (unjudged "
-            "documents non-relevant, trec_eval's assumption) and with every unjudged document of the top k "
-            "judged relevant at the query's top grade (its largest grade, at least the relevance threshold).")
+            "has a grade >= 0. low and high: the lower and the higher of two values, as judged (the value shown: "
+            f"{shown}) and with every unjudged document of the top k judged relevant at the query's top grade "
+            "(its largest grade, at least the relevance threshold).")
     if bounded:
         text += (f" For {', '.join(bounded)} they are bounds: no judgment of those documents moves the value "
                  "outside them.")
