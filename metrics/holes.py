@@ -44,9 +44,10 @@ from .measures.judgments import judged_fraction
 from .model import NO_JUDGMENT, Qrels, RankingBatch, Run, compared_scores, rankings_for_run
 from .names import Measure
 
-#: Measures whose [low, high] bounds every judgment of the hole: they see a judgment only as relevant or not, and
-#: each relevant judgment moves them one way (P, recall, success, RR, F, the set measures and the counts up;
-#: unj down). Not when scored on the condensed list: judging a document there inserts it into the list.
+#: Measures whose [low, high] bounds every judgment of the hole: they see a document only as relevant or not (or
+#: judged or not), and each judgment moves them one way (P, recall, success, RR, RR@k, F, set_P, set_recall, set_F,
+#: Judged, num_rel and num_rel_ret up; unj down; num_q and num_ret not at all; tests/test_holes.py checks it over
+#: random partial judgments). Not when scored on the condensed list: judging a document there inserts it.
 BOUNDED = frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "F", "set_P", "set_recall", "set_F",
                      "Judged", "unj", "num_rel", "num_rel_ret", "num_ret", "num_q"})
 
