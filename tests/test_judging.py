@@ -307,3 +307,12 @@ def test_influences_equal_but_for_rounding_are_ties_listed_by_query() -> None:
     assert len({h.influence for h in holes.holes}) > 1  # not all bit-identical
     assert [h.qid for h in holes.holes] == sorted(h.qid for h in holes.holes)
     assert [h.ranks[0] for h in holes.holes if h.qid == "b"] == list(range(1, 11))
+
+
+def test_a_gzipped_qrels_upload_is_written_back_as_plain_text_with_the_additions() -> None:
+    import gzip
+
+    original = b"\xef\xbb\xbfq 0 a 1\nq 0 p -1\n"
+    written = merged_trec(gzip.compress(original), {("q", "p"): 1})
+    assert written == b"q 0 a 1\nq added p 1\n"  # the byte-order mark goes, as the reader drops it
+    assert merged_trec(original, {("q", "p"): 1}) == written
