@@ -65,7 +65,8 @@ def run_table(frame: object, name: str = "run", *, rows_named: bool = True) -> R
     keys, exact = _unique_pairs(codes[0], docno, where, "document")
     runid = name
     for tag in ("tag", "run", "name"):
-        if tag in table.column_names and table.num_rows and pa.types.is_string(table.column(tag).type):
+        if tag in table.column_names and table.num_rows and (pa.types.is_string(table.column(tag).type)
+                                                              or pa.types.is_large_string(table.column(tag).type)):
             runid = table.column(tag)[-1].as_py() or name
             break
     return RunTable(qid, docno, score, runid, name, keys, exact, *codes)
