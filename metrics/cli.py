@@ -372,6 +372,13 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
     as trec_eval prints it there (qrels lines with grade > 0, whatever -l says).
     """
     qrels = read_checked_qrels(qrels_path, measures, conventions)
+    return evaluate_run_path(qrels, run_path, measures, conventions, relstring=relstring)
+
+
+def evaluate_run_path(qrels, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
+                      relstring: tuple[str, int] | None = None):
+    """:func:`evaluate_files` with the qrels read and checked already: a large run file streams, others are read
+    whole (every run of ``python -m metrics QRELS RUN RUN...`` goes through here)."""
     if _streams(run_path):
         return _evaluate_streamed(qrels, Path(run_path), measures, conventions, relstring)
     # The table goes straight into the call (no name holds it here), so evaluate_run can release it before the kernels.
@@ -641,5 +648,5 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
 
 
 __all__ = ["NICKNAMES", "SUPPORTED_ORDER", "Selection", "TREC_EVAL_MEASURE_ORDER", "UsageError", "build_parser",
-           "evaluate_files", "evaluate_run", "format_line", "main", "read_checked_qrels", "report_lines",
+           "evaluate_files", "evaluate_run", "evaluate_run_path", "format_line", "main", "read_checked_qrels", "report_lines",
            "select_measures"]

@@ -7,8 +7,9 @@ memory at once (a finished run keeps only its per-query values). Workers are thr
 the readers (pyarrow) and the kernels (numpy) release the GIL for most of their time (bench/README.md has the
 measurement against a process pool).
 
-The values of each run are those of evaluating it alone (the same code: :func:`metrics.cli.evaluate_run`), and the
-means are summed in trec_eval's order, so the table and the blocks equal one call per run to the last bit.
+The values of each run are those of evaluating it alone (the same code: :func:`metrics.cli.evaluate_run_path`, so
+a run file large enough streams in chunks of whole queries, :mod:`metrics.stream`), and the means are summed in
+trec_eval's order, so the table and the blocks equal one call per run to the last bit.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
     (:func:`metrics.cli.check_grade_limit`). A run that cannot be read or evaluated raises its error when its turn
     comes: the runs before it have been yielded whole; of the runs after it, those already started (at most
     ``workers - 1``) are finished and dropped, and no other is started."""
-    from .cli import evaluate_run
+    from .cli import evaluate_run, evaluate_run_path
 
     if workers is None:
         workers = default_workers(len(runs))
@@ -94,8 +95,11 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
         raise InputError(f"Argument `workers` has to be a positive integer (runs evaluated at once), got {workers!r}")
 
     def one(name: str, source: RunSource) -> RunValues:
-        qids, values, runid = evaluate_run(qrels, _as_run_table(source, name), measures, conventions,
-                                           relstring=relstring)
+        if isinstance(source, (str, Path)):  # as the command line evaluates one file: a large one streams
+            qids, values, runid = evaluate_run_path(qrels, str(source), measures, conventions, relstring=relstring)
+        else:
+            qids, values, runid = evaluate_run(qrels, _as_run_table(source, name), measures, conventions,
+                                               relstring=relstring)
         return RunValues(name, qids, values, runid)
 
     if workers == 1:

@@ -99,6 +99,25 @@ def test_parallel_and_serial_evaluation_give_the_same_values_in_the_same_order(r
             assert np.array_equal(one.values[key], other.values[key]), key
 
 
+def test_large_runs_stream_as_they_do_alone_and_print_the_same_blocks(random_files, monkeypatch):
+    from metrics import cli as cli_module, stream
+
+    qrels, runs = random_files
+    expected = "".join(alone(["-q", "-c"], qrels, run) for run in runs)
+    streamed: list[str] = []
+    original = stream.stream_run
+
+    def counting(qrels_table, run_path, *args, **kwargs):
+        streamed.append(str(run_path))
+        return original(qrels_table, run_path, *args, **kwargs)
+
+    monkeypatch.setattr(cli_module, "STREAM_FROM_BYTES", 0)  # every file counts as large
+    monkeypatch.setattr(stream, "stream_run", counting)
+    status, out, err = cli("-q", "-c", qrels, *runs)
+    assert (status, err) == (0, "")
+    assert out == expected and sorted(streamed) == sorted(runs)
+
+
 def test_a_run_given_twice_is_evaluated_twice():
     status, out, _ = cli(QRELS, RUNS[0], RUNS[0])
     assert status == 0 and out == alone([], QRELS, RUNS[0]) * 2
