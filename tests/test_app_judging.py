@@ -180,3 +180,12 @@ def test_the_page_says_when_only_the_highest_ranked_candidates_are_scored(monkey
     (cap,) = [info for info in at.info if "highest-ranked" in info.value]
     assert as_shown(cap.value).startswith("Influence is computed for the 3 highest-ranked of these ")
     assert "Filter the queries or lower k" in as_shown(cap.value)
+
+
+def test_the_query_filter_narrows_the_candidates_but_not_the_mean():
+    at = samples_page("map")
+    at.text_input(key="judge_filter").input("pastry").run()
+    assert_no_failure(at)
+    assert set(candidates(at)["query"]) == {"sweet-pastry"}
+    assert any("in the top 10 of the queries matching the filter; influence on the mean over 8 queries"
+               in as_shown(caption.value) for caption in at.caption)

@@ -93,7 +93,7 @@ def change_so_far(collection: run_data.Collection, results: dict, run_names: tup
 
 
 def candidates(holes: Holes, pattern: str) -> None:
-    queries = f"the {holes.queries} queries" + (" matching the filter" if pattern else "")
+    queries = "the queries matching the filter" if pattern else f"the {holes.queries} queries"
     st.caption(f"{holes.found} unjudged document{'s' if holes.found != 1 else ''} "
                + ("in one run's top " if len(holes.runs) == 2 else "in the top ") + f"{holes.k} of {queries}"
                + (" and not in the other's" if len(holes.runs) == 2 else "")
