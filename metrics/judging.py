@@ -69,6 +69,7 @@ class Holes:
     found: int  # unjudged candidates found in the top k of the chosen queries (before the cap)
     queries: int  # queries in the mean (the paired queries for two runs)
     limit: int = MAX_CANDIDATES
+    searched: int | None = None  # of those, the queries matching the filter (None: no filter, all of them)
 
     @property
     def capped(self) -> bool:
@@ -82,6 +83,8 @@ class Holes:
             return None
         if self.queries == 0:
             return "No query is evaluated" + (" for both runs" if len(self.runs) == 2 else "") + ": nothing to judge."
+        if self.searched == 0:
+            return "No query matches the filter: nothing to judge."
         where = (f"that one run retrieves in its top {self.k} and the other does not" if len(self.runs) == 2
                  else f"in the top {self.k}")
         return f"Every document {where} is judged: there is no hole to fill."
@@ -126,10 +129,11 @@ def find_holes(
     common = set(ranked[0].qids).intersection(*(r.qids for r in ranked[1:]))
     queries = len(common) if len(ranked) == 2 else len(ranked[0].qids)
     chosen_qids = common if qids is None else common & set(qids)
+    searched = None if qids is None else len(chosen_qids)
     candidates = _candidates(ranked, tables, qrels_table, chosen_qids, k)
     found = len(candidates["qid"])
     if found == 0:
-        return Holes(chosen.key, k, names, [], 0, queries, limit)
+        return Holes(chosen.key, k, names, [], 0, queries, limit, searched)
     # Beyond the cap, the highest ranked documents are kept: the top of a ranking moves most measures most.
     best = np.min(np.where(candidates["positions"] >= 0, candidates["positions"], np.iinfo(np.int64).max), axis=0)
     keep = np.lexsort((candidates["order"], best))[:limit]
@@ -150,7 +154,7 @@ def find_holes(
     ]
     # Influences equal but for rounding (1/80 reached from different bases) count as ties.
     holes.sort(key=lambda h: (-round(abs(h.influence), 12), h.qid, min(r for r in h.ranks if r is not None), h.doc))
-    return Holes(chosen.key, k, names, holes, found, queries, limit)
+    return Holes(chosen.key, k, names, holes, found, queries, limit, searched)
 
 
 # ---- the runs, ranked -------------------------------------------------------------------------------------------

@@ -189,3 +189,11 @@ def test_the_query_filter_narrows_the_candidates_but_not_the_mean():
     assert set(candidates(at)["query"]) == {"sweet-pastry"}
     assert any("in the top 10 of the queries matching the filter; influence on the mean over 8 queries"
                in as_shown(caption.value) for caption in at.caption)
+
+
+def test_a_filter_that_matches_no_query_says_so():
+    at = samples_page("map")
+    at.text_input(key="judge_filter").input("no such query").run()
+    assert_no_failure(at)
+    assert "No query matches the filter: nothing to judge." in [as_shown(info.value) for info in at.info]
+    assert not any("no hole to fill" in as_shown(success.value) for success in at.success)

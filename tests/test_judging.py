@@ -187,6 +187,15 @@ def test_no_unjudged_document_gives_an_empty_list_with_a_message() -> None:
     assert nothing.message == "No query is evaluated: nothing to judge."
 
 
+def test_a_filter_that_matches_no_query_says_so_rather_than_that_nothing_is_unjudged() -> None:
+    holes = find_holes(PASTRY_QRELS, {"run": PASTRY_RUN}, "P.4", 4, qids=[])
+    assert holes.holes == [] and holes.queries == 1
+    assert holes.message == "No query matches the filter: nothing to judge."
+    elsewhere = find_holes(PASTRY_QRELS, {"run": PASTRY_RUN}, "P.4", 4, qids=["not a query"])
+    assert elsewhere.message == "No query matches the filter: nothing to judge."
+    assert find_holes(PASTRY_QRELS, {"run": PASTRY_RUN}, "P.4", 4, qids=["sweet pastry"]).message is None
+
+
 def test_the_cap_keeps_the_highest_ranked_documents_and_says_how_many_were_found() -> None:
     qrels = {f"q{i}": {"rel": 1} for i in range(3)}
     run = {f"q{i}": {f"d{j}": float(10 - j) for j in range(10)} for i in range(3)}

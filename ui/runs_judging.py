@@ -69,7 +69,7 @@ def judge_tab(collection: run_data.Collection, results: dict, measures: list[str
         st.error(literal(error))
         return
     if holes.message:
-        st.success(holes.message)
+        (st.info if holes.searched == 0 else st.success)(holes.message)
     else:
         candidates(holes, pattern)
     added_panel(collection)
