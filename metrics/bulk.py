@@ -415,7 +415,12 @@ def evaluate_tables(
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
-    """(query ids, per-query values per measure, the ``all`` values) for parsed files."""
+    """(query ids, per-query values per measure, the ``all`` values) for parsed files, or for pandas DataFrames
+    and pyarrow Tables in the columns of :mod:`metrics.frames` (read column by column)."""
+    if not isinstance(qrels, QrelsTable) or not isinstance(run, RunTable):
+        from .frames import as_qrels_table, as_run_table
+
+        qrels, run = as_qrels_table(qrels), as_run_table(run)
     return evaluate_prepared(prepare_run(qrels, run, measures, conventions))
 
 

@@ -204,3 +204,15 @@ def test_a_control_character_after_non_ascii_text_or_in_a_slice_is_found_in_its_
     sliced = pa.Table.from_pandas(run).slice(1, 2)  # an arrow slice starts inside the buffers
     with pytest.raises(InputError, match="^run row 1, column 'docno'"):
         metrics.evaluate(QRELS, sliced, ["map"])
+
+
+def test_the_bulk_path_takes_frames_and_gives_the_means_of_the_files(tmp_path) -> None:
+    from metrics.bulk import evaluate_files, evaluate_tables
+
+    qrels, run = random_data(6)
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {r} {s!r} tag\n"
+                                          for q, d, s, r in run.itertuples(index=False)))
+    qids, values, means = evaluate_tables(qrels, pa.Table.from_pandas(run), MEASURES)
+    file_qids, file_values, file_means = evaluate_files(tmp_path / "qrels", tmp_path / "run", MEASURES)
+    assert means == file_means and sorted(qids) == sorted(file_qids)
