@@ -308,8 +308,11 @@ def _column(table: pa.Table, candidates: tuple[str, ...], name: str, what: str) 
     else:  # a qrels frame may hold a 'score' beside its 'label' (ranx's name): the first name wins
         found = present[:1]
     if not found:
+        grades = [column for column in LABEL_COLUMNS[:-1] if column in table.column_names]
+        swapped = f"; it has {grades[0]!r}: are qrels and run swapped? (the order is qrels, run)" \
+            if what == "scores" and grades else ""
         raise InputError(f"{name}: no column of {what}; name it {' or '.join(repr(c) for c in candidates)} "
-                         f"(columns: {', '.join(table.column_names) or 'none'})")
+                         f"(columns: {', '.join(table.column_names) or 'none'}){swapped}")
     if len(found) > 1:
         raise InputError(f"{name}: both {found[0]!r} and {found[1]!r} hold {what}; keep or rename one of them")
     return found[0]

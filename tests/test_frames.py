@@ -183,6 +183,7 @@ def test_a_fractional_or_missing_label_is_refused() -> None:
 def test_missing_and_doubled_columns_are_named() -> None:
     assert refusal(QRELS, RUN.drop(columns="score")).startswith("run: no column of scores; name it 'score'")
     assert "both 'qid' and 'query_id'" in refusal(QRELS, RUN.assign(query_id=RUN["qid"]))
+    assert refusal(RUN, QRELS).endswith("it has 'label': are qrels and run swapped? (the order is qrels, run)")
     assert "text or integers" in refusal(QRELS, RUN.assign(qid=[1.0, 1.0, 1.0]))
 
 
