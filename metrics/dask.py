@@ -117,9 +117,9 @@ def evaluate(
     columns of :mod:`metrics.frames` (PyTerrier's ``qid, docno, score`` and ``qid, docno, label``, ir_measures'
     or ranx's names). Same arguments as :func:`metrics.evaluate`; ``npartitions`` is the number of partitions
     queries are shuffled into (default: the run's), ``shuffle_method`` Dask's (``"p2p"``, ``"tasks"``; default:
-    Dask's choice, p2p on a distributed cluster; tasks was 4x faster on two local workers). Returns ``(per_query, means)`` as
-    :func:`metrics.frames.evaluate_frames` does: a pandas DataFrame with one row per query, sorted by qid, and the
-    ``all`` values; both equal the single-machine path's to the last bit.
+    Dask's choice, p2p on a distributed cluster; tasks was 1.7x faster on two local workers, bench/README.md).
+    Returns ``(per_query, means)`` as :func:`metrics.frames.evaluate_frames` does: a pandas DataFrame with one row
+    per query, sorted by qid, and the ``all`` values; both equal the single-machine path's to the last bit.
     """
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
