@@ -140,9 +140,10 @@ def find_holes(
     keep.sort()
     cand = {key: (value[..., keep] if key == "positions" else value[keep]) for key, value in candidates.items()}
 
-    deltas = [_flip_deltas(r, chosen, conv, cand["qid"], cand["positions"][i]) for i, r in enumerate(ranked)]
-    relevant_grades = deltas[0][1]
-    change = deltas[0][0] if len(ranked) == 1 else deltas[1][0] - deltas[0][0]
+    level = chosen.relevance_level if chosen.relevance_level is not None else conv.relevance_level
+    relevant_grades = _relevant_grades(qrels_table, cand["qid"], level)
+    deltas = [_flip_deltas(r, chosen, conv, cand["qid"], cand["positions"][i], level) for i, r in enumerate(ranked)]
+    change = deltas[0] if len(ranked) == 1 else deltas[1] - deltas[0]
     if not is_count(chosen.key):
         change = change / max(queries, 1)
     holes = [
@@ -265,6 +266,16 @@ def _judged(r: _Ranked, table: RunTable, lines: np.ndarray) -> np.ndarray:
     return judged
 
 
+def _relevant_grades(qrels: QrelsTable, qids: np.ndarray, level: int) -> np.ndarray:
+    """The grade each candidate's query flips to: its highest grade >= 0, at least ``level``; read as int64 from
+    the qrels (the batches hold grades as float64, exact only up to 2**53)."""
+    judged = qrels.grade >= 0
+    table = pa.table({"qid": pc.filter(qrels.qid, from_numpy(judged)),
+                      "grade": pa.array(qrels.grade[judged], pa.int64())})
+    highest = dict(zip(*table.group_by("qid").aggregate([("grade", "max")]).to_pydict().values()))
+    return np.array([max(highest.get(qid, level), level) for qid in qids.tolist()], dtype=np.int64)
+
+
 def _grades_of(qrels: QrelsTable, qid, doc) -> np.ndarray:
     """The qrels grade of each (qid, doc), _NOT_IN_QRELS where there is none."""
     pairs = pa.table({"qid": qid, "doc": doc, "at": pa.array(np.arange(len(qid)), pa.int64())})
@@ -279,13 +290,11 @@ def _grades_of(qrels: QrelsTable, qid, doc) -> np.ndarray:
 
 
 def _flip_deltas(r: _Ranked, measure: Measure, conv: Conventions, qids: np.ndarray,
-                 positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 positions: np.ndarray, level: int) -> np.ndarray:
     """For each candidate (its query and its position in this run, -1 if not retrieved): the change of the measure
-    on its query if it were judged at the query's highest grade, and that grade."""
-    level = measure.relevance_level if measure.relevance_level is not None else conv.relevance_level
+    on its query if it were judged at the query's highest grade (at least ``level``)."""
     condensed = judged_only(measure, conv)
     deltas = np.zeros(qids.shape[0])
-    relevant = np.zeros(qids.shape[0], dtype=np.int64)
     located = np.array([r.where[q] for q in qids.tolist()], dtype=np.int64).reshape(-1, 2)
     for index, (_, batch) in enumerate(r.batches):
         members = np.flatnonzero(located[:, 0] == index)
@@ -299,17 +308,15 @@ def _flip_deltas(r: _Ranked, measure: Measure, conv: Conventions, qids: np.ndarr
         step = max(1, CHUNK_CELLS // max(1, batch.width + batch.judged_grades.shape[1] + 1))
         for start in range(0, members.shape[0], step):
             chunk = members[start:start + step]
-            flipped, grades = _flipped(batch, located[chunk, 1], positions[chunk], level)
+            flipped = _flipped(batch, located[chunk, 1], positions[chunk], level)
             values = evaluate_batch(_condense(flipped) if condensed else flipped, [measure], conv)[measure.key]
             deltas[chunk] = values - np.array([base_of[row] for row in located[chunk, 1].tolist()])
-            relevant[chunk] = grades
-    return deltas, relevant
+    return deltas
 
 
-def _flipped(batch: RankingBatch, rows: np.ndarray, positions: np.ndarray, level: int
-             ) -> tuple[RankingBatch, np.ndarray]:
+def _flipped(batch: RankingBatch, rows: np.ndarray, positions: np.ndarray, level: int) -> RankingBatch:
     """The rows with the document at ``positions`` (-1: none retrieved) judged at the query's highest grade (at
-    least ``level``), added to the query's judgments too; and those grades."""
+    least ``level``), added to the query's judgments too."""
     part = batch.rows(rows)
     highest = part.judged_grades[:, 0]  # sorted descending; NO_JUDGMENT when the query has no grade >= 0
     grade = np.maximum(np.where(highest == NO_JUDGMENT, level, highest), level)
@@ -319,7 +326,7 @@ def _flipped(batch: RankingBatch, rows: np.ndarray, positions: np.ndarray, level
     judged[at, positions[at]] = True
     judged_grades = np.concatenate([part.judged_grades, grade[:, None].astype(np.float64)], axis=1)
     judged_grades = -np.sort(-judged_grades, axis=1)  # descending, NO_JUDGMENT padding last
-    return RankingBatch(grades, judged, part.lengths, judged_grades, part.tied_with_previous), grade.astype(np.int64)
+    return RankingBatch(grades, judged, part.lengths, judged_grades, part.tied_with_previous)
 
 
 def _condense(batch: RankingBatch) -> RankingBatch:

@@ -178,6 +178,12 @@ def test_a_query_without_relevant_documents_flips_to_the_relevance_threshold() -
     assert (hole.doc, hole.relevant_grade, hole.influence) == ("b", 2, 0.5)
 
 
+@pytest.mark.parametrize("grade", [2**53 + 1, 2**63 - 1])
+def test_the_relevant_grade_is_the_querys_highest_grade_exactly_even_beyond_floats(grade: int) -> None:
+    (hole,) = find_holes({"q": {"a": grade}}, {"run": {"q": {"a": 2.0, "b": 1.0}}}, "P.2", 2).holes
+    assert (hole.doc, hole.relevant_grade, hole.influence) == ("b", grade, 0.5)
+
+
 def test_no_unjudged_document_gives_an_empty_list_with_a_message() -> None:
     qrels = {"q": {"a": 1, "b": 0}}
     holes = find_holes(qrels, {"run": {"q": {"a": 2.0, "b": 1.0}}}, "P.2", 2)
