@@ -118,3 +118,19 @@ def test_the_task_based_shuffle_gives_the_same_bits(client) -> None:
     qrels, run = random_data(12, queries=50)
     assert_identical(metrics.dask.evaluate(qrels, spread(run, 3), MEASURES, shuffle_method="tasks"),
                      evaluate_frames(qrels, run, MEASURES))
+
+
+def test_trec_files_as_a_list_cut_in_blocks_or_gzipped_give_the_same_means(client, tmp_path) -> None:
+    import gzip
+
+    lines = (DATA / "results.test").read_bytes().splitlines(keepends=True)
+    (tmp_path / "a.run").write_bytes(b"".join(lines[:40]))
+    (tmp_path / "b.run").write_bytes(b"".join(lines[40:]))
+    (tmp_path / "all.run.gz").write_bytes(gzip.compress(b"".join(lines)))
+    qrels = metrics.dask.read_trec_qrels(DATA / "qrels.test")
+    expected = evaluate_files(DATA / "qrels.test", DATA / "results.test", ["map", "P.10"])[2]
+    in_blocks = metrics.dask.read_trec_run([tmp_path / "a.run", tmp_path / "b.run"], blocksize=1000)
+    assert in_blocks.npartitions > 10
+    assert metrics.dask.evaluate(qrels, in_blocks, ["map", "P.10"]).means == expected
+    assert metrics.dask.evaluate(qrels, metrics.dask.read_trec_run(tmp_path / "all.run.gz"), ["map", "P.10"]).means \
+        == expected
