@@ -550,12 +550,13 @@ def _bound_lines(key: str, qid: str, low: float, high: float) -> list[str]:
 def hole_table(args: argparse.Namespace, run_path: str, measures: Sequence[Measure], conventions: Conventions,
                qids: Sequence[str]):
     """--bounds: the holes of every measure (metrics.holes) of one run, over the same queries as its values; None
-    when only runid or relstring is asked for."""
-    from .holes import holes_files
+    when only runid or relstring is asked for. Both files are read as the values were (TREC or Parquet)."""
+    from .holes import holes_tables
 
     if not measures:
         return None
-    table = holes_files(Path(args.qrels), Path(run_path), list(measures), conventions)
+    table = holes_tables(read_checked_qrels(args.qrels, measures, conventions), read_run_path(run_path),
+                         list(measures), conventions)
     if list(table.qids) != list(qids):
         raise UsageError("--bounds: the run or qrels changed while being read; run the command again")
     return table

@@ -40,7 +40,8 @@ def pc_dictionary(values: pa.Array) -> pa.Array:
     return values.dictionary_encode()
 
 
-@pytest.mark.parametrize("flags", [["-q", "-m", "all_trec"], ["-c", "-M", "5", "-m", "official"], ["-J", "-l", "2"]])
+@pytest.mark.parametrize("flags", [["-q", "-m", "all_trec"], ["-c", "-M", "5", "-m", "official"], ["-J", "-l", "2"],
+                                   ["-q", "--bounds", "-m", "P.5", "-m", "ndcg_cut.10", "-m", "Judged@10"]])
 def test_parquet_qrels_and_run_print_what_the_trec_files_print(parquet_files, flags) -> None:
     qrels, run = parquet_files
     expected = run_cli(*flags, DATA / "qrels.test", DATA / "results.test")
