@@ -24,6 +24,8 @@ from .simulate import Simulated, simulate_signals
 from .experiments import ABTest, Difference, Interleaving, ab_test, sessions_needed, team_draft
 from .run import RUN_SIGNALS, RunSignals, run_signals
 
-__all__ = ["ABTest", "Difference", "Interleaving", "Simulated", "ab_test", "sessions_needed", "simulate_signals",
-           "team_draft", "RUN_SIGNALS", "RunSignals", "run_signals", "MODELS", "MODEL_HELP", "SIGNALS", "SIGNAL_HELP", "ClickModel", "Signals", "default_attractiveness",
-           "default_position_bias", "default_satisfaction", "expected_signals"]
+__all__ = [
+    "ABTest", "ClickModel", "Difference", "Interleaving", "MODELS", "MODEL_HELP", "RUN_SIGNALS", "RunSignals", "SIGNALS",
+    "SIGNAL_HELP", "Signals", "Simulated", "ab_test", "default_attractiveness", "default_position_bias",
+    "default_satisfaction", "expected_signals", "run_signals", "sessions_needed", "simulate_signals", "team_draft",
+]
