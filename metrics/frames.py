@@ -2,7 +2,8 @@
 
 The shapes the ecosystem uses are recognised by their column names:
 
-* runs: ``qid, docno, score`` (PyTerrier; a ``rank`` column is ignored, as trec_eval ignores ranks),
+* runs: ``qid, docno, score`` (PyTerrier; a ``rank`` column is ignored, as trec_eval ignores ranks, and so is the
+  ``docid`` of PyTerrier's results, Terrier's internal number, when ``docno`` is there),
   ``query_id, doc_id, score`` (ir_measures), ``q_id, doc_id, score`` (ranx's ``Run.from_df`` defaults);
 * qrels: ``qid, docno, label`` (PyTerrier), ``query_id, doc_id, relevance`` (ir_measures), ``q_id, doc_id, score``
   (ranx's ``Qrels.from_df`` defaults).
@@ -303,10 +304,12 @@ def _first_line(error: Exception) -> str:
 
 def _column(table: pa.Table, candidates: tuple[str, ...], name: str, what: str) -> str:
     present = [column for column in candidates if column in table.column_names]
-    if what != "grades":
-        found = present
-    else:  # a qrels frame may hold a 'score' beside its 'label' (ranx's name): the first name wins
+    if what == "grades":  # a qrels frame may hold a 'score' beside its 'label' (ranx's name): the first name wins
         found = present[:1]
+    elif what == "document ids" and "docno" in present:  # PyTerrier's results: docid is Terrier's internal id
+        found = ["docno"]
+    else:
+        found = present
     if not found:
         grades = [column for column in LABEL_COLUMNS[:-1] if column in table.column_names]
         swapped = f"; it has {grades[0]!r}: are qrels and run swapped? (the order is qrels, run)" \

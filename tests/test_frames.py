@@ -217,3 +217,15 @@ def test_the_bulk_path_takes_frames_and_gives_the_means_of_the_files(tmp_path) -
     qids, values, means = evaluate_tables(qrels, pa.Table.from_pandas(run), MEASURES)
     file_qids, file_values, file_means = evaluate_files(tmp_path / "qrels", tmp_path / "run", MEASURES)
     assert means == file_means and sorted(qids) == sorted(file_qids)
+
+
+def test_pyterrier_retrieval_output_with_docid_and_docno_is_read_by_its_docno() -> None:
+    """PyTerrier's transformers return ``qid, docid, docno, rank, score, query``: docid is Terrier's internal
+    integer id, docno the document's name, the one qrels use."""
+    results = pd.DataFrame({"qid": ["1", "1", "2"], "docid": [10, 11, 12], "docno": ["d10", "d11", "d12"],
+                            "rank": [0, 1, 0], "score": [2.0, 1.0, 3.0], "query": ["a", "a", "b"]})
+    qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["d11", "d12"], "label": [1, 1]})
+    expected = {"1": {"map": 0.5}, "2": {"map": 1.0}}
+    assert metrics.evaluate(qrels, results, ["map"]) == expected
+    assert metrics.evaluate(qrels.assign(docid=[1, 2]), results, ["map"]) == expected
+    assert evaluate_frames(qrels, results, ["map"]).means == {"map": 0.75}
