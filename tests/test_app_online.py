@@ -229,3 +229,20 @@ def test_the_run_pages_click_model_and_its_parameters_change_the_rates():
     at.slider(key="runs_online_continuation").set_value(0.0).run()  # nobody goes past rank 1
     assert online_cards(at)["Abandonment rate"] == f"{(0.5 + 2) / 3:.1%}"
     assert_no_failure(at)
+
+
+def test_a_long_page_caps_the_simulated_sessions_and_says_so():
+    docs = ",".join(f"d{i}" for i in range(50))
+    at = open_app(ranking=docs, qrels="d0:1,d3:2", k="50")
+    number_input(at, "online_sessions").set_value(100_000).run()
+    assert_no_failure(at)
+    assert any("A page of 50 ranks simulates at most 40,000 sessions" in c.value for c in at.caption)
+    assert any("40,000 sessions, seed 0" in c.value for c in at.caption)
+
+
+def test_a_zero_result_query_id_is_shown_as_typed():
+    hostile = "**q2**[x](https://e.vil)"
+    at = upload(open_runs_page(), ("qrels", QRELS.replace(b"q2", hostile.encode())), ("run", RUN))
+    caption = next(c.value for c in at.caption if "retrieve nothing" in c.value)
+    assert f"({hostile})" in as_shown(caption)
+    assert "**q2**" not in caption  # escaped: no bold, no link
