@@ -81,6 +81,12 @@ def test_sessions_needed_for_cohens_small_effect_is_392_and_none_without_a_diffe
     assert sessions_needed(0.4, 0.4) is None
 
 
+def test_probabilities_equal_but_for_float_rounding_need_no_sessions_they_are_no_change():
+    assert sessions_needed(0.8771499999999999, 0.87715) is None
+    assert sessions_needed(0.75, 0.75 + 2**-52) is None
+    assert sessions_needed(0.5, 0.5 + 1e-9) > 10**18  # a real (if tiny) difference keeps its figure
+
+
 def test_team_draft_interleaving_follows_radlinski_et_al():
     # Both rankings start with donut: the coin picks who takes it, the other team takes its next document.
     docs, teams = interleave(RUN, MUFFIN_UP, coins=0b11, depth=4)  # A first, then A first again

@@ -170,6 +170,21 @@ def test_err_is_the_expected_reciprocal_rank_of_the_stopping_click_under_the_cas
         assert expected_signals(model).stop_reciprocal_rank == err[qid][f"ERR@{k}"], qid
 
 
+@pytest.mark.parametrize("kind", ["cascade", "dbn"])
+def test_without_leaving_early_the_ctr_is_one_minus_the_product_of_misses_in_any_order(kind):
+    # The user goes on until a click (gamma = 1), so P(no click) = prod(1 - a_r): no order of the same documents
+    # may change CTR or abandonment, not even in the last bit.
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        a = rng.choice([0.0, 0.1, 0.125, 0.3, 0.37, 0.5, 0.61, 0.75, 0.9], size=int(rng.integers(1, 12)))
+        signals = [expected_signals(ClickModel.for_list(kind, [0] * len(order), 1, attractiveness=order,
+                                                        continuation=1.0))
+                   for order in (a, rng.permutation(a), a[::-1])]
+        assert len({(s.ctr, s.abandonment) for s in signals}) == 1
+        assert signals[0].ctr == pytest.approx(1 - np.prod(1 - a), abs=1e-15)
+        assert signals[0].abandonment == pytest.approx(np.prod(1 - a), abs=1e-15)
+
+
 def test_default_attractiveness_by_grade_unjudged_and_negative_grades():
     assert default_attractiveness([3, 2, 1, 0, None, -1], max_grade=3).tolist() == [7 / 8, 3 / 8, 1 / 8, 0, 0, 0]
     assert default_attractiveness([0, None, -2], max_grade=0).tolist() == [0, 0, 0]  # gmax 0: nobody clicks

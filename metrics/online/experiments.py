@@ -36,6 +36,8 @@ AB_SIGNALS = ("ctr", "abandonment")
 #: Interleaved lists are at most this long (each session's coin flips, one per pair of picks, stay few).
 MAX_INTERLEAVING_DEPTH = 30
 DEFAULT_INTERLEAVING_DEPTH = 10
+#: Probabilities (each at most 1) closer than this are equal but for float rounding: no change to detect.
+SAME_PROBABILITY = 1e-12
 _STANDARD_NORMAL = NormalDist()
 
 
@@ -104,7 +106,7 @@ def sessions_needed(p_a: float, p_b: float, alpha: float = 0.05, power: float = 
     given power: the smallest n with \Phi(h\sqrt{n/2} - z) + \Phi(-h\sqrt{n/2} - z) \ge power, where
     h = |2 \arcsin\sqrt{p_B} - 2 \arcsin\sqrt{p_A}| (Cohen's effect size for proportions) and z = z_{1-\alpha/2};
     about 2 (z + z_{power})^2 / h^2. This is statsmodels' ``NormalIndPower`` with equal arms. None when
-    p_A = p_B (no number of sessions tells them apart).
+    p_A = p_B up to float rounding (|p_B - p_A| <= :data:`SAME_PROBABILITY`): no number of sessions tells them apart.
     """
     p_a = _as_number(p_a, "p_a", low=0.0, high=1.0)
     p_b = _as_number(p_b, "p_b", low=0.0, high=1.0)
@@ -112,9 +114,9 @@ def sessions_needed(p_a: float, p_b: float, alpha: float = 0.05, power: float = 
     power = _as_number(power, "power", low=0.0, high=1.0)
     if not alpha / 2 < power < 1:
         raise InputError(f"Argument `power` has to lie between alpha / 2 and 1 (exclusive), got {power!r}")
-    effect = abs(2 * math.asin(math.sqrt(p_b)) - 2 * math.asin(math.sqrt(p_a)))
-    if effect == 0:
+    if abs(p_b - p_a) <= SAME_PROBABILITY:
         return None
+    effect = abs(2 * math.asin(math.sqrt(p_b)) - 2 * math.asin(math.sqrt(p_a)))
     z = _STANDARD_NORMAL.inv_cdf(1 - alpha / 2)
 
     def power_at(n: float) -> float:

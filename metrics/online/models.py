@@ -255,7 +255,9 @@ def closed_forms(
       probability \gamma); f_r = a_r \prod_{i<r} \gamma (1 - a_i) (no click above r: satisfaction plays no part);
     - pbm: e_r = \theta_r, clicks independent, so f_r = \theta_r a_r \prod_{i<r} (1 - \theta_i a_i).
 
-    Then P(click at r) = e_r a_r, CTR = \sum_r f_r, CTR@1 = e_1 a_1 = a_1 (\theta_1 a_1 in pbm),
+    Then P(click at r) = e_r a_r, CTR = \sum_r f_r, which is 1 - \prod_r (1 - c_r) whenever clicks are missed
+    independently (pbm: c_r = \theta_r a_r; cascade and dbn with \gamma = 1: c_r = a_r), computed so (factors in
+    ascending order) that the same chances in any order give the same CTR to the last bit, CTR@1 = e_1 a_1 = a_1 (\theta_1 a_1 in pbm),
     abandonment = 1 - CTR, E[first click rank | click] = \sum_r r f_r / CTR (0 here when CTR = 0; the caller says
     "no value"), E[clicks] = \sum_r e_r a_r, and the expected reciprocal rank of the satisfying click
     \sum_r (a_r s_r e_r) / r (cascade: s = 1, which is ERR's formula with R_r = a_r); pbm: \sum_r f_r / r.
@@ -274,9 +276,11 @@ def closed_forms(
     if kind == "pbm":
         theta = np.ones_like(a) if position_bias is None else np.asarray(position_bias, dtype=np.float64)
         click = theta * a
+        click_chance = click
         clear_above = np.cumprod(np.concatenate([ones, 1.0 - click[:, :-1]], axis=1), axis=1)
         first = click * clear_above
         stop_rr = np.cumsum(first / ranks, axis=1)[:, -1]
+        independent = np.ones(rows, dtype=bool)
     elif kind in ("cascade", "dbn"):
         gamma = np.asarray(1.0 if kind == "cascade" else continuation, dtype=np.float64).reshape(-1, 1)
         s = np.ones_like(a) if kind == "cascade" or satisfaction is None else np.asarray(satisfaction, dtype=np.float64)
@@ -287,9 +291,12 @@ def closed_forms(
         first = a * no_click_above
         # Same operations, in the same order, as ERR's kernel (metrics.measures.gain_based): bit-identical to it.
         stop_rr = np.cumsum(stop * examined / ranks, axis=1)[:, -1]
+        independent = np.broadcast_to(gamma == 1.0, (rows, 1))[:, 0]  # no leaving before a click
+        click_chance = a
     else:
         raise InputError(f"Argument `kind` has to be one of {', '.join(MODELS)}, got {short_repr(kind)}")
-    ctr = np.clip(np.cumsum(first, axis=1)[:, -1], 0.0, 1.0)
+    missed_all = np.prod(np.sort(1.0 - click_chance, axis=1), axis=1)
+    ctr = np.clip(np.where(independent, 1.0 - missed_all, np.cumsum(first, axis=1)[:, -1]), 0.0, 1.0)
     weighted = np.cumsum(first * ranks, axis=1)[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):
         first_rank = np.where(ctr > 0, weighted / np.where(ctr > 0, ctr, 1.0), 0.0)
