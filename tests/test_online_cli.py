@@ -131,3 +131,38 @@ def test_trec_evals_extreme_grades_give_defined_values(tmp_path):
     assert "ctr                   \tq1\t0.9000" in out  # d1 is examined after d2 with gamma 0.9, and clicked
     assert "first_click_rank      \tq1\t2.0000" in out
     assert "nan" not in out.lower()
+
+
+def long_query_files(tmp_path, relevant: int, retrieved: int) -> tuple[str, str]:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"long 0 d{i} 1\n" for i in range(relevant)))
+    run.write_text("".join(f"long Q0 d{i} {i + 1} {retrieved - i} t\n" for i in range(retrieved)))
+    return str(qrels), str(run)
+
+
+def test_a_simulation_draws_only_to_the_last_clickable_rank_so_a_long_list_needs_no_rank_cap(tmp_path):
+    files = long_query_files(tmp_path, relevant=2, retrieved=100_001)
+    status, out, err = run_cli("--sessions", "10", *files)
+    assert (status, err) == (0, "")
+    (tmp_path / "short").mkdir()
+    short = long_query_files(tmp_path / "short", relevant=2, retrieved=2)
+    assert run_cli("--sessions", "10", *short) == (0, out, "")  # the unclickable tail changes no draw
+
+
+def test_more_clickable_documents_than_a_simulation_takes_name_the_option_file_and_query(tmp_path):
+    from metrics.online.models import MAX_LIST_LENGTH
+
+    files = long_query_files(tmp_path, relevant=MAX_LIST_LENGTH + 1, retrieved=MAX_LIST_LENGTH + 1)
+    status, out, err = run_cli("--sessions", "1", *files)
+    assert (status, out) == (2, "")
+    assert err.startswith("python -m metrics.online: --sessions: run.txt, query 'long': 100,001 clickable documents")
+    assert err.endswith("without it the values are exact (no such limit)\n") and "Argument `" not in err
+    assert run_cli(*files)[0] == 0  # the exact values have no such limit
+
+
+def test_too_many_draws_name_the_option_and_the_file(tmp_path):
+    files = long_query_files(tmp_path, relevant=300, retrieved=300)
+    status, out, err = run_cli("--sessions", "1000000", *files)
+    assert (status, out) == (2, "")
+    assert err.startswith("python -m metrics.online: --sessions: run.txt: 1,000,000 sessions for each of 1 queries "
+                          "make 300,000,000 draws")

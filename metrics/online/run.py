@@ -20,6 +20,7 @@ from ..trec_io import QrelsTable, RunTable
 from .models import (
     DEFAULT_CONTINUATION,
     DEFAULT_ETA,
+    MAX_LIST_LENGTH,
     MODELS,
     SIGNALS,
     ClickModel,
@@ -85,6 +86,7 @@ def run_signals(
     else:
         qids, batches, judged_qids, answered = _from_dicts(qrels, run)
     values = {signal: np.zeros(len(qids)) for signal in RUN_SIGNALS}
+    run_name = getattr(run, "name", "run")  # a table's file name
     models: dict[int, ClickModel] = {}  # simulation: each query's model, so the work is checked before any draw
     for rows, batch in batches:
         attractiveness, satisfaction, position_bias = _parameters(batch, kind, eta)
@@ -94,10 +96,11 @@ def run_signals(
             for signal in RUN_SIGNALS:
                 _put(values[signal], rows, forms[signal])
         else:
-            _collect_models(models, rows, batch, kind, attractiveness, satisfaction, position_bias, continuation)
+            _collect_models(models, qids, run_name, rows, batch, kind, attractiveness,
+                            satisfaction, position_bias, continuation)
     errors = None
     if sessions is not None:
-        errors = _simulate(qids, models, values, sessions, seed)
+        errors = _simulate(qids, run_name, models, values, sessions, seed)
     order = np.asarray(sorted(range(len(qids)), key=qids.__getitem__), dtype=np.int64)
     sorted_qids = [qids[i] for i in order]
     per_query = {signal: values[signal][order] for signal in RUN_SIGNALS}
@@ -156,10 +159,21 @@ def _put(column: np.ndarray, rows: np.ndarray | None, values: np.ndarray) -> Non
         column[rows] = values
 
 
-def _collect_models(models, rows, batch, kind, attractiveness, satisfaction, position_bias, continuation) -> None:
+def _collect_models(models, qids, run_name, rows, batch, kind, attractiveness, satisfaction, position_bias,
+                    continuation) -> None:
+    """Each query's model down to its last clickable rank: a simulation draws nothing below it, so a long
+    unclickable tail costs nothing and meets no limit."""
+    clickable = attractiveness > 0
+    if position_bias is not None:
+        clickable &= position_bias > 0
+    last = np.where(clickable.any(axis=1), clickable.shape[1] - np.argmax(clickable[:, ::-1], axis=1), 0)
     indices = range(batch.size) if rows is None else rows
     for row, index in enumerate(indices):
-        n = int(batch.lengths[row])
+        n = int(min(last[row], batch.lengths[row]))
+        if n > MAX_LIST_LENGTH:
+            raise InputError(f"Argument `sessions`: {run_name}, query {qids[int(index)]!r}: {n:,} clickable "
+                             f"documents, more than the {MAX_LIST_LENGTH:,} a simulated session takes; without it "
+                             "the values are exact (no such limit)")
         models[int(index)] = ClickModel(
             kind, attractiveness[row, :n],
             position_bias=position_bias[row, :n] if position_bias is not None else None,
@@ -167,12 +181,12 @@ def _collect_models(models, rows, batch, kind, attractiveness, satisfaction, pos
             continuation=continuation if kind == "dbn" else 1.0)
 
 
-def _simulate(qids: list[str], models: dict[int, ClickModel], values: dict[str, np.ndarray], sessions: int,
-              seed: int) -> dict[str, np.ndarray]:
+def _simulate(qids: list[str], run_name: str, models: dict[int, ClickModel], values: dict[str, np.ndarray],
+              sessions: int, seed: int) -> dict[str, np.ndarray]:
     """Fill ``values`` with each query's simulated signals; return their standard errors."""
     work = sessions * sum(clickable_length(model) for model in models.values())
     if work > MAX_DRAWS:
-        raise InputError(f"{sessions:,} sessions for each of {len(qids):,} queries make {work:,} draws (sessions x "
+        raise InputError(f"Argument `sessions`: {run_name}: {sessions:,} sessions for each of {len(qids):,} queries make {work:,} draws (sessions x "
                          f"ranks down to each query's last clickable document); the limit is {MAX_DRAWS:,}: use "
                          f"at most {max(1, sessions * MAX_DRAWS // work):,} sessions")
     errors = {signal: np.zeros(len(qids)) for signal in RUN_SIGNALS}
