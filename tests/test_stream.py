@@ -139,6 +139,24 @@ def test_the_command_line_prints_the_same_lines_streamed(tmp_path, monkeypatch) 
             assert outputs[0] == outputs[1]
 
 
+def test_the_command_line_streams_a_gzipped_run_by_its_text_size(tmp_path, monkeypatch) -> None:
+    import metrics.stream
+
+    qrels_text, run_text = random_trec_files(9)
+    qrels = write(tmp_path, "qrels", qrels_text)
+    packed = write(tmp_path, "run.gz", gzip.compress(run_text.encode()))
+    streamed = []
+    real = metrics.stream.stream_run
+    monkeypatch.setattr(metrics.stream, "stream_run", lambda *a, **k: streamed.append(a[1]) or real(*a, **k))
+    # Smaller than the threshold on disk, larger once decompressed (counted as four times its size).
+    monkeypatch.setattr(cli, "STREAM_FROM_BYTES", 2 * packed.stat().st_size)
+    assert cli.main([str(qrels), str(packed)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    assert streamed == [packed]
+    monkeypatch.setattr(cli, "STREAM_FROM_BYTES", 5 * packed.stat().st_size)
+    assert cli.main([str(qrels), str(packed)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    assert streamed == [packed]  # not streamed this time
+
+
 BAD_LINES = {
     "a score that is not a number": "q9 Q0 z 1 abc t",
     "five columns": "q9 Q0 z 1 2.0",
