@@ -84,6 +84,18 @@ def test_an_attractive_unjudged_document_draws_clicks_the_offline_metrics_never_
     assert list(online_figure(at).data[0].y) == pytest.approx([0.5, 0.25, 0.125])
 
 
+def test_a_negative_grade_is_unjudged_for_the_click_model_as_in_trec_eval_and_the_list():
+    from ui.online_panel import UNJUDGED, Settings, grade_levels
+
+    assert grade_levels({"a": 1, "b": -1}, ["a", "b"]) == [0, 1, UNJUDGED]
+    settings = Settings("cascade", 1, ((0, 0.4), (1, 0.5), (UNJUDGED, 0.1)), (), 1.0, (), 0.9, 100, 0)
+    assert settings.model(["a", "b"], {"a": 1, "b": -1}).attractiveness.tolist() == [0.5, 0.1]
+    at = open_app(ranking="donut,mystery,muffin", qrels="donut:1,mystery:-1,muffin:1", k="3")
+    number_input(at, "online_attractiveness_unjudged_of_1").set_value(0.5).run()
+    assert_no_failure(at)
+    assert list(online_figure(at).data[0].y) == pytest.approx([0.5, 0.25, 0.125])
+
+
 def test_pbm_examines_rank_r_with_probability_one_over_r_to_the_eta():
     at = open_app()
     at.radio(key="online_model").set_value("pbm").run()

@@ -74,7 +74,7 @@ class Settings:
     def model(self, ranking: Sequence[str], judgments: Mapping[str, int]) -> ClickModel:
         """The click model of ``ranking``: each rank's parameters from its grade (the typed value of that grade,
         else the engine's default for ``max_grade``)."""
-        grades = [judgments.get(doc) for doc in ranking]
+        grades = [judged(judgments).get(doc) for doc in ranking]
         attractiveness = _per_rank(grades, dict(self.attraction), default_attractiveness(grades, self.max_grade))
         if self.kind == "pbm":
             return ClickModel("pbm", attractiveness, position_bias=position_bias(len(ranking), self.eta, self.bias))
@@ -85,7 +85,7 @@ class Settings:
 
 
 def _per_rank(grades: Sequence[int | None], typed: Mapping[object, float], defaults: np.ndarray) -> np.ndarray:
-    keys = [UNJUDGED if grade is None else max(int(grade), 0) for grade in grades]
+    keys = [UNJUDGED if grade is None else int(grade) for grade in grades]
     return np.array([typed.get(key, default) for key, default in zip(keys, defaults.tolist())])
 
 
@@ -116,10 +116,17 @@ def parse_bias(text: str) -> tuple[float, ...]:
     return tuple(values)
 
 
+def judged(judgments: Mapping[str, int]) -> dict[str, int]:
+    """The judgments with a grade >= 0: a negative grade (in the pool, not judged) is unjudged, as trec_eval -J,
+    metrics.holes and the list read it."""
+    return {doc: grade for doc, grade in judgments.items() if grade >= 0}
+
+
 def grade_levels(judgments: Mapping[str, int], ranking: Sequence[str]) -> list[object]:
-    """The grades that get their own input: the distinct grades >= 0 of the query (negative ones read as 0), the
-    highest :data:`MAX_GRADE_INPUTS`, and ``unjudged`` when the page holds an unjudged document."""
-    grades = sorted({max(int(g), 0) for g in judgments.values()} | {0})[-MAX_GRADE_INPUTS:]
+    """The grades that get their own input: the distinct grades of the query (0 always), the highest
+    :data:`MAX_GRADE_INPUTS`, and ``unjudged`` when the page holds an unjudged document (negative grades too)."""
+    judgments = judged(judgments)
+    grades = sorted({int(g) for g in judgments.values()} | {0})[-MAX_GRADE_INPUTS:]
     return [*grades, *([UNJUDGED] if any(doc not in judgments for doc in ranking) else [])]
 
 
@@ -169,9 +176,9 @@ def online_section(query: QueryState, baseline: dict | None) -> None:
     if not page:
         st.info("Add documents to the list to see the clicks a user would make on it.")
         return
-    judgments = dict(query.judgments)
+    judgments = judged(query.judgments)
     if baseline is not None:
-        judgments_all = {**baseline["judgments"], **judgments}
+        judgments_all = judged({**baseline["judgments"], **query.judgments})
     else:
         judgments_all = judgments
     settings = controls(page, judgments_all)
@@ -225,7 +232,7 @@ def controls(page: Sequence[str], judgments: Mapping[str, int]) -> Settings | No
             continuation = st.slider("Continuation γ: the chance an unsatisfied user goes on to the next rank",
                                      0.0, 1.0, 0.9, 0.05, key=CONTINUATION)
         levels = grade_levels(judgments, page)
-        max_grade = max([max(int(g), 0) for g in judgments.values()], default=0)
+        max_grade = max([int(g) for g in judged(judgments).values()], default=0)
         attraction = _per_grade(levels, max_grade, "attractiveness")
         satisfaction = _per_grade(levels, max_grade, "satisfaction") if kind == "dbn" else {}
     if sessions > cap:
