@@ -81,8 +81,14 @@ def _read_blocks(paths, blocksize, kind: str) -> dd.DataFrame:
         blocksize = None  # a gzip stream cannot be cut at a line end without decompressing it
     _, blocks, files = read_bytes([str(name) for name in names] if len(names) > 1 else str(names[0]),
                                   delimiter=b"\n", blocksize=blocksize, sample=False, include_path=True)
-    parts = [dask.delayed(_parse_block)(block, f"{str(file).rsplit('/', 1)[-1]} (block {number})", kind)
-             for file, file_blocks in zip(files, blocks) for number, block in enumerate(file_blocks)]
+    labels = [str(file).rsplit('/', 1)[-1] for file in files]
+    whole = sum(len(file_blocks) for file_blocks in blocks) == 1  # one block: the file's own rules apply
+    parts = [dask.delayed(_parse_block)(block, label if whole else f"{label} (block {number})", kind, whole)
+             for label, file_blocks in zip(labels, blocks) for number, block in enumerate(file_blocks)]
+    if not parts:
+        from .trec_io import TrecFormatError, _no_data_lines
+
+        raise TrecFormatError(_no_data_lines(", ".join(labels), kind, "is empty"))
     return dd.from_delayed(parts, meta=_block_frame(kind), verify_meta=False)
 
 
@@ -97,12 +103,26 @@ def _block_frame(kind: str, table=None) -> pd.DataFrame:
                          value: values})
 
 
-def _parse_block(block: bytes, name: str, kind: str) -> pd.DataFrame:
+def _parse_block(block: bytes, name: str, kind: str, whole: bool) -> pd.DataFrame:
+    """One block's rows; a block of comments and blank lines is an empty piece of a longer file."""
     from .trec_io import read_qrels, read_run
 
-    if not block.strip():
+    if not whole and not _has_data_line(block):
         return _block_frame(kind)
     return _block_frame(kind, (read_run if kind == "run" else read_qrels)(block, name=name))
+
+
+def _has_data_line(block: bytes) -> bool:
+    """Whether a line of the block is neither blank nor a comment (a data block answers at its first line)."""
+    start = 0
+    while start < len(block):
+        end = block.find(b"\n", start)
+        end = len(block) if end < 0 else end
+        line = block[start:end].strip()
+        if line and not line.startswith(b"#"):
+            return True
+        start = end + 1
+    return False
 
 
 def evaluate(

@@ -134,3 +134,22 @@ def test_trec_files_as_a_list_cut_in_blocks_or_gzipped_give_the_same_means(clien
     assert metrics.dask.evaluate(qrels, in_blocks, ["map", "P.10"]).means == expected
     assert metrics.dask.evaluate(qrels, metrics.dask.read_trec_run(tmp_path / "all.run.gz"), ["map", "P.10"]).means \
         == expected
+
+
+def test_a_block_of_comments_only_inside_a_run_file_is_an_empty_piece(client, tmp_path) -> None:
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"q1 Q0 d{i} {i} {10 - i} tag\n" for i in range(10)) + "# a comment line\n" * 30
+                   + "".join(f"q2 Q0 d{i} {i} {10 - i} tag\n" for i in range(10)))
+    qrels = pd.DataFrame({"qid": ["q1", "q2"], "docno": ["d3", "d0"], "label": [1, 1]})
+    in_blocks = metrics.dask.read_trec_run(run, blocksize=200)
+    assert in_blocks.npartitions >= 4  # 510 bytes of comments: at least one block holds nothing else
+    assert metrics.dask.evaluate(qrels, in_blocks, ["map"]).means == {"map": (1 / 4 + 1) / 2}  # d3 4th, d0 1st
+
+
+def test_an_empty_or_comments_only_run_file_is_one_input_error(client, tmp_path) -> None:
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "comments.txt").write_text("# nothing yet\n")
+    for name in ("empty.txt", "comments.txt"):
+        with pytest.raises(InputError, match=rf"^{name}: the file (is empty|has only comments and blank lines)"):
+            metrics.dask.evaluate(metrics.dask.read_trec_qrels(DATA / "qrels.test"),
+                                  metrics.dask.read_trec_run(tmp_path / name), ["map"])
