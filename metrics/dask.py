@@ -8,8 +8,9 @@ partition, with the means combined exactly.
     per_query, means = metrics.dask.evaluate(qrels, run, ["map", "nDCG@10"])
 
 How it works: each input partition is checked and its columns normalised (ids as text, scores as float64, grades
-as int64; a bad row is named by its partition and row); qrels and run rows are then shuffled together by query
-id, so every partition holds whole queries with their judgments; ``map_partitions`` runs the bulk path's kernels
+as int64; a bad row is named by its partition and row) and each row tagged with that
+position; qrels and run rows are then shuffled together by query id, so every partition holds whole queries with
+their judgments, put back in input order; ``map_partitions`` runs the bulk path's kernels
 on each partition (so trec_eval -c counts a judged query absent from the run where its judgments are); the
 per-query values come back to the client (one row per query) and are summed in sorted-qid order, trec_eval's
 order, so the means equal the single-machine path's to the last bit.
@@ -54,8 +55,9 @@ from .model import InputError
 from .names import Measure
 from .trec_io import QrelsTable, RunTable, to_numpy, value_codes
 
-#: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0.
-_NORMAL = ("qid", "docno", "score", "label", "is_qrels")
+#: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0;
+#: part and row are the row's input partition and its row there, so a query's rows regain their input order.
+_NORMAL = ("qid", "docno", "score", "label", "is_qrels", "part", "row")
 
 
 def read_trec_run(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataFrame:
@@ -187,7 +189,8 @@ def _normalised(frame: dd.DataFrame, kind: str) -> dd.DataFrame:
                                                        meta=_normal_frame(0), align_dataframes=False)
 
 
-def _normal_frame(rows: int, qid=None, docno=None, score=None, label=None, is_qrels: bool = False) -> pd.DataFrame:
+def _normal_frame(rows: int, qid=None, docno=None, score=None, label=None, is_qrels: bool = False,
+                  part: int = 0) -> pd.DataFrame:
     strings = pd.ArrowDtype(pa.string())
     return pd.DataFrame({
         "qid": pd.array(qid if qid is not None else pa.array([], pa.string()), dtype=strings),
@@ -195,6 +198,8 @@ def _normal_frame(rows: int, qid=None, docno=None, score=None, label=None, is_qr
         "score": score if score is not None else np.zeros(rows),
         "label": label if label is not None else np.zeros(rows, dtype=np.int64),
         "is_qrels": np.full(rows, is_qrels),
+        "part": np.full(rows, part, dtype=np.int64),
+        "row": np.arange(rows, dtype=np.int64),
     })
 
 
@@ -207,12 +212,15 @@ def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, va
     where = _Where(name, qids, docnos, True)
     rows = len(qids)
     if kind == "run":
-        return _normal_frame(rows, qids, docnos, score=_scores(table.column(value), value, where))
-    return _normal_frame(rows, qids, docnos, label=_grades(table.column(value), value, where), is_qrels=True)
+        return _normal_frame(rows, qids, docnos, score=_scores(table.column(value), value, where), part=number)
+    return _normal_frame(rows, qids, docnos, label=_grades(table.column(value), value, where), is_qrels=True,
+                         part=number)
 
 
 def _evaluate_partition(part: pd.DataFrame, measures: list[Measure], conv: Conventions) -> pd.DataFrame:
     """The per-query values of the whole queries of one partition (unsorted; the client sorts)."""
+    # The shuffle gathers a query's rows in no set order: the input order is restored (tie_order="as_given").
+    part = part.iloc[np.lexsort((part["row"].to_numpy(), part["part"].to_numpy()))]
     is_qrels = part["is_qrels"].to_numpy(dtype=bool)
     tables = {}
     for kind, rows in (("qrels", is_qrels), ("run", ~is_qrels)):

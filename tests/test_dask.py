@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
@@ -134,6 +135,17 @@ def test_trec_files_as_a_list_cut_in_blocks_or_gzipped_give_the_same_means(clien
     assert metrics.dask.evaluate(qrels, in_blocks, ["map", "P.10"]).means == expected
     assert metrics.dask.evaluate(qrels, metrics.dask.read_trec_run(tmp_path / "all.run.gz"), ["map", "P.10"]).means \
         == expected
+
+
+def test_as_given_tie_order_keeps_the_input_order_of_rows_through_the_shuffle(client) -> None:
+    qrels, run = random_data(21, queries=40)  # scores on a coarse grid: many ties, rows in no order
+    single = evaluate_frames(qrels, run, MEASURES, tie_order="as_given")
+    assert single.means != evaluate_frames(qrels, run, MEASURES).means  # the input order decides the ties
+    assert_identical(metrics.dask.evaluate(spread(qrels, 2), spread(run, 4), MEASURES, tie_order="as_given"),
+                     single)
+    with dask.config.set(scheduler="sync"):  # the disk shuffle gathers the pieces of a query in another order
+        assert_identical(metrics.dask.evaluate(spread(qrels, 2), spread(run, 4), MEASURES, tie_order="as_given",
+                                               shuffle_method="disk"), single)
 
 
 def test_a_block_of_comments_only_inside_a_run_file_is_an_empty_piece(client, tmp_path) -> None:
