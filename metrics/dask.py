@@ -8,7 +8,7 @@ partition, with the means combined exactly.
     per_query, means = metrics.dask.evaluate(qrels, run, ["map", "nDCG@10"])
 
 How it works: each input partition is checked and its columns normalised (ids as text, scores as float64, grades
-as int64; a bad row is named by its partition and row) and each row tagged with that
+as int64 and within the measures' limit; a bad row is named by its partition and row) and each row tagged with that
 position; qrels and run rows are then shuffled together by query id, so every partition holds whole queries with
 their judgments, put back in input order; ``map_partitions`` runs the bulk path's kernels
 on each partition (so trec_eval -c counts a judged query absent from the run where its judgments are); the
@@ -33,8 +33,9 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 
+from .bulk import evaluate_tables
 from .conventions import Conventions
-from .evaluate import _as_measures, aggregate_columns, make_conventions
+from .evaluate import _as_measures, aggregate_columns, grade_limit, make_conventions
 from .frames import (
     DOCNO_COLUMNS,
     LABEL_COLUMNS,
@@ -48,7 +49,6 @@ from .frames import (
     _scores,
     _unique_pairs,
     _Where,
-    evaluate_tables_checked,
     per_query_frame,
 )
 from .model import InputError
@@ -151,7 +151,7 @@ def evaluate(
                                     or npartitions < 1):
         raise InputError(f"Argument `npartitions` has to be a positive integer or None, got {npartitions!r}")
     parts = npartitions or max(run_frame.npartitions, 1)
-    normal = dd.concat([_normalised(run_frame, "run"), _normalised(qrels_frame, "qrels")])
+    normal = dd.concat([_normalised(run_frame, "run"), _normalised(qrels_frame, "qrels", grade_limit(parsed, conv))])
     by_query = normal.shuffle(on="qid", npartitions=parts, shuffle_method=shuffle_method)
     keys = [measure.key for measure in parsed]
     meta = pd.DataFrame({"qid": pd.Series([], dtype=object), **{key: pd.Series([], dtype=np.float64)
@@ -177,7 +177,7 @@ def _as_dask(frame, name: str) -> dd.DataFrame:
                      f"{type(frame).__name__}")
 
 
-def _normalised(frame: dd.DataFrame, kind: str) -> dd.DataFrame:
+def _normalised(frame: dd.DataFrame, kind: str, limit=None) -> dd.DataFrame:
     """Each partition checked and reduced to the columns of _NORMAL; the column names are found once, here."""
     columns = [str(column) for column in frame.columns]
     probe = pa.table({column: pa.array([], pa.null()) for column in dict.fromkeys(columns)})
@@ -185,7 +185,7 @@ def _normalised(frame: dd.DataFrame, kind: str) -> dd.DataFrame:
     docno = _column(probe, DOCNO_COLUMNS, kind, "document ids")
     value = _column(probe, SCORE_COLUMNS if kind == "run" else LABEL_COLUMNS, kind,
                     "scores" if kind == "run" else "grades")
-    return frame[[qid, docno, value]].map_partitions(_normalise_partition, kind, qid, docno, value,
+    return frame[[qid, docno, value]].map_partitions(_normalise_partition, kind, qid, docno, value, limit,
                                                        meta=_normal_frame(0), align_dataframes=False)
 
 
@@ -203,7 +203,7 @@ def _normal_frame(rows: int, qid=None, docno=None, score=None, label=None, is_qr
     })
 
 
-def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, value: str,
+def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, value: str, limit=None,
                          partition_info=None) -> pd.DataFrame:
     number = partition_info["number"] if partition_info else 0
     name = f"{kind} (partition {number})"
@@ -213,8 +213,12 @@ def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, va
     rows = len(qids)
     if kind == "run":
         return _normal_frame(rows, qids, docnos, score=_scores(table.column(value), value, where), part=number)
-    return _normal_frame(rows, qids, docnos, label=_grades(table.column(value), value, where), is_qrels=True,
-                         part=number)
+    grades = _grades(table.column(value), value, where)
+    if limit is not None:  # checked here, where the row is the user's row (see evaluate_tables_checked)
+        too_large = np.flatnonzero(grades > limit[0])
+        if too_large.size:
+            raise InputError(f"{name} row {int(too_large[0])}: grade {int(grades[too_large[0]])} {limit[1]}")
+    return _normal_frame(rows, qids, docnos, label=grades, is_qrels=True, part=number)
 
 
 def _evaluate_partition(part: pd.DataFrame, measures: list[Measure], conv: Conventions) -> pd.DataFrame:
@@ -231,11 +235,11 @@ def _evaluate_partition(part: pd.DataFrame, measures: list[Measure], conv: Conve
         else:
             columns["label"] = chosen["label"].to_numpy(dtype=np.int64)
         tables[kind] = pa.table(columns)
-    # Ids, scores and grades were checked before the shuffle; a (qid, docno) pair repeated across input partitions
-    # meets its twin only here.
+    # Ids, scores and grades (and the grade limit) were checked before the shuffle; a (qid, docno) pair repeated
+    # across input partitions meets its twin only here.
     qrels = _checked_table(tables["qrels"], "qrels")
     run = _checked_table(tables["run"], "run")
-    qids, values, _ = evaluate_tables_checked(qrels, run, measures, conv)
+    qids, values, _ = evaluate_tables(qrels, run, measures, conv)
     return pd.DataFrame({"qid": pd.Series(qids, dtype=object),
                          **{measure.key: np.asarray(values[measure.key], dtype=np.float64) for measure in measures}})
 

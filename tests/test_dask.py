@@ -148,6 +148,16 @@ def test_as_given_tie_order_keeps_the_input_order_of_rows_through_the_shuffle(cl
                                                shuffle_method="disk"), single)
 
 
+def test_a_grade_too_large_for_exponential_gain_is_named_by_its_input_partition_and_row(client) -> None:
+    qrels = pd.DataFrame({"qid": [f"q{i % 4}" for i in range(20)], "docno": [f"d{i}" for i in range(20)],
+                          "label": [1] * 19 + [2000]})
+    run = pd.DataFrame({"qid": ["q0", "q3"], "docno": ["d0", "d19"], "score": [1.0, 2.0]})
+    with pytest.raises(InputError, match="^qrels row 19: grade 2000 is too large for exponential gain"):
+        metrics.evaluate(qrels, run, ["ndcg"], gain="exponential")
+    with pytest.raises(InputError, match=r"^qrels \(partition 1\) row 9: grade 2000 is too large for exponential"):
+        metrics.dask.evaluate(spread(qrels, 2), run, ["ndcg"], npartitions=4, gain="exponential")
+
+
 def test_a_block_of_comments_only_inside_a_run_file_is_an_empty_piece(client, tmp_path) -> None:
     run = tmp_path / "run.txt"
     run.write_text("".join(f"q1 Q0 d{i} {i} {10 - i} tag\n" for i in range(10)) + "# a comment line\n" * 30
