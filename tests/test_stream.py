@@ -102,7 +102,7 @@ def test_chunks_hold_whole_queries_and_number_their_lines_in_the_whole_file() ->
         assert [chunk.last for chunk in chunks] == [False] * (len(chunks) - 1) + [True]
         for chunk in chunks:
             assert chunk.first_line == text.count(b"\n", 0, text.index(chunk.text)) + 1
-        queries = [{line.split()[0] for line in chunk.text.splitlines() if not line.startswith(b"#")} for chunk in chunks]
+        queries = [{line.split()[0] for line in bytes(chunk.text).splitlines() if not line.startswith(b"#")} for chunk in chunks]
         assert sum(len(found) for found in queries) == 4  # each query in one chunk
 
 
@@ -246,3 +246,50 @@ def test_peak_memory_does_not_grow_with_the_number_of_queries(tmp_path) -> None:
     # The in-memory path holds about 100 bytes per line: about 160 MB more for the larger run. Streamed, the
     # per-query values and the set of query ids are all that grow.
     assert peaks[1] - peaks[0] < 40, peaks
+
+
+_ONE_RUN_PEAK = """
+import resource, sys
+from metrics import cli
+cli.STREAM_FROM_BYTES = 0 if sys.argv[1] == "streamed" else 1 << 62
+status = cli.main(["-m", "map", "-m", "P.10", sys.argv[2], sys.argv[3]])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_a_run_of_one_huge_query_streams_in_about_the_memory_of_reading_it_whole(tmp_path) -> None:
+    # One query of 1,000,000 lines (about 30 MB), then a small one: the chunks cannot cut the big query, so it is
+    # held whole, as the in-memory path holds it, but not read twice over nor copied.
+    qrels = write(tmp_path, "qrels", "q1 0 d5 1\nq2 0 e7 1\n")
+    run = tmp_path / "run"
+    with open(run, "w") as file:
+        for start in range(0, 1_000_000, 100_000):
+            file.write("".join(f"q1 Q0 d{i} {i} {(1_000_000 - i) / 1000} t\n" for i in range(start, start + 100_000)))
+        file.write("".join(f"q2 Q0 e{i} {i} 1 t\n" for i in range(1, 50_001)))
+    peaks = {}
+    for how in ("in-memory", "streamed"):
+        child = subprocess.run([sys.executable, "-c", _ONE_RUN_PEAK, how, str(qrels), str(run)], capture_output=True,
+                               text=True, check=True, cwd=Path(__file__).resolve().parent.parent)
+        peaks[how] = int(child.stdout.split()[-1]) / 1024
+    assert peaks["streamed"] < 1.2 * peaks["in-memory"], peaks
+
+
+def test_running_out_of_memory_while_streaming_is_one_line_naming_the_run(tmp_path, monkeypatch) -> None:
+    import metrics.bulk
+
+    qrels_text, run_text = random_trec_files(3)
+    qrels, run = write(tmp_path, "qrels", qrels_text), write(tmp_path, "big.run", run_text)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 1.2 GiB for an array")
+
+    monkeypatch.setattr(metrics.bulk, "prepare_run", no_memory)
+    monkeypatch.setattr(cli, "STREAM_FROM_BYTES", 0)
+    for text in (contiguous(run_text), run_text):  # read once, and grouped out of core
+        run.write_text(text)
+        out, err = io.StringIO(), io.StringIO()
+        assert cli.main(["-m", "map", str(qrels), str(run)], stdout=out, stderr=err) == 2
+        assert out.getvalue() == ""
+        message = err.getvalue()
+        assert message.count("\n") == 1 and "big.run" in message and "out of memory" in message, message
+        assert "Traceback" not in message

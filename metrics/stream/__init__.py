@@ -106,8 +106,21 @@ def stream_run(
     conv = conventions if conventions is not None else Conventions()
     table = qrels if isinstance(qrels, QrelsTable) else read_qrels(qrels)
     label = name or Path(run_path).name
-    scorer = _ChunkScorer(table, _as_measures(measures), conv, relstring_length)
-    reader = _Reader(run_path, label, chunk_bytes, OVERLAP if overlap is None else overlap)
+    try:
+        return _stream(table, run_path, _as_measures(measures), conv, chunk_bytes, relstring_length,
+                       OVERLAP if overlap is None else overlap, label)
+    except MemoryError:
+        # numpy's and pyarrow's allocation failures alike: one line, not a traceback through the kernels.
+        raise TrecFormatError(
+            f"{label}: out of memory while evaluating it in chunks: the largest query of a run (and a bucket of a "
+            f"run whose queries are not contiguous) is held in memory whole; give the process more memory, or "
+            f"split the run's largest queries") from None
+
+
+def _stream(table: QrelsTable, run_path, measures: list[Measure], conv: Conventions, chunk_bytes: int,
+            relstring_length: int | None, overlap: bool, label: str) -> StreamedRun:
+    scorer = _ChunkScorer(table, measures, conv, relstring_length)
+    reader = _Reader(run_path, label, chunk_bytes, overlap)
     try:
         grouped = not scorer.score_contiguous(reader)
     finally:
@@ -248,7 +261,9 @@ class _Reader:
     def _produce(self) -> None:
         try:
             for chunk in self.texts:
-                if not self._put(("chunk", self.pool.submit(parse_chunk, chunk, self.label))):
+                future = self.pool.submit(parse_chunk, chunk, self.label)
+                del chunk  # held by the parse only, not while the next chunk is read
+                if not self._put(("chunk", future)):
                     return
             self._put(("end", None))
         except BaseException as error:  # noqa: BLE001 -- handed to the consumer, which raises it

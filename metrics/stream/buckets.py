@@ -49,17 +49,23 @@ def grouped_tables(path: str | os.PathLike, label: str, chunk_bytes: int, direct
             runid = run.runid
             bucket_of_query = (trec_io.docno_keys(run.qid_values, hashed=True)[0] % np.uint64(count)).astype(np.int64)
             bucket = bucket_of_query[run.qid_code]
-            order = np.argsort(bucket, kind="stable")
             sizes = np.bincount(bucket, minlength=count)
-            start = 0
-            for index in np.flatnonzero(sizes).tolist():
-                rows = from_numpy(order[start:start + sizes[index]])
-                start += sizes[index]
+            if np.count_nonzero(sizes) == 1:
+                # One bucket takes the whole chunk (a long query, say): written as it is, without a copy.
+                pieces = {int(bucket[0]): (run.qid, run.docno, from_numpy(run.score))}
+            else:
+                order = np.argsort(bucket, kind="stable")
+                pieces, start = {}, 0
+                for index in np.flatnonzero(sizes).tolist():
+                    rows = from_numpy(order[start:start + sizes[index]])
+                    start += sizes[index]
+                    pieces[index] = (run.qid.take(rows), run.docno.take(rows), from_numpy(run.score).take(rows))
+            del run
+            for index, columns in pieces.items():
                 if index not in writers:
                     writers[index] = ipc.new_stream(str(directory / f"bucket-{index}.arrow"), _SCHEMA)
-                writers[index].write_batch(pa.record_batch(
-                    [run.qid.take(rows), run.docno.take(rows), from_numpy(run.score).take(rows)], schema=_SCHEMA))
-            del run
+                writers[index].write_table(pa.table(list(columns), schema=_SCHEMA))
+            del pieces, columns
     finally:
         for writer in writers.values():
             writer.close()
@@ -69,7 +75,9 @@ def grouped_tables(path: str | os.PathLike, label: str, chunk_bytes: int, direct
         with ipc.open_stream(str(file)) as reader:
             table = reader.read_all()
         file.unlink()
-        qid, docno = table.column("qid").combine_chunks(), table.column("docno").combine_chunks()
+        # The columns stay in the pieces they were written in (the bulk path takes them so): the bucket is held
+        # once, not copied into one array.
+        qid, docno = table.column("qid"), table.column("docno")
         score = trec_io.to_numpy(table.column("score"))
         del table
         codes, values = trec_io.value_codes(qid)

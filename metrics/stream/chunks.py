@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from .. import trec_io
 from ..trec_io import RunTable, TrecFormatError
@@ -33,7 +32,7 @@ _READ_STEP = 1 << 22  # gzip is inflated this much at a time, and its caps check
 class Chunk:
     """Whole lines of the run: the text, the number of its first line in the file, and whether it is the last."""
 
-    text: bytes
+    text: bytes | bytearray
     first_line: int
     last: bool
 
@@ -95,43 +94,54 @@ def query_chunks(blocks: Iterator[bytes], chunk_bytes: int) -> Iterator[Chunk]:
     pending = bytearray()
     first_line = 1
     wanted = chunk_bytes
+    searched, searched_qid = 0, None  # pending[:searched] holds only lines of query searched_qid (and comments)
     while True:
         while len(pending) < wanted:
             block = next(blocks, None)
             if block is None:
                 if pending:
-                    yield Chunk(bytes(pending), first_line, True)
+                    yield Chunk(pending, first_line, True)
                 return
             pending += block
         line_end = pending.rfind(b"\n") + 1
-        cut = _last_query_start(pending, line_end) if line_end else 0
+        qid = _last_qid(pending, line_end) if line_end else None
+        cut = _last_query_start(pending, line_end, qid, searched) if line_end else 0
+        if cut == 0 and searched and qid != searched_qid:
+            cut = searched  # the last query starts right after the lines already searched
         if cut == 0:
-            # One query (or one line) fills the whole chunk so far: read on until it ends (doubling, so that a
-            # query of many chunks is searched for its end a logarithmic number of times).
-            wanted = len(pending) + max(chunk_bytes, len(pending))
+            # One query (or one line) fills the whole chunk so far: read on until it ends. Only the new lines are
+            # searched next time, and the text grows one chunk at a time, so a query of many chunks costs one
+            # pass over its bytes and about one copy of them (not twice its size read ahead).
+            searched, searched_qid = line_end, qid
+            wanted = len(pending) + chunk_bytes
             continue
-        text = bytes(pending[:cut])
-        del pending[:cut]
+        # The chunk is ``pending`` itself, cut short (no copy of a long query); the few lines after the cut start
+        # the next one.
+        text, pending = pending, pending[cut:]
+        del text[cut:]
+        lines = text.count(b"\n")
         yield Chunk(text, first_line, False)
-        first_line += text.count(b"\n")
-        wanted = chunk_bytes
+        del text  # the consumer holds the chunk while it is parsed and scored: no second reference here
+        first_line += lines
+        wanted, searched, searched_qid = chunk_bytes, 0, None
 
 
-def _last_query_start(text: bytearray, end: int) -> int:
+def _last_query_start(text: bytearray, end: int, qid: bytes | None, floor: int = 0) -> int:
     """The offset of the first of the lines, at the end of ``text[:end]``, that belong to the last line's query
-    (comment and blank lines among them go with them); 0 when every line does."""
+    (comment and blank lines among them go with them); 0 when every line does. ``qid`` is the last line's
+    (:func:`_last_qid`); ``text[:floor]`` (whole lines) is known to belong to that query already and is not searched
+    again."""
     data = np.frombuffer(text, dtype=np.uint8, count=end)
-    qid = _last_qid(text, end)
     if qid is None:
         return end
     pattern = np.frombuffer(qid, dtype=np.uint8)
     width = pattern.shape[0] + 1
     window_end, step = end, 1 << 16
-    while window_end > 0:
-        window_start = max(0, window_end - step)
+    while window_end > floor:
+        window_start = max(floor, window_end - step)
         starts = np.flatnonzero(data[window_start:window_end - 1] == 10) + window_start + 1
-        if window_start == 0:
-            starts = np.concatenate([[0], starts])
+        if window_start == floor:
+            starts = np.concatenate([[floor], starts])
         starts = starts[starts + width <= end]
         if starts.shape[0]:
             heads = data[starts[:, None] + np.arange(width)]
@@ -169,17 +179,13 @@ def parse_chunk(chunk: Chunk, label: str, *, check_pairs: bool = True) -> RunTab
     except TrecFormatError:
         return None  # only comments and blank lines: fine inside a file (an empty file is refused by the caller)
     if columns is None:
-        columns = trec_io._slow_parse(chunk.text, label, "run", chunk.first_line)
-    qid, docno, score, tag = columns
-    qid, docno = _single(qid), _single(docno)
+        columns = trec_io._slow_parse(bytes(chunk.text), label, "run", chunk.first_line)
+    qid, docno, score, tag = columns  # pyarrow's pieces, kept as they are (as read_run keeps them): no second copy
     codes, values = trec_io.value_codes(qid)
     if not check_pairs:
         return RunTable(qid, docno, np.asarray(score, dtype=np.float64), tag, label, None, False, codes, values)
     keys, exact, maybe_repeated = trec_io._check_unique_pairs(codes, docno)
     if maybe_repeated:
-        trec_io._raise_duplicate(chunk.text, label, "run", chunk.first_line)
+        trec_io._raise_duplicate(bytes(chunk.text), label, "run", chunk.first_line)
     return RunTable(qid, docno, np.asarray(score, dtype=np.float64), tag, label, keys, exact, codes, values)
 
-
-def _single(values) -> pa.Array:
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
