@@ -376,11 +376,12 @@ def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], 
 
 
 def evaluate_run_path(qrels, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
-                      relstring: tuple[str, int] | None = None):
+                      relstring: tuple[str, int] | None = None, stop=None):
     """:func:`evaluate_files` with the qrels read and checked already: a large run file streams, others are read
-    whole (every run of ``python -m metrics QRELS RUN RUN...`` goes through here)."""
+    whole (every run of ``python -m metrics QRELS RUN RUN...`` goes through here). ``stop``: a threading.Event
+    that ends a streamed run early (:func:`metrics.stream.stream_run`)."""
     if _streams(run_path):
-        return _evaluate_streamed(qrels, Path(run_path), measures, conventions, relstring)
+        return _evaluate_streamed(qrels, Path(run_path), measures, conventions, relstring, stop)
     # The table goes straight into the call (no name holds it here), so evaluate_run can release it before the kernels.
     return evaluate_run(qrels, read_run_path(run_path), measures, conventions, relstring=relstring)
 
@@ -469,12 +470,12 @@ def _streams(run_path: str) -> bool:
 
 
 def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conventions: Conventions,
-                       relstring: tuple[str, int] | None):
+                       relstring: tuple[str, int] | None, stop=None):
     """:func:`evaluate_files` in bounded memory: the run in chunks of whole queries, the same values and lines."""
     from .stream import stream_run
 
     result = stream_run(qrels, run_path, list(measures) or ["num_q"], conventions,
-                        relstring_length=relstring[1] if relstring is not None else None)
+                        relstring_length=relstring[1] if relstring is not None else None, stop=stop)
     values: dict[str, object] = dict(result.values)
     if conventions.missing_queries == "zero":
         values[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))

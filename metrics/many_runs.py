@@ -15,9 +15,10 @@ trec_eval's order, so the table and the blocks equal one call per run to the las
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -85,8 +86,10 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
                   workers: int | None = None) -> Iterator[RunValues]:
     """Each run's :class:`RunValues`, in the order given. ``qrels`` is read and checked already
     (:func:`metrics.cli.check_grade_limit`). A run that cannot be read or evaluated raises its error when its turn
-    comes: the runs before it have been yielded whole; of the runs after it, those already started (at most
-    ``workers - 1``) are finished and dropped, and no other is started."""
+    comes: the runs before it have been yielded whole; of the runs after it, none is started, and those already
+    started (at most ``workers - 1``) are told to stop and dropped. An interrupted or abandoned iteration (Ctrl-C)
+    does the same and returns without waiting: a streamed run stops within a read step, removing its temporary
+    files, and a run read whole finishes its reading in the background."""
     from .cli import evaluate_run, evaluate_run_path
 
     if workers is None:
@@ -94,9 +97,12 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
     elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"Argument `workers` has to be a positive integer (runs evaluated at once), got {workers!r}")
 
+    stop = threading.Event()
+
     def one(name: str, source: RunSource) -> RunValues:
         if isinstance(source, (str, Path)):  # as the command line evaluates one file: a large one streams
-            qids, values, runid = evaluate_run_path(qrels, str(source), measures, conventions, relstring=relstring)
+            qids, values, runid = evaluate_run_path(qrels, str(source), measures, conventions, relstring=relstring,
+                                                    stop=stop)
         else:
             qids, values, runid = evaluate_run(qrels, _as_run_table(source, name), measures, conventions,
                                                relstring=relstring)
@@ -107,17 +113,27 @@ def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], me
             yield one(name, source)
         return
     pending: deque[Future] = deque()
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="metrics-run") as pool:
-        try:
-            for name, source in runs:
-                if len(pending) == workers:  # at most `workers` runs read or being evaluated at once
-                    yield pending.popleft().result()
-                pending.append(pool.submit(one, name, source))
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for future in pending:  # an error or an abandoned iteration: start nothing more
-                future.cancel()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="metrics-run")
+    try:
+        for name, source in runs:
+            if len(pending) == workers:  # at most `workers` runs read or being evaluated at once
+                yield _result(pending.popleft())
+            pending.append(pool.submit(one, name, source))
+        while pending:
+            yield _result(pending.popleft())
+    finally:
+        # Every run yielded, or an error, Ctrl-C or an abandoned iteration: start nothing more, tell the running
+        # ones to stop, and do not wait for them (the executor's `with` would wait for each to finish).
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _result(future: Future) -> RunValues:
+    """The run's values, waited for in short steps: Ctrl-C's signal may land on a worker thread, and the main
+    thread only raises KeyboardInterrupt once its wait returns."""
+    while not future.done():
+        wait([future], timeout=0.1)
+    return future.result()
 
 
 def evaluate_runs(

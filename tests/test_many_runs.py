@@ -249,3 +249,64 @@ def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_s
             values = table[(table["run"] == run) & (table["measure"] == measure) & table["qid"].isin(compared)]
             assert dict(zip(values["qid"], values["value"])) == dict(zip(compared,
                                                                           from_files.values[measure][run].tolist()))
+
+
+def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_their_temporary_files(
+        tmp_path, monkeypatch):
+    import os
+    import signal
+    import tempfile
+    import threading
+    import time
+
+    from metrics import cli as cli_module, stream
+    from metrics.stream import chunks
+
+    lines = "".join(f"q{q} Q0 d{d} {d} {1000 - d} tag\n" for q in range(400) for d in range(100))
+    runs = []
+    for i in range(2):
+        (tmp_path / f"run{i}.txt").write_text(lines + "q0 Q0 again 1 1 tag\n")  # q0 again at the end: grouped
+        runs.append(str(tmp_path / f"run{i}.txt"))
+    qrels = write_qrels(tmp_path / "qrels.txt", {"q0": {"d1": 1}})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(cli_module, "STREAM_FROM_BYTES", 0)  # every file streams
+    monkeypatch.setattr(chunks, "_READ_STEP", 4096)
+    original = stream.stream_run
+    monkeypatch.setattr(stream, "stream_run", lambda *args, **kwargs: original(*args, chunk_bytes=4096, **kwargs))
+    blocks_read: list[int] = []
+    INTERRUPT_AT = 2 * (len(lines) // 4096) + 40  # noqa: N806 -- both runs in their grouped pass (temporary files)
+    reading = chunks.open_run
+
+    sent, caught, deadline = threading.Event(), threading.Event(), []
+
+    def counting(*args, **kwargs):
+        for block in reading(*args, **kwargs):
+            if sent.is_set():  # every reader waits until the KeyboardInterrupt is out of evaluate_each (or 5 s)
+                caught.wait(timeout=max(0.0, deadline[0] - time.monotonic()))
+            blocks_read.append(len(block))
+            if len(blocks_read) == INTERRUPT_AT:  # Ctrl-C
+                assert any(scratch.iterdir())
+                deadline.append(time.monotonic() + 5)
+                sent.set()
+                os.kill(os.getpid(), signal.SIGINT)
+            yield block
+
+    monkeypatch.setattr(chunks, "open_run", counting)
+    monkeypatch.setattr(stream, "open_run", counting)
+    from metrics.stream import buckets
+    monkeypatch.setattr(buckets, "open_run", counting)
+    measures = select_measures(["map"]).measures
+    table = read_checked_qrels(qrels, measures, Conventions())
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            list(evaluate_each(table, [(run, run) for run in runs], measures, Conventions(), workers=2))
+        finally:
+            caught.set()
+    for thread in threading.enumerate():
+        if thread.name.startswith(("metrics-run", "metrics-stream")):
+            thread.join(timeout=60)
+    whole_runs = 2 * 2 * (len(lines) // 4096)  # each run read twice (contiguous pass, then grouped)
+    assert len(blocks_read) - INTERRUPT_AT <= 2 * 3 < whole_runs  # the blocks under way, not the rest of the runs
+    assert list(scratch.iterdir()) == []

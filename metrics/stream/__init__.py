@@ -39,7 +39,7 @@ from ..trec_io import (
     read_qrels,
     read_run,
 )
-from .chunks import DEFAULT_CHUNK_BYTES, open_run, parse_chunk, query_chunks
+from .chunks import DEFAULT_CHUNK_BYTES, Stopped, open_run, parse_chunk, query_chunks
 
 #: Whether the next chunks are parsed on other threads while this one is scored (``stream_run``'s default).
 OVERLAP = True
@@ -93,11 +93,13 @@ def stream_run(
     relstring_length: int | None = None,
     overlap: bool | None = None,
     name: str | None = None,
+    stop: threading.Event | None = None,
 ) -> StreamedRun:
     """:func:`evaluate_file` with the run tag and, with ``relstring_length``, each query's relstring.
 
     ``overlap=False`` parses and scores on one thread (the same values, for measuring what the overlap gains);
-    ``None`` follows :data:`OVERLAP`.
+    ``None`` follows :data:`OVERLAP`. Once ``stop`` is set (Ctrl-C during several runs), :class:`Stopped` is
+    raised within a read step (4 MiB) or a bucket, and the temporary files are removed.
     """
     from ..evaluate import _as_measures
 
@@ -108,7 +110,7 @@ def stream_run(
     label = name or Path(run_path).name
     try:
         return _stream(table, run_path, _as_measures(measures), conv, chunk_bytes, relstring_length,
-                       OVERLAP if overlap is None else overlap, label)
+                       OVERLAP if overlap is None else overlap, label, stop)
     except MemoryError:
         # numpy's and pyarrow's allocation failures alike: one line, not a traceback through the kernels.
         raise TrecFormatError(
@@ -118,9 +120,9 @@ def stream_run(
 
 
 def _stream(table: QrelsTable, run_path, measures: list[Measure], conv: Conventions, chunk_bytes: int,
-            relstring_length: int | None, overlap: bool, label: str) -> StreamedRun:
+            relstring_length: int | None, overlap: bool, label: str, stop: threading.Event | None) -> StreamedRun:
     scorer = _ChunkScorer(table, measures, conv, relstring_length)
-    reader = _Reader(run_path, label, chunk_bytes, overlap)
+    reader = _Reader(run_path, label, chunk_bytes, overlap, stop)
     try:
         grouped = not scorer.score_contiguous(reader)
     finally:
@@ -130,7 +132,9 @@ def _stream(table: QrelsTable, run_path, measures: list[Measure], conv: Conventi
 
         scorer.reset()
         with tempfile.TemporaryDirectory(prefix="metrics-stream-") as directory:
-            for run in grouped_tables(run_path, label, chunk_bytes, Path(directory)):
+            for run in grouped_tables(run_path, label, chunk_bytes, Path(directory), stop):
+                if stop is not None and stop.is_set():
+                    raise Stopped(label)
                 scorer.score(run)
     if not scorer.seen:
         read_run(Path(run_path), name=label)  # says why there is no data line (empty, comments only)
@@ -235,9 +239,9 @@ class _Reader:
     them (pyarrow and numpy release the GIL), at most ``PARSERS`` chunks ahead of the one being scored; tables and
     errors come out in file order."""
 
-    def __init__(self, path, label: str, chunk_bytes: int, overlap: bool):
+    def __init__(self, path, label: str, chunk_bytes: int, overlap: bool, stop: threading.Event | None = None):
         self.label = label
-        self.texts = query_chunks(open_run(path, label), chunk_bytes)
+        self.texts = query_chunks(open_run(path, label, stop), chunk_bytes)
         self.thread = None
         if overlap:
             self.pool = concurrent.futures.ThreadPoolExecutor(PARSERS, thread_name_prefix="metrics-stream-parse")
@@ -286,4 +290,4 @@ class _Reader:
         self.texts.close()
 
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "StreamedRun", "evaluate_file", "stream_run"]
+__all__ = ["DEFAULT_CHUNK_BYTES", "Stopped", "StreamedRun", "evaluate_file", "stream_run"]

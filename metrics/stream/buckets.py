@@ -10,6 +10,7 @@ the file, keeping only the queries of those buckets, finds the lines.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,13 +37,15 @@ def bucket_count(path: str | os.PathLike, chunk_bytes: int) -> int:
     return int(min(MAX_BUCKETS, max(1, -(-size // max(chunk_bytes, _READ_STEP)))))
 
 
-def grouped_tables(path: str | os.PathLike, label: str, chunk_bytes: int, directory: Path) -> Iterator[RunTable]:
-    """Tables of whole queries covering the run, one per bucket; the last one's ``runid`` is the run's tag."""
+def grouped_tables(path: str | os.PathLike, label: str, chunk_bytes: int, directory: Path,
+                   stop: threading.Event | None = None) -> Iterator[RunTable]:
+    """Tables of whole queries covering the run, one per bucket; the last one's ``runid`` is the run's tag.
+    ``stop``: see :func:`~metrics.stream.chunks.open_run`."""
     count = bucket_count(path, chunk_bytes)
     writers: dict[int, ipc.RecordBatchStreamWriter] = {}
     runid = ""
     try:
-        for chunk in query_chunks(open_run(path, label), chunk_bytes):
+        for chunk in query_chunks(open_run(path, label, stop), chunk_bytes):
             run = parse_chunk(chunk, label, check_pairs=False)
             if run is None:
                 continue
@@ -88,13 +91,14 @@ def grouped_tables(path: str | os.PathLike, label: str, chunk_bytes: int, direct
         if not repeated:
             yield RunTable(qid, docno, score, runid, label, keys, exact, codes, values)
     if repeated:
-        _raise_first_repeat(path, label, chunk_bytes, count, set(repeated))
+        _raise_first_repeat(path, label, chunk_bytes, count, set(repeated), stop)
 
 
-def _raise_first_repeat(path, label: str, chunk_bytes: int, count: int, buckets: set[int]) -> None:
+def _raise_first_repeat(path, label: str, chunk_bytes: int, count: int, buckets: set[int],
+                        stop: threading.Event | None = None) -> None:
     """Raise naming the first line that repeats an earlier (qid, docno), among the queries of ``buckets``."""
     seen: dict[tuple[bytes, bytes], int] = {}
-    for chunk in query_chunks(open_run(path, label), chunk_bytes):
+    for chunk in query_chunks(open_run(path, label, stop), chunk_bytes):
         run = parse_chunk(chunk, label, check_pairs=False)
         if run is None:
             continue

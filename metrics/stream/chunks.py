@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,9 +38,14 @@ class Chunk:
     last: bool
 
 
-def open_run(path: str | os.PathLike, label: str) -> Iterator[bytes]:
+class Stopped(Exception):
+    """The caller set the ``stop`` event (Ctrl-C while several runs are evaluated): the reading ends here."""
+
+
+def open_run(path: str | os.PathLike, label: str, stop: threading.Event | None = None) -> Iterator[bytes]:
     """The run's text in blocks of about ``_READ_STEP`` bytes: gzip inflated (refused past ``GZIP_MAX_RATIO``
-    times the compressed bytes, or when its first megabyte is not TREC text), a UTF-8 byte-order mark dropped."""
+    times the compressed bytes, or when its first megabyte is not TREC text), a UTF-8 byte-order mark dropped.
+    Raises :class:`Stopped` before a block once ``stop`` is set."""
     path = Path(path)
     if path.is_dir():
         raise TrecFormatError(f"{label}: is a directory ({path}); give the path of a run file")
@@ -51,6 +57,8 @@ def open_run(path: str | os.PathLike, label: str) -> Iterator[bytes]:
         blocks = _gunzip_blocks(file, label) if compressed else iter(lambda: file.read(_READ_STEP), b"")
         first = True
         for block in blocks:
+            if stop is not None and stop.is_set():
+                raise Stopped(label)
             if first and block.startswith(trec_io._BOM):
                 block = block[len(trec_io._BOM):]
             first = False
