@@ -8,12 +8,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
+from browser_support import (  # noqa: F401 (app_url, browser_context, explorer and runs_page are fixtures)
     ExplorerPage,
+    RunsPage,
     app_url,
     browser_context,
     chromium_missing_reason,
     explorer,
+    runs_page,
 )
 
 pytestmark = [
@@ -60,3 +62,13 @@ def test_moving_muffin_up_against_the_pinned_baseline_wins_the_interleaving(expl
     explorer.chart("A/B test against the baseline").scroll_into_view()
     explorer.screenshot("against-baseline")
     assert not explorer.page_errors
+
+
+def test_the_run_pages_online_signals_tab_gives_the_built_in_runs_rates(runs_page: RunsPage) -> None:
+    runs_page.open()
+    runs_page.use_built_in_collection()
+    runs_page.open_tab("Online signals")
+    # Every sample retrieves something; the cascade user abandons 15.8% of the sessions, averaged over the samples.
+    expect(runs_page.metric_card("Zero-result rate").get_by_test_id("stMetricValue")).to_have_text("0.0%")
+    expect(runs_page.metric_card("Abandonment rate").get_by_test_id("stMetricValue")).to_have_text("15.8%")
+    assert not runs_page.page_errors
