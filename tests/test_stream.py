@@ -293,3 +293,20 @@ def test_running_out_of_memory_while_streaming_is_one_line_naming_the_run(tmp_pa
         message = err.getvalue()
         assert message.count("\n") == 1 and "big.run" in message and "out of memory" in message, message
         assert "Traceback" not in message
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_repeated_pair_is_named_by_its_lines_in_the_whole_file_as_read_run_names_it(tmp_path, packed) -> None:
+    # The chunk's text is let go once parsed; the repeat is named from the file read again at the chunk's place.
+    lines = [f"q{q} Q0 d{d} {d} {10 - d} t\n" for q in range(1, 40) for d in range(1, 8)]
+    lines.insert(200, lines[197])  # q29's d4 again, far from the first chunk
+    text = "".join(lines).encode()
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run.gz" if packed else "run", gzip.compress(text) if packed else text)
+    with pytest.raises(TrecFormatError) as expected:
+        read_run(run)
+    assert "line 201" in str(expected.value) and "line 198" in str(expected.value)
+    for chunk_bytes in (50, 300, 1000):
+        with pytest.raises(TrecFormatError) as streamed:
+            evaluate_file(qrels, run, ["map"], chunk_bytes=chunk_bytes)
+        assert str(streamed.value) == str(expected.value)

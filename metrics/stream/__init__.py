@@ -128,9 +128,10 @@ def _stream(table: QrelsTable, run_path, measures: list[Measure], conv: Conventi
     finally:
         reader.close()
     if grouped:
-        from .buckets import grouped_tables
+        from .buckets import give_back_memory, grouped_tables
 
         scorer.reset()
+        give_back_memory()  # the first pass's chunks: freed, not yet returned
         with tempfile.TemporaryDirectory(prefix="metrics-stream-") as directory:
             for run in grouped_tables(run_path, label, chunk_bytes, Path(directory), stop):
                 if stop is not None and stop.is_set():
@@ -240,7 +241,7 @@ class _Reader:
     errors come out in file order."""
 
     def __init__(self, path, label: str, chunk_bytes: int, overlap: bool, stop: threading.Event | None = None):
-        self.label = label
+        self.label, self.path = label, path
         self.texts = query_chunks(open_run(path, label, stop), chunk_bytes)
         self.thread = None
         if overlap:
@@ -252,7 +253,7 @@ class _Reader:
 
     def __iter__(self) -> Iterator[RunTable | None]:
         if self.thread is None:
-            yield from (parse_chunk(chunk, self.label) for chunk in self.texts)
+            yield from (parse_chunk(chunk, self.label, path=self.path) for chunk in self.texts)
             return
         while True:
             kind, item = self.queue.get()
@@ -265,7 +266,7 @@ class _Reader:
     def _produce(self) -> None:
         try:
             for chunk in self.texts:
-                future = self.pool.submit(parse_chunk, chunk, self.label)
+                future = self.pool.submit(parse_chunk, chunk, self.label, path=self.path)
                 del chunk  # held by the parse only, not while the next chunk is read
                 if not self._put(("chunk", future)):
                     return

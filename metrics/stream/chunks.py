@@ -29,13 +29,16 @@ DEFAULT_CHUNK_BYTES = 4 << 20
 _READ_STEP = 1 << 22  # gzip is inflated this much at a time, and its caps checked after each step
 
 
-@dataclass(frozen=True)
+@dataclass
 class Chunk:
-    """Whole lines of the run: the text, the number of its first line in the file, and whether it is the last."""
+    """Whole lines of the run: the text, the number of its first line in the file, whether it is the last, and
+    where its text starts in the run's text (decompressed). :func:`parse_chunk` given the run's path empties
+    ``text`` once it is parsed."""
 
     text: bytes | bytearray
     first_line: int
     last: bool
+    offset: int = 0
 
 
 class Stopped(Exception):
@@ -100,7 +103,7 @@ def query_chunks(blocks: Iterator[bytes], chunk_bytes: int) -> Iterator[Chunk]:
     that reappears and groups the run out of core instead.
     """
     pending = bytearray()
-    first_line = 1
+    first_line, offset = 1, 0
     wanted = chunk_bytes
     searched, searched_qid = 0, None  # pending[:searched] holds only lines of query searched_qid (and comments)
     while True:
@@ -108,7 +111,7 @@ def query_chunks(blocks: Iterator[bytes], chunk_bytes: int) -> Iterator[Chunk]:
             block = next(blocks, None)
             if block is None:
                 if pending:
-                    yield Chunk(pending, first_line, True)
+                    yield Chunk(pending, first_line, True, offset)
                 return
             pending += block
         line_end = pending.rfind(b"\n") + 1
@@ -127,10 +130,10 @@ def query_chunks(blocks: Iterator[bytes], chunk_bytes: int) -> Iterator[Chunk]:
         # the next one.
         text, pending = pending, pending[cut:]
         del text[cut:]
-        lines = text.count(b"\n")
-        yield Chunk(text, first_line, False)
-        del text  # the consumer holds the chunk while it is parsed and scored: no second reference here
-        first_line += lines
+        lines, size = text.count(b"\n"), len(text)
+        yield Chunk(text, first_line, False, offset)
+        del text  # the consumer holds the chunk while it is parsed: no second reference here
+        first_line, offset = first_line + lines, offset + size
         wanted, searched, searched_qid = chunk_bytes, 0, None
 
 
@@ -176,24 +179,47 @@ def _last_qid(text: bytearray, end: int) -> bytes | None:
     return None
 
 
-def parse_chunk(chunk: Chunk, label: str, *, check_pairs: bool = True) -> RunTable | None:
+def parse_chunk(chunk: Chunk, label: str, *, check_pairs: bool = True,
+                path: str | os.PathLike | None = None) -> RunTable | None:
     """The chunk's lines as a table with its query codes and doc-id keys, or None when it holds no data line.
 
     Errors name the line in the whole file; a repeated (qid, docno) inside the chunk is refused as the readers
-    refuse it (a contiguous run has each query inside one chunk, so that is every repeat).
+    refuse it (a contiguous run has each query inside one chunk, so that is every repeat). With the run's
+    ``path``, the chunk lets go of its text once parsed, before the pairs are checked (as ``read_run`` lets go of
+    the file's text), so a huge query is not held twice; a repeat is then named from the file read again.
     """
+    text, size = chunk.text, len(chunk.text)
+    if path is not None:
+        chunk.text = b""
     try:
-        columns = trec_io._fast_parse(chunk.text, label, "run")
+        columns = trec_io._fast_parse(text, label, "run")
     except TrecFormatError:
         return None  # only comments and blank lines: fine inside a file (an empty file is refused by the caller)
     if columns is None:
-        columns = trec_io._slow_parse(bytes(chunk.text), label, "run", chunk.first_line)
+        columns = trec_io._slow_parse(bytes(text), label, "run", chunk.first_line)
+    if path is not None:
+        del text
     qid, docno, score, tag = columns  # pyarrow's pieces, kept as they are (as read_run keeps them): no second copy
+    del columns
     codes, values = trec_io.value_codes(qid)
     if not check_pairs:
         return RunTable(qid, docno, np.asarray(score, dtype=np.float64), tag, label, None, False, codes, values)
     keys, exact, maybe_repeated = trec_io._check_unique_pairs(codes, docno)
     if maybe_repeated:
-        trec_io._raise_duplicate(bytes(chunk.text), label, "run", chunk.first_line)
+        text = _read_range(path, label, chunk.offset, size) if path is not None else bytes(text)
+        trec_io._raise_duplicate(text, label, "run", chunk.first_line)
     return RunTable(qid, docno, np.asarray(score, dtype=np.float64), tag, label, keys, exact, codes, values)
 
+
+
+def _read_range(path: str | os.PathLike, label: str, offset: int, size: int) -> bytes:
+    """``size`` bytes of the run's text (decompressed) from ``offset``: a chunk's text, read again."""
+    parts, position = [], 0
+    for block in open_run(path, label):
+        end = position + len(block)
+        if end > offset:
+            parts.append(block[max(0, offset - position):offset + size - position])
+        position = end
+        if position >= offset + size:
+            break
+    return b"".join(parts)
