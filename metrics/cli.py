@@ -25,7 +25,7 @@ import numpy as np
 
 from .console import cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
-from .evaluate import aggregate_columns, grade_limit, is_count
+from .evaluate import aggregate_columns, grade_limit, is_count, nothing_to_evaluate
 from .holes import BOUNDED
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .model import InputError
@@ -605,7 +605,7 @@ def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions
                             relstring=selection.relstring if args.per_query else None)
     for result in results:
         if not result.qids:
-            raise UsageError(f"no query of {result.name} has judgments in {args.qrels}: nothing to evaluate")
+            raise UsageError(nothing_to_evaluate(result.name, args.qrels))
         bounds = hole_table(args, result.name, selection.measures, conventions, result.qids) if args.bounds else None
         _write_lines(out, report_lines(result.qids, result.values, selection, result.runid,
                                        per_query=args.per_query, summary=args.summary, bounds=bounds))
@@ -634,7 +634,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         qids, values, tag = evaluate_files(args.qrels, run_path, selection.measures, conventions,
                                            relstring=selection.relstring if args.per_query else None)
         if not qids:
-            raise UsageError(f"no query of {run_path} has judgments in {args.qrels}: nothing to evaluate")
+            raise UsageError(nothing_to_evaluate(run_path, args.qrels))
         bounds = hole_table(args, run_path, selection.measures, conventions, qids) if args.bounds else None
         _write_lines(out, report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary,
                                        bounds=bounds))

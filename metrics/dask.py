@@ -35,7 +35,7 @@ import pyarrow as pa
 
 from .bulk import evaluate_tables
 from .conventions import Conventions
-from .evaluate import _as_measures, aggregate_columns, grade_limit, make_conventions
+from .evaluate import _as_measures, aggregate_columns, grade_limit, make_conventions, nothing_to_evaluate
 from .frames import (
     DOCNO_COLUMNS,
     LABEL_COLUMNS,
@@ -158,6 +158,8 @@ def evaluate(
                                                                  for key in keys}})
     per_query = by_query.map_partitions(_evaluate_partition, parsed, conv, meta=meta).compute()
     qids = per_query["qid"].tolist()
+    if not qids:
+        raise InputError(nothing_to_evaluate("the run", "the qrels"))
     if len(set(qids)) != len(qids):  # every query whole in one partition: a repeat would mean a split query
         raise RuntimeError("a query was evaluated in two partitions; the shuffle did not keep queries whole")
     result = per_query_frame(qids, {key: per_query[key].to_numpy(dtype=np.float64) for key in keys})

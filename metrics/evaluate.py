@@ -236,6 +236,13 @@ def evaluate_batch(
     return {m.key: results[m.key] for m in parsed}
 
 
+def nothing_to_evaluate(run: str, qrels: str) -> str:
+    """The one message for a run none of whose queries has judgments (trec_eval stops there too): a mean over no
+    query would be a number that describes nothing."""
+    return (f"no query of {run} has judgments in {qrels}: nothing to evaluate (are the query ids written the same "
+            "way in both, e.g. '1' and not '01'?)")
+
+
 def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The ``all`` line under trec_eval's rules: counts (``num_*``) are summed, everything else is the mean over the
     queries given. Use ``missing_queries="zero"`` (trec_eval -c) when evaluating to count absent queries as 0.
@@ -338,5 +345,5 @@ def _group_by(items, key) -> dict:
 __all__ = [
     "MAX_EXPONENTIAL_GRADE", "MAX_GAIN_PARAMETER_GRADE", "InputError", "RelevanceEvaluator", "aggregate",
     "aggregate_columns", "check_gain_range", "check_qrels", "check_run", "evaluate", "evaluate_batch",
-    "evaluate_rankings", "grade_limit", "is_count", "make_conventions", "uses_exponential_gain",
+    "evaluate_rankings", "grade_limit", "is_count", "make_conventions", "nothing_to_evaluate", "uses_exponential_gain",
 ]

@@ -137,11 +137,14 @@ def evaluate_frames(
 ) -> FrameEvaluation:
     """Evaluate frames (or pytrec_eval dicts) and return a :class:`FrameEvaluation`: per-query values as a pandas
     DataFrame and the means, as ``metrics.evaluate`` and ``aggregate`` would give them."""
-    from .evaluate import make_conventions
+    from .evaluate import make_conventions, nothing_to_evaluate
 
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
-    qids, values, means = evaluate_tables_checked(as_qrels_table(qrels), as_run_table(run), measures, conv)
+    qrels_table, run_table = as_qrels_table(qrels), as_run_table(run)
+    qids, values, means = evaluate_tables_checked(qrels_table, run_table, measures, conv)
+    if not qids:
+        raise InputError(nothing_to_evaluate(run_table.name, qrels_table.name))
     return FrameEvaluation(per_query_frame(qids, values), means)
 
 

@@ -161,7 +161,7 @@ def evaluate_runs(
     """
     import pandas as pd
 
-    from .evaluate import _as_measures, make_conventions
+    from .evaluate import _as_measures, make_conventions, nothing_to_evaluate
 
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
@@ -179,6 +179,8 @@ def evaluate_runs(
     columns: dict[str, list] = {"run": [], "qid": [], "measure": [], "value": []}
     for result in evaluate_each(qrels_table, [(str(name), source) for name, source in runs.items()], parsed, conv,
                                 workers=workers):
+        if not result.qids:
+            raise InputError(nothing_to_evaluate(f"run {result.name!r}", "the qrels"))
         for qid, measure, value in result_rows(result, parsed):
             columns["run"].append(result.name)
             columns["qid"].append(qid)

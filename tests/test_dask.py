@@ -175,3 +175,10 @@ def test_an_empty_or_comments_only_run_file_is_one_input_error(client, tmp_path)
         with pytest.raises(InputError, match=rf"^{name}: the file (is empty|has only comments and blank lines)"):
             metrics.dask.evaluate(metrics.dask.read_trec_qrels(DATA / "qrels.test"),
                                   metrics.dask.read_trec_run(tmp_path / name), ["map"])
+
+
+def test_a_run_sharing_no_query_with_the_qrels_is_refused_not_averaged_to_zero(client) -> None:
+    _, run = random_data(4, queries=6)
+    qrels = pd.DataFrame({"qid": ["elsewhere"], "docno": ["d1"], "label": [1]})
+    with pytest.raises(InputError, match="nothing to evaluate"):
+        metrics.dask.evaluate(qrels, spread(run, 2), ["map"])

@@ -110,9 +110,19 @@ def test_empty_frames_evaluate_to_nothing() -> None:
                           "label": pd.Series([], dtype=np.int64)})
     run = pd.DataFrame({"qid": pd.Series([], dtype=object), "docno": pd.Series([], dtype=object),
                         "score": pd.Series([], dtype=np.float64)})
-    assert metrics.evaluate(qrels, run, ["map"]) == {}
-    per_query, means = evaluate_frames(qrels, run, ["map"])
-    assert list(per_query.columns) == ["qid", "map"] and len(per_query) == 0 and means == {"map": 0.0}
+    assert metrics.evaluate(qrels, run, ["map"]) == {}  # pytrec_eval's shape: no query, no entry
+    # A mean over no query would be a number describing nothing: refused, as trec_eval and the command line do.
+    with pytest.raises(InputError, match="nothing to evaluate"):
+        evaluate_frames(qrels, run, ["map"])
+
+
+def test_query_ids_written_differently_are_refused_not_averaged_to_zero() -> None:
+    qrels = pd.DataFrame({"qid": ["01", "02"], "docno": ["a", "b"], "label": [1, 1]})
+    run = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "b"], "score": [1.0, 1.0]})
+    with pytest.raises(InputError, match="nothing to evaluate .*'1' and not '01'"):
+        evaluate_frames(qrels, run, ["map"])
+    with pytest.raises(InputError, match="no query of run 'bm25' has judgments"):
+        metrics.evaluate_runs(qrels, {"bm25": run}, ["map"])
 
 
 def test_conventions_and_trec_eval_flags_reach_the_frame_path() -> None:
