@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator, Page, expect
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]  # the engine (for the judge view's numbers) and the page objects
 
 from browser_support import (  # noqa: E402 (needs the path above)
     VIEWPORT,
@@ -41,10 +41,13 @@ Region = tuple[Locator, Locator] | None
 
 
 def explorer_default(page: Page, base_url: str) -> Region:
-    """The explorer as a newcomer first sees it: the "sweet pastry" sample, its metrics, list and charts."""
+    """The explorer as a newcomer first sees it, on the "sweet pastry" sample: the metric cards with their bounds or
+    range and Judged@k, the list with its judged column, and how each number is computed (down to the judgments of
+    documents not retrieved; the what-if and online sections have their own shots)."""
     explorer = ExplorerPage(page, base_url).open()
     explorer.wait_for_charts()
-    return None
+    return (page.get_by_role("heading", name="Explore a query"),
+            page.locator("[class*='st-key-judgments_editor']"))
 
 
 def _whatif_tab(page: Page, base_url: str, tab: str, chart_title: str) -> Region:
@@ -77,12 +80,20 @@ def online_signals(page: Page, base_url: str) -> Region:
 
 
 def runs_per_query(page: Page, base_url: str) -> Region:
-    """The "Evaluate a run" page on the built-in collection: means, per-query table and distribution."""
+    """The "Evaluate a run" page on the built-in collection, measured by P@10 and nDCG@10 only so the per-query
+    table shows every column: each measure with its low and high, and Judged@10."""
     runs = RunsPage(page, base_url).open()
     runs.use_built_in_collection()
-    runs.chart("Per-query distribution of each measure")
+    measures = page.locator(".st-key-runs_measures")
+    for tag in measures.locator("[data-tag]").evaluate_all("tags => tags.map(tag => tag.getAttribute('aria-label'))"):
+        if tag not in ("P.10", "ndcg_cut.10"):
+            runs.rerun_after(lambda: measures.get_by_role("button", name=f"Remove {tag}", exact=True).click())
+    expect(measures.locator("[data-tag]")).to_have_count(2)
+    table = runs.visible_tables().nth(1)
+    columns = list(runs.per_query_table()[0])
+    assert columns[-1] == "Judged@10", f"the per-query table has changed its columns: {columns}"
     runs.wait_for_charts()
-    return None
+    return page.get_by_role("heading", name="Evaluate a run"), table
 
 
 def runs_compare(page: Page, base_url: str) -> Region:
@@ -94,6 +105,26 @@ def runs_compare(page: Page, base_url: str) -> Region:
     runs.chart("Where oracle rerank beats samples")
     runs.wait_for_charts()
     return None
+
+
+def judge_holes(page: Page, base_url: str) -> Region:
+    """"Judge the holes" for nDCG@10 of the built-in "samples" run, after grading its most influential unjudged
+    document relevant (at its query's highest grade, as the influence assumes): the banner, the mean before → after,
+    the next candidates, and the added judgment ready to download."""
+    from metrics.judging import find_holes
+    from ui.run_data import _built_in
+
+    collection = _built_in()
+    first = find_holes(collection.qrels, {"samples": collection.runs["samples"]}, "ndcg_cut.10", 10).holes[0]
+    runs = RunsPage(page, base_url).open()
+    runs.use_built_in_collection()
+    runs.open_tab("Judge the holes")
+    runs.choose("judge_measure", "ndcg_cut_10")
+    # Picked by name: after a change of measure the box may still hold the document it held before.
+    runs.choose("judge_pick", f"{first.qid} · {first.doc} ({first.influence:+.5f})")
+    runs.grade_the_chosen_document(first.relevant_grade)
+    return (runs.expect_message("1 judgment added on this page"),
+            page.get_by_test_id("stCaptionContainer").filter(has_text="Added lines carry"))
 
 
 def ann_recall(page: Page, base_url: str) -> Region:
@@ -114,6 +145,7 @@ SHOTS: dict[str, Callable[[Page, str], Region]] = {
     "online": online_signals,
     "runs": runs_per_query,
     "runs-compare": runs_compare,
+    "judge": judge_holes,
     "ann": ann_recall,
 }
 
