@@ -90,8 +90,8 @@ def runs_per_query(page: Page, base_url: str) -> Region:
             runs.rerun_after(lambda: measures.get_by_role("button", name=f"Remove {tag}", exact=True).click())
     expect(measures.locator("[data-tag]")).to_have_count(2)
     table = runs.visible_tables().nth(1)
-    columns = list(runs.per_query_table()[0])
-    assert columns[-1] == "Judged@10", f"the per-query table has changed its columns: {columns}"
+    # The grid's text twin (never shown) names the columns once the last removal has been drawn.
+    expect(table.locator("table[role=grid] thead th").last).to_have_text("Judged@10")
     runs.wait_for_charts()
     return page.get_by_role("heading", name="Evaluate a run"), table
 
