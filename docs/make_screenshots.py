@@ -87,7 +87,7 @@ def runs_per_query(page: Page, base_url: str) -> Region:
     measures = page.locator(".st-key-runs_measures")
     for tag in measures.locator("[data-tag]").evaluate_all("tags => tags.map(tag => tag.getAttribute('aria-label'))"):
         if tag not in ("P.10", "ndcg_cut.10"):
-            runs.rerun_after(lambda: measures.get_by_role("button", name=f"Remove {tag}", exact=True).click())
+            runs.rerun_after(lambda tag=tag: measures.get_by_role("button", name=f"Remove {tag}", exact=True).click())
     expect(measures.locator("[data-tag]")).to_have_count(2)
     table = runs.visible_tables().nth(1)
     # The grid's text twin (never shown) names the columns once the last removal has been drawn.
