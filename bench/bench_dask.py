@@ -14,8 +14,15 @@ Peak memory is the largest sum of the resident sets of the process and all its d
 worker processes), sampled every 20 ms; a single process's peak would hide the workers. Before timing, the Dask
 means must equal the single-machine means exactly (``==`` on every float) and pytrec_eval's to 1e-9.
 
-Usage: ``python bench/bench_dask.py [--repeats 3]``. The load average is printed beside the figures: the machine
-is shared.
+With ``--large``: the 70M-line run (``generate.py --large``, 2.6 GB) instead, once, through the task-based shuffle
+only (the faster of the two on 7M lines), each worker capped at ``--worker-memory`` and the whole run at
+``--timeout`` seconds (the process tree is killed past it). Every 10 s the child prints the scheduler's task counts
+by state, the workers' memory and the bytes they spilled to disk, so a run that does not finish says how far it got.
+Its means are compared with the streamed command line's path (``metrics.stream.stream_run``), run afterwards in a
+fresh process.
+
+Usage: ``python bench/bench_dask.py [--repeats 3]``, ``python bench/bench_dask.py --large [--worker-memory 6GiB]
+[--timeout 1200]``. The load average is printed beside the figures: the machine is shared.
 """
 
 from __future__ import annotations
@@ -41,6 +48,27 @@ from pipelines import MEASURES  # noqa: E402
 WORKER_MEMORY = "3GiB"
 
 
+def progress(client, start: float, done: threading.Event) -> None:
+    """Every 10 s, to stderr: tasks by state, the workers' memory and what they spilled (for a run cut short)."""
+    def states(dask_scheduler=None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for task in dask_scheduler.tasks.values():
+            counts[task.state] = counts.get(task.state, 0) + 1
+        return counts
+
+    while not done.wait(10):
+        try:
+            workers = client.scheduler_info()["workers"].values()
+            memory = sum(worker["metrics"]["memory"] for worker in workers) / 2**20
+            spilled = sum(worker["metrics"].get("spilled_bytes", {}).get("disk", 0) for worker in workers) / 2**20
+            print(f"{time.perf_counter() - start:.0f} s: tasks {client.run_on_scheduler(states)}, workers' memory "
+                  f"{memory:.0f} MB, spilled {spilled:.0f} MB, load {os.getloadavg()[0]:.1f}", file=sys.stderr,
+                  flush=True)
+        except (OSError, RuntimeError, KeyError) as error:  # the cluster is closing: stop reporting
+            print(f"progress: {error!r}", file=sys.stderr, flush=True)
+            return
+
+
 def child_dask(method: str, qrels: str, run: str) -> None:
     import distributed
 
@@ -48,12 +76,17 @@ def child_dask(method: str, qrels: str, run: str) -> None:
 
     start = time.perf_counter()
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       memory_limit=WORKER_MEMORY)
+                                       memory_limit=os.environ.get("BENCH_WORKER_MEMORY", WORKER_MEMORY))
     client = distributed.Client(cluster)
     started = time.perf_counter() - start
+    done = threading.Event()
+    reporter = threading.Thread(target=progress, args=(client, start, done), daemon=True)
+    reporter.start()
     _, means = metrics.dask.evaluate(metrics.dask.read_trec_qrels(qrels), metrics.dask.read_trec_run(run),
                                      list(MEASURES), shuffle_method=method.removeprefix("dask_"))
     evaluated = time.perf_counter() - start - started
+    done.set()
+    reporter.join()
     client.close()
     cluster.close()
     print(json.dumps({"means": means, "startup": started, "evaluate": evaluated}))
@@ -76,13 +109,36 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def measure(command: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak summed RSS of the process tree in MB, stdout) of one fresh process."""
+def child_stream(qrels: str, run: str) -> None:
+    from metrics.stream import stream_run
+
+    print(json.dumps(stream_run(qrels, run, list(MEASURES)).means))
+
+
+def kill_tree(pid: int) -> None:
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        processes = root.children(recursive=True) + [root]
+    except psutil.NoSuchProcess:
+        return
+    for process in processes:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
+def measure(command: list[str], timeout: float | None = None, env: dict | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak summed RSS of the process tree in MB, stdout) of one fresh process; past ``timeout``
+    seconds the process tree is killed and ``TimeoutError`` names the peak and the child's last progress lines."""
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     with open(out / "dask_stdout.txt", "wb") as stdout, open(out / "dask_stderr.txt", "wb") as stderr:
         start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=ROOT, stdout=stdout, stderr=stderr)
+        process = subprocess.Popen(command, cwd=ROOT, stdout=stdout, stderr=stderr,
+                                   env=None if env is None else {**os.environ, **env})
         peak = 0
         done = threading.Event()
 
@@ -94,7 +150,16 @@ def measure(command: list[str]) -> tuple[float, float, str]:
 
         sampler = threading.Thread(target=sample)
         sampler.start()
-        status = process.wait()
+        try:
+            status = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            kill_tree(process.pid)
+            process.wait()
+            done.set()
+            sampler.join()
+            tail = (out / "dask_stderr.txt").read_text()[-3000:]
+            raise TimeoutError(f"killed after {time.perf_counter() - start:.0f} s; peak RSS of the process tree "
+                               f"{peak / 2**20:.0f} MB; last lines:\n{tail}") from None
         wall = time.perf_counter() - start
         done.set()
         sampler.join()
@@ -115,10 +180,20 @@ def commands(qrels: Path, run: Path) -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--large", action="store_true",
+                        help="the 70M-line run (generates 2.6 GB if missing), task-based shuffle, once")
+    parser.add_argument("--worker-memory", default="6GiB", help="each worker's memory limit with --large")
+    parser.add_argument("--timeout", type=float, default=1200, help="seconds the --large Dask run may take")
     parser.add_argument("--child", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child_dask(*args.child)
+        if args.child[0] == "stream":
+            child_stream(*args.child[1:])
+        else:
+            child_dask(*args.child)
+        return
+    if args.large:
+        large(args.worker_memory, args.timeout)
         return
     from generate import generate
 
@@ -160,6 +235,40 @@ def main() -> None:
         print(f"\n{method}: cluster start-up {startup:.1f} s, read + shuffle + evaluate {evaluate:.1f} s (medians)")
     print(f"\n{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; load average (1 min) during the run "
           f"{min(loads):.1f}-{max(loads):.1f}; Python {sys.version.split()[0]}")
+
+
+def large(worker_memory: str, timeout: float) -> None:
+    """The 70M-line run: Dask (task-based shuffle) under a memory limit per worker and a wall-clock cap, then the
+    streamed single-machine path; the means compared when both finish."""
+    from generate import generate_large
+
+    paths = generate_large()
+    qrels, run = paths["msmarco70_qrels"], paths["msmarco70_run"]
+    me = str(Path(__file__).resolve())
+    print(f"70M-line run ({run.stat().st_size / 1e9:.2f} GB), workers' memory limit {worker_memory}, timeout "
+          f"{timeout:.0f} s; load {'/'.join(f'{x:.1f}' for x in os.getloadavg())} before", flush=True)
+    dask_means = None
+    try:
+        wall, peak, stdout = measure([sys.executable, me, "--child", "dask_tasks", str(qrels), str(run)], timeout,
+                                     env={"BENCH_WORKER_MEMORY": worker_memory})
+        result = json.loads(stdout)
+        dask_means = result["means"]
+        print(f"| Dask, task-based shuffle | {wall:.1f} s (start-up {result['startup']:.1f} s) | {peak:.0f} MB |",
+              flush=True)
+    except (TimeoutError, RuntimeError) as error:
+        print(f"Dask did not finish: {error}", flush=True)
+    progress_log = HERE / "out" / "dask70_progress.txt"
+    progress_log.write_bytes((HERE / "out" / "dask_stderr.txt").read_bytes())
+    print(f"(the Dask child's progress lines: {progress_log.relative_to(ROOT)})", flush=True)
+    print(f"load {'/'.join(f'{x:.1f}' for x in os.getloadavg())} after Dask", flush=True)
+    wall, peak, stdout = measure([sys.executable, me, "--child", "stream", str(qrels), str(run)])
+    stream_means = json.loads(stdout)
+    print(f"| one machine, streamed (metrics.stream.stream_run) | {wall:.1f} s | {peak:.0f} MB |", flush=True)
+    if dask_means is not None:
+        differing = [key for key in stream_means if dask_means.get(key) != stream_means[key]]
+        assert not differing, f"Dask means differ from the streamed path: {differing}"
+        print("Dask means identical to the streamed single-machine path (== on every float)")
+    print(f"load {'/'.join(f'{x:.1f}' for x in os.getloadavg())} after", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ than absolute times.
 2. ``msmarco.byrank.run``: the same 7M lines ordered by rank, so every query comes back 1,000 times and the run
    is grouped out of core: time and memory against the contiguous run, the output checked equal.
 3. ``msmarco70`` (70M lines, 2.6 GB; ``--large``): the streamed command line, peak RSS and lines per second
-   against the 7M run's in the same batch. Its means are checked against ten in-memory evaluations of slices of
+   against the 7M run's, the two interleaved ``--repeats`` times, medians. Its means are checked against ten in-memory evaluations of slices of
    6,980 queries each (under a 4 GB address-space cap), combined in sorted-qid order.
 
 Usage: ``python bench/bench_stream.py [--repeats 3] [--large]``.
@@ -117,12 +117,14 @@ def check(qrels: Path, run: Path, slice_lines: int, cap: int) -> dict:
     return json.loads(out)
 
 
-def interleaved(commands: dict[str, list[str]], repeats: int) -> dict[str, list[float]]:
+def interleaved(commands: dict[str, list[str]], repeats: int,
+                caps: dict[str, int] | None = None) -> dict[str, list[float]]:
     samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     names = list(commands)
     for repeat in range(repeats):
         for name in names if repeat % 2 == 0 else names[::-1]:
-            samples[name].append(measure_child(commands[name])[:3])
+            samples[name].append(measure_child(commands[name], (caps or {}).get(name))[:3])
+            print(f"  {name}: {samples[name][-1][0]:.2f} s wall, {samples[name][-1][2]:.0f} MB ({load()})", flush=True)
     return {name: [statistics.median(column) for column in zip(*values)] for name, values in samples.items()}
 
 
@@ -174,8 +176,9 @@ def main() -> None:
         qrels70, run70 = large["msmarco70_qrels"], large["msmarco70_run"]
         lines_70m = LARGE_QUERIES * MSMARCO_DEPTH
         print(f"70M-line run ({run70.stat().st_size / 1e9:.2f} GB), {load()} before", flush=True)
-        small = measure_child(cli_command(qrels, run))[:3]
-        big = measure_child(cli_command(qrels70, run70), cap=3_000_000_000)[:3]
+        medians = interleaved({"7M": cli_command(qrels, run), "70M": cli_command(qrels70, run70)}, args.repeats,
+                              caps={"70M": 3_000_000_000})
+        small, big = medians["7M"], medians["70M"]
         print(f"| run | wall | user CPU | peak RSS | lines/s |\n|---|---|---|---|---|\n"
               f"| 7M | {small[0]:.2f} s | {small[1]:.2f} s | {small[2]:.0f} MB | {lines_7m / small[0] / 1e6:.2f}M |\n"
               f"| 70M | {big[0]:.2f} s | {big[1]:.2f} s | {big[2]:.0f} MB | {lines_70m / big[0] / 1e6:.2f}M |")
