@@ -137,6 +137,17 @@ def test_one_document_can_be_graded_with_the_select_boxes_and_a_zero_grade_count
     assert at.selectbox(key="judge_pick").value != f"{first['query']} · {first['document']}"
 
 
+def test_a_new_measure_starts_the_document_box_at_its_most_influential_document():
+    at = samples_page("map")
+    second = candidates(at).iloc[1]
+    at.selectbox(key="judge_pick").select(f"{second['query']} · {second['document']}").run()
+    at.selectbox(key="judge_measure").select("ndcg_cut_10").run()
+    assert_no_failure(at)
+    first = candidates(at).iloc[0]
+    # The box names the document heading the new table, never one kept from the previous measure.
+    assert at.selectbox(key="judge_pick").value == f"{first['query']} · {first['document']}"
+
+
 def test_a_grade_that_is_not_whole_is_refused_with_a_message():
     at = samples_page("map")
     at = grade_in_table(at, {0: 1.5})

@@ -146,3 +146,25 @@ def test_judging_the_most_influential_hole_moves_the_means_the_page_shows(runs_p
     runs_page.open_tab("Per-query results")
     assert float(runs_page.means_table()["P_10"]) == pytest.approx(after["P_10"], abs=1e-12)
     runs_page.expect_no_traceback()
+
+
+def test_a_new_measure_starts_the_document_box_at_the_head_of_its_table(runs_page: RunsPage) -> None:
+    from metrics.judging import find_holes
+    from ui.run_data import _built_in
+
+    collection = _built_in()
+    run = {"samples": collection.runs["samples"]}
+    under_p10 = find_holes(collection.qrels, run, "P.10", 10).holes
+    under_ndcg = find_holes(collection.qrels, run, "ndcg_cut.10", 10).holes
+    runs_page.open()
+    runs_page.use_built_in_collection()
+    runs_page.open_tab("Judge the holes")
+    kept = next(h for h in under_p10[1:] if h.qid != under_ndcg[0].qid or h.doc != under_ndcg[0].doc)
+    runs_page.choose("judge_pick", f"{kept.qid} · {kept.doc} ({kept.influence:+.5f})")
+    runs_page.choose("judge_measure", "ndcg_cut_10")
+    # The box shows the document heading nDCG@10's table, with its nDCG@10 influence: never a document kept from
+    # P@10 with P@10's influence beside it.
+    head = under_ndcg[0]
+    expect(runs_page.page.locator(".st-key-judge_pick [role=combobox]")).to_have_value(
+        f"{head.qid} · {head.doc} ({head.influence:+.5f})")
+    runs_page.expect_no_traceback()

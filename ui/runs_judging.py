@@ -33,7 +33,7 @@ def added_banner(collection: run_data.Collection) -> None:
     banner = st.container()
     if not grades:
         return
-    left, right = banner.columns([4, 1], vertical_alignment="center")
+    left, right = banner.columns([3, 1], vertical_alignment="center")  # the button whole at 1280 px
     left.info(f"{len(grades)} judgment{'s' if len(grades) != 1 else ''} added on this page (tab \"Judge the holes\"): "
               f"every number below uses {literal(collection.original.qrels_name if collection.original else '')} "
               "plus them.", icon=":material/rate_review:")
@@ -132,6 +132,12 @@ def candidates(holes: Holes, pattern: str) -> None:
     pick, grade, add = st.columns([4, 1, 2], vertical_alignment="bottom")
     # Options are the documents themselves: once one is judged it leaves the list, and the box moves on.
     influence = {_label(h): h.influence for h in rows}
+    # A new question (runs, measure, k, filter) starts at its most influential document: a document kept from the
+    # previous question would sit in the box with an influence that no longer heads the table.
+    question = (holes.runs, holes.measure, holes.k, pattern)
+    if st.session_state.get("judge_pick_question") != question and rows:
+        st.session_state["judge_pick_question"] = question
+        st.session_state["judge_pick"] = _label(rows[0])
     pick.selectbox("Document", list(influence), key="judge_pick",
                    format_func=lambda label: f"{label} ({influence[label]:+.5f})")
     grade.number_input("Grade", min_value=0, max_value=MAX_GRADE, value=1, step=1, key="judge_grade")
