@@ -258,3 +258,25 @@ def test_a_zero_result_query_id_is_shown_as_typed():
     caption = next(c.value for c in at.caption if "retrieve nothing" in c.value)
     assert f"({hostile})" in as_shown(caption)
     assert "**q2**" not in caption  # escaped: no bold, no link
+
+
+def test_pinning_a_baseline_never_changes_the_current_lists_own_click_numbers():
+    # The baseline judged bagel 3; the current list does not know bagel: its gmax stays 1, donut's CTR@1 stays 0.5
+    # (what `python -m metrics.online` says of the current list alone), and the baseline arm uses its own gmax 3.
+    at = open_app(ranking="donut,bagel,muffin,croissant", qrels="donut:1,muffin:1,scone:1", k="4")
+    alone = signals(at)
+    baseline = {"ranking": ["donut", "bagel", "muffin", "croissant"],
+                "judgments": {"donut": 1, "muffin": 1, "scone": 1, "bagel": 3}}
+    at.session_state["baseline"] = baseline
+    at.run()
+    assert_no_failure(at)
+    table_now = signals(at)
+    assert table_now["CTR@1"]["closed form"] == pytest.approx(0.5)
+    assert {label: row["closed form"] for label, row in table_now.items()} == pytest.approx(
+        {label: row["closed form"] for label, row in alone.items()}, nan_ok=True)
+    own = {name: metrics.online.expected_signals(metrics.online.ClickModel(
+        "cascade", metrics.online.default_attractiveness([judged.get(d) for d in page], max(judged.values()))))
+        for name, page, judged in (("baseline", baseline["ranking"], baseline["judgments"]),
+                                   ("current", baseline["ranking"], {"donut": 1, "muffin": 1, "scone": 1}))}
+    ab = table(at, "expected change")
+    assert ab.loc["CTR of the page", "expected change"] == pytest.approx(own["current"].ctr - own["baseline"].ctr)

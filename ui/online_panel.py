@@ -62,9 +62,9 @@ class Settings:
     """What the controls say: the model and its parameters, as plain hashable values (the cache key)."""
 
     kind: str
-    max_grade: int
-    attraction: tuple[tuple[object, float], ...]   # (grade or UNJUDGED, attractiveness)
-    satisfaction: tuple[tuple[object, float], ...]  # (grade or UNJUDGED, satisfaction), dbn only
+    max_grade: int  # the current list's g_max: the inputs show their defaults for it
+    attraction: tuple[tuple[object, float], ...]   # (grade or UNJUDGED, typed attractiveness): changed inputs only
+    satisfaction: tuple[tuple[object, float], ...]  # (grade or UNJUDGED, typed satisfaction), dbn only
     eta: float
     bias: tuple[float, ...]  # typed θ for the first ranks (pbm); the rest follow (1/r)^eta
     continuation: float
@@ -73,13 +73,16 @@ class Settings:
 
     def model(self, ranking: Sequence[str], judgments: Mapping[str, int]) -> ClickModel:
         """The click model of ``ranking``: each rank's parameters from its grade (the typed value of that grade,
-        else the engine's default for ``max_grade``)."""
-        grades = [judged(judgments).get(doc) for doc in ranking]
-        attractiveness = _per_rank(grades, dict(self.attraction), default_attractiveness(grades, self.max_grade))
+        else the engine's default for the g_max of ``judgments`` themselves, as ``python -m metrics.online`` reads
+        that list: the baseline's grades never rescale the current list, nor the reverse)."""
+        own = judged(judgments)
+        grades = [own.get(doc) for doc in ranking]
+        max_grade = max((int(g) for g in own.values()), default=0)
+        attractiveness = _per_rank(grades, dict(self.attraction), default_attractiveness(grades, max_grade))
         if self.kind == "pbm":
             return ClickModel("pbm", attractiveness, position_bias=position_bias(len(ranking), self.eta, self.bias))
         if self.kind == "dbn":
-            satisfaction = _per_rank(grades, dict(self.satisfaction), default_satisfaction(grades, self.max_grade))
+            satisfaction = _per_rank(grades, dict(self.satisfaction), default_satisfaction(grades, max_grade))
             return ClickModel("dbn", attractiveness, satisfaction=satisfaction, continuation=self.continuation)
         return ClickModel("cascade", attractiveness)
 
@@ -181,7 +184,8 @@ def online_section(query: QueryState, baseline: dict | None) -> None:
         judgments_all = judged({**baseline["judgments"], **query.judgments})
     else:
         judgments_all = judgments
-    settings = controls(page, judgments_all)
+    # Inputs for every grade of either list; each list's defaults come from its own judgments.
+    settings = controls(page, judgments, offered=judgments_all)
     if settings is None:
         return
     model = settings.model(page, judgments)
@@ -202,8 +206,11 @@ def online_section(query: QueryState, baseline: dict | None) -> None:
     against_baseline(query, baseline, settings, judgments_all)
 
 
-def controls(page: Sequence[str], judgments: Mapping[str, int]) -> Settings | None:
-    """The click model's controls; None (with one message) when a typed value cannot be read."""
+def controls(page: Sequence[str], judgments: Mapping[str, int],
+             offered: Mapping[str, int] | None = None) -> Settings | None:
+    """The click model's controls; None (with one message) when a typed value cannot be read. ``judgments``: the
+    current list's (its g_max sets the defaults shown); ``offered``: the judgments whose grades get an input (the
+    current and the baseline's), default ``judgments``."""
     with st.container(border=True, key="online_controls"):
         model_side, sessions_side, seed_side = st.columns([3, 1, 1], vertical_alignment="bottom")
         kind = model_side.radio("Click model", list(MODEL_LABELS), format_func=MODEL_LABELS.get, horizontal=True,
@@ -231,30 +238,39 @@ def controls(page: Sequence[str], judgments: Mapping[str, int]) -> Settings | No
         elif kind == "dbn":
             continuation = st.slider("Continuation γ: the chance an unsatisfied user goes on to the next rank",
                                      0.0, 1.0, 0.9, 0.05, key=CONTINUATION)
-        levels = grade_levels(judgments, page)
+        offered = judgments if offered is None else offered
+        levels = grade_levels(offered, page)
         max_grade = max([int(g) for g in judged(judgments).values()], default=0)
-        attraction = _per_grade(levels, max_grade, "attractiveness")
-        satisfaction = _per_grade(levels, max_grade, "satisfaction") if kind == "dbn" else {}
+        offered_max = max([int(g) for g in judged(offered).values()], default=0)
+        attraction = _per_grade(levels, max_grade, offered_max, "attractiveness")
+        satisfaction = _per_grade(levels, max_grade, offered_max, "satisfaction") if kind == "dbn" else {}
     if sessions > cap:
         st.caption(f"A page of {len(page)} ranks simulates at most {cap:,} sessions; {cap:,} are used.")
     return Settings(kind, max_grade, tuple(attraction.items()), tuple(satisfaction.items()), float(eta), bias,
                     float(continuation), int(min(sessions, cap)), int(seed))
 
 
-def _per_grade(levels: Sequence[object], max_grade: int, which: str) -> dict[object, float]:
-    """One number input per grade, starting at the engine's default for this query's highest grade."""
-    defaults = default_values(levels, max_grade, which)
+def _per_grade(levels: Sequence[object], max_grade: int, offered_max: int, which: str) -> dict[object, float]:
+    """One number input per grade, starting at the engine's default for the current list's highest grade (a grade
+    only the baseline holds: for the baseline's); returns the inputs changed from their default, which apply to
+    both lists, while an untouched grade follows each list's own g_max."""
+    below = [level for level in levels if level == UNJUDGED or int(level) <= max_grade]
+    defaults = {**default_values([level for level in levels if level not in below], offered_max, which),
+                **default_values(below, max_grade, which)}
     formula = ("(2^g − 1) / 2^gmax" if which == "attractiveness" else "(2^g − 1) / (2^gmax − 1)")
-    st.markdown(f"**{which.capitalize()} per grade** · default {formula}, gmax = {max_grade}"
+    st.markdown(f"**{which.capitalize()} per grade** · default {formula}, gmax = {max_grade}, each list its own "
+                "gmax unless typed"
                 + (": the chance a document is clicked when examined" if which == "attractiveness" else
                    ": the chance a click ends the search satisfied"))
-    values: dict[object, float] = {}
+    typed: dict[object, float] = {}
     for column, level in zip(st.columns(max(len(levels), 4)), levels):
         label = "unjudged" if level == UNJUDGED else f"grade {level}"
-        values[level] = float(column.number_input(
+        value = float(column.number_input(
             label, min_value=0.0, max_value=1.0, value=float(defaults[level]), step=0.05, format="%.3f",
             key=f"online_{which}_{level}_of_{max_grade}"))
-    return values
+        if value != float(defaults[level]):
+            typed[level] = value
+    return typed
 
 
 def signals_table(expected: Signals, simulated) -> None:
