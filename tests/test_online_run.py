@@ -130,12 +130,16 @@ def test_a_querys_simulated_values_depend_on_the_seed_and_its_id_not_on_the_othe
     assert other_seed.per_query["ctr"].tolist() != whole.per_query["ctr"].tolist()
 
 
-def test_an_empty_run_and_empty_qrels_give_defined_rates():
-    signals = run_signals({"q1": {"d1": 1}}, {}, "pbm")
-    assert signals.qids == [] and signals.means["ctr"] == 0.0
-    assert (signals.zero_result_rate, signals.abandonment_rate) == (1.0, 1.0)
-    nothing = run_signals({}, {}, "cascade")
-    assert (nothing.zero_result_rate, nothing.abandonment_rate, nothing.judged_queries) == (0.0, 0.0, 0)
+@pytest.mark.parametrize("qrels, run", [
+    ({"q1": {"d1": 1}}, {"q2": {"d1": 1.0}}),  # no query in common: an abandonment mean over no query
+    ({"q1": {"d1": 1}}, {}),
+    ({}, {}),
+])
+def test_a_run_sharing_no_query_with_the_qrels_is_refused_as_by_evaluate(qrels, run):
+    with pytest.raises(InputError, match="no query of the run has judgments in the qrels: nothing to evaluate"):
+        run_signals(qrels, run, "pbm")
+    with pytest.raises(InputError, match="nothing to evaluate"):
+        run_signals(qrels, run, "cascade", sessions=10)
 
 
 def test_a_simulation_beyond_the_work_limit_is_refused_before_any_draw():

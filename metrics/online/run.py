@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluate import check_qrels, check_run
+from ..evaluate import check_qrels, check_run, nothing_to_evaluate
 from ..model import NO_JUDGMENT, InputError, RankingBatch, rankings_for_run, short_repr
 from ..trec_io import QrelsTable, RunTable
 from .models import (
@@ -85,6 +85,8 @@ def run_signals(
         qids, batches, judged_qids, answered = _from_tables(qrels, run)
     else:
         qids, batches, judged_qids, answered = _from_dicts(qrels, run)
+    if not qids:  # means over no query would describe nothing (the rates too): refused as evaluate refuses it
+        raise InputError(nothing_to_evaluate(getattr(run, "name", "the run"), getattr(qrels, "name", "the qrels")))
     values = {signal: np.zeros(len(qids)) for signal in RUN_SIGNALS}
     run_name = getattr(run, "name", "run")  # a table's file name
     models: dict[int, ClickModel] = {}  # simulation: each query's model, so the work is checked before any draw
