@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from . import bulk
 from .conventions import Conventions
 from .evaluate import _as_measures, check_qrels, check_run, evaluate_batch, is_count, is_geometric, judged_only
+from .ids import trec_ids
 from .model import NO_JUDGMENT, InputError, RankingBatch, check_grades
 from .names import Measure
 from .trec_io import QrelsTable, RunTable, _load, docno_keys, from_numpy, to_numpy
@@ -408,10 +409,25 @@ def merge_judgments_table(qrels: QrelsTable, additions: Additions) -> QrelsTable
 
 
 def additions_to_trec(additions: Additions, separator: str = " ") -> str:
-    """The added judgments as qrels lines, ``qid added doc grade``, in the order they were given."""
+    """The added judgments as qrels lines, ``qid added doc grade``, in the order they were given; ids are spelled
+    as in every TREC file the project writes (:func:`metrics.ids.to_trec_id`: a space becomes ``_``)."""
     _check_additions(additions)
+    return _trec_lines(_trec_spelled(additions), separator)
+
+
+def _trec_lines(additions: Additions, separator: str) -> str:
     return "".join(separator.join((qid, ADDED_ITERATION, doc, str(int(grade)))) + "\n"
                    for (qid, doc), grade in additions.items())
+
+
+def _trec_spelled(additions: Additions) -> dict[tuple[str, str], int]:
+    """``additions`` with TREC ids (InputError when two ids of a kind would become one)."""
+    qids = trec_ids((qid for qid, _ in additions), "query id")
+    docs_of: dict[str, list[str]] = {}
+    for qid, doc in additions:
+        docs_of.setdefault(qid, []).append(doc)
+    docs = {qid: trec_ids(names, "document id") for qid, names in docs_of.items()}
+    return {(qids.get(qid, qid), docs[qid].get(doc, doc)): grade for (qid, doc), grade in additions.items()}
 
 
 def merged_trec(original: bytes, additions: Additions) -> bytes:
@@ -423,7 +439,7 @@ def merged_trec(original: bytes, additions: Additions) -> bytes:
     if original[:2] == b"\x1f\x8b" or original[:3] == b"\xef\xbb\xbf":
         original = bytes(_load(original, "qrels", None, "qrels")[1])  # inflated with the reader's checks, BOM dropped
     separator = "\t" if b"\t" in original and b" " not in original else " "
-    pending = dict(additions)
+    pending = _trec_spelled(additions)  # the file's spelling of the ids, so a pooled line is found
     out = bytearray()
     lines = original.splitlines(keepends=True)
     for line in lines:
@@ -432,12 +448,12 @@ def merged_trec(original: bytes, additions: Additions) -> bytes:
             pair = (fields[0].decode("utf-8", "replace"), fields[2].decode("utf-8", "replace"))
             if pair in pending:
                 ending = line[len(line.rstrip(b"\r\n")):] or b"\n"
-                out += additions_to_trec({pair: pending.pop(pair)}, separator).rstrip("\n").encode() + ending
+                out += _trec_lines({pair: pending.pop(pair)}, separator).rstrip("\n").encode() + ending
                 continue
         out += line
     if out and not out.endswith(b"\n"):
         out += b"\n"
-    return bytes(out) + additions_to_trec(pending, separator).encode("utf-8")
+    return bytes(out) + _trec_lines(pending, separator).encode("utf-8")
 
 
 def _check_additions(additions: Additions) -> None:

@@ -331,3 +331,17 @@ def test_a_gzipped_qrels_upload_is_written_back_as_plain_text_with_the_additions
     written = merged_trec(gzip.compress(original), {("q", "p"): 1})
     assert written == b"q 0 a 1\nq added p 1\n"  # the byte-order mark goes, as the reader drops it
     assert merged_trec(original, {("q", "p"): 1}) == written
+
+
+def test_written_additions_spell_ids_with_spaces_as_every_trec_writer_does() -> None:
+    additions = {("sweet pastry", "plain bagel"): 1, ("sweet pastry", "bagel"): 2}
+    written = additions_to_trec(additions)
+    assert written == "sweet_pastry added plain_bagel 1\nsweet_pastry added bagel 2\n"
+    assert read_qrels(written.encode()).to_dict() == {"sweet_pastry": {"plain_bagel": 1, "bagel": 2}}
+    # In a file the query is already sweet_pastry: its pooled line is the one the addition replaces.
+    original = b"sweet_pastry 0 donut 1\nsweet_pastry 0 bagel -1\n"
+    merged = merged_trec(original, additions)
+    assert merged == b"sweet_pastry 0 donut 1\nsweet_pastry added bagel 2\nsweet_pastry added plain_bagel 1\n"
+    assert read_qrels(merged).to_dict() == {"sweet_pastry": {"donut": 1, "bagel": 2, "plain_bagel": 1}}
+    with pytest.raises(InputError, match="a_b"):  # two ids one TREC id: the file would merge them
+        additions_to_trec({("q", "a b"): 1, ("q", "a_b"): 0})
