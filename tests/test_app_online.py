@@ -280,3 +280,25 @@ def test_pinning_a_baseline_never_changes_the_current_lists_own_click_numbers():
                                    ("current", baseline["ranking"], {"donut": 1, "muffin": 1, "scone": 1}))}
     ab = table(at, "expected change")
     assert ab.loc["CTR of the page", "expected change"] == pytest.approx(own["current"].ctr - own["baseline"].ctr)
+
+
+def test_interleaving_uses_the_typed_position_bias_and_claims_no_win_when_no_click_is_possible():
+    at = pinned_then_muffin_up()
+    at.radio(key="online_model").set_value("pbm").run()
+    at.text_input(key="online_bias").input("0, 0, 0, 0").run()
+    assert_no_failure(at)
+    summary = next(m.value for m in at.markdown if m.value.startswith("Offline: "))
+    assert "wins" not in summary and "Interleaving decided no session." in summary
+    assert any(m.value.startswith("No session of") for m in at.markdown)
+    assert not any("ignores typed values" in c.value for c in at.caption)
+
+
+def test_interleaving_uses_the_typed_attractiveness():
+    # Grade 1 attracts never, an unjudged document always: the cascade user clicks the first of bagel and
+    # croissant, mostly bagel from the baseline's team (it ranks bagel 2nd, the current list 3rd): a clear loss.
+    at = pinned_then_muffin_up()
+    number_input(at, "online_attractiveness_1_of_1").set_value(0.0).run()
+    number_input(at, "online_attractiveness_unjudged_of_1").set_value(1.0).run()
+    assert_no_failure(at)
+    summary = next(m.value for m in at.markdown if m.value.startswith("Offline: "))
+    assert "a clear loss" in summary

@@ -143,3 +143,45 @@ def test_bad_experiment_arguments_get_one_clear_input_error(call, message):
     with pytest.raises(InputError) as raised:
         call()
     assert message in str(raised.value)
+
+
+# ---- team draft with the full click model: typed attractiveness, satisfaction and θ per rank ----------------------
+# A = x, y and B = y, x, top 2 interleaved: team A always contributes x, team B always y; whichever team picks first
+# (a fair coin) fills rank 1.
+
+
+def test_typed_attractiveness_per_document_replaces_the_grade_default_in_interleaving():
+    # x always attracts, y never: every session clicks x, which is always team A's: A wins them all (closed form).
+    result = team_draft(["x", "y"], ["y", "x"], {}, "cascade", sessions=2_000, seed=1,
+                        attractiveness={"x": 1.0, "y": 0.0})
+    assert (result.wins_a, result.wins_b, result.ties) == (2_000, 0, 0)
+
+
+def test_a_position_bias_of_zero_everywhere_decides_no_interleaved_session():
+    result = team_draft(RUN, MUFFIN_UP, PASTRY, "pbm", sessions=2_000, seed=1, position_bias=[0, 0, 0, 0])
+    assert (result.wins_a, result.wins_b, result.win_rate_a) == (0, 0, None)
+
+
+def test_typed_theta_per_rank_lets_only_rank_one_be_clicked_so_the_first_picker_wins_half_the_sessions():
+    # θ = 1, 0: only rank 1 is examined; both always attract, so the team that picked first wins: a fair coin.
+    result = team_draft(["x", "y"], ["y", "x"], {}, "pbm", sessions=20_000, seed=2, position_bias=[1, 0],
+                        attractiveness={"x": 1.0, "y": 1.0})
+    assert result.ties == 0 and result.ci[0] < 0.5 < result.ci[1]
+
+
+def test_typed_satisfaction_ends_the_dbn_session_at_the_first_click():
+    # Both attract always; satisfaction 1 stops after the first click: one click per session, no tie.
+    both = {"x": 1.0, "y": 1.0}
+    stops = team_draft(["x", "y"], ["y", "x"], {}, "dbn", sessions=2_000, seed=4, attractiveness=both,
+                       satisfaction=both, continuation=1.0)
+    assert stops.ties == 0 and stops.clicks_a + stops.clicks_b == 2_000
+    goes_on = team_draft(["x", "y"], ["y", "x"], {}, "dbn", sessions=2_000, seed=4, attractiveness=both,
+                         satisfaction={"x": 0.0, "y": 0.0}, continuation=1.0)
+    assert goes_on.ties == 2_000  # each session clicks both: one click per team
+
+
+def test_a_typed_interleaving_parameter_that_is_not_a_probability_gets_one_message():
+    with pytest.raises(InputError, match="attractiveness"):
+        team_draft(["x"], ["y"], {}, "cascade", sessions=100, seed=0, attractiveness={"x": 1.5})
+    with pytest.raises(InputError, match="position_bias"):
+        team_draft(["x"], ["y"], {}, "pbm", sessions=100, seed=0, position_bias=[2])

@@ -163,8 +163,18 @@ def _ab_test(settings: Settings, pages: tuple[tuple[str, ...], tuple[str, ...]],
 @st.cache_data(show_spinner=False, max_entries=16)
 def _interleaving(settings: Settings, pages: tuple[tuple[str, ...], tuple[str, ...]],
                   judgments: tuple[tuple[str, int], ...], depth: int):
+    grades = judged(dict(judgments))
+    docs = list(dict.fromkeys([*pages[0], *pages[1]]))
+    levels = {doc: UNJUDGED if doc not in grades else int(grades[doc]) for doc in docs}
+
+    def typed(per_grade: tuple[tuple[object, float], ...]) -> dict[str, float]:
+        values = dict(per_grade)
+        return {doc: values[level] for doc, level in levels.items() if level in values}
+
     return team_draft(list(pages[0]), list(pages[1]), dict(judgments), settings.kind, sessions=settings.sessions,
-                      seed=settings.seed, depth=depth, eta=settings.eta, continuation=settings.continuation)
+                      seed=settings.seed, depth=depth, eta=settings.eta, continuation=settings.continuation,
+                      attractiveness=typed(settings.attraction), satisfaction=typed(settings.satisfaction),
+                      position_bias=settings.bias)
 
 
 # ---- the section -------------------------------------------------------------------------------------------------
@@ -351,8 +361,9 @@ def against_baseline(query: QueryState, baseline: dict | None, settings: Setting
             for signal, diff in test.differences.items()]
     st.plotly_chart(online_charts.ab_figure(rows, test.sessions), key="online_ab_chart",
                     config={"displaylogo": False})
-    st.caption("Both arms and the interleaved sessions use the click model above; interleaving reads the "
-               "attractiveness from the grades by default ((2^g − 1) / 2^gmax) and ignores typed values. "
+    st.caption("Both arms and the interleaved sessions use the click model above, typed values included. Each "
+               "arm reads its own list's judgments; the interleaved list mixes both, so there a document's grade is "
+               "the current list's (else the baseline's) and untouched grades follow the gmax of those grades. "
                f"Confidence level {1 - test.alpha:.0%}; sessions needed: power 0.8 at that level.")
 
 

@@ -24,6 +24,7 @@ from .models import (
     MODELS,
     ClickModel,
     _as_number,
+    _probabilities,
     default_attractiveness,
     default_position_bias,
     default_satisfaction,
@@ -156,7 +157,8 @@ class Interleaving:
 def team_draft(
     ranking_a: Sequence[str], ranking_b: Sequence[str], judgments: Mapping[str, int], kind: str, sessions: int,
     seed: int, *, depth: int = DEFAULT_INTERLEAVING_DEPTH, alpha: float = 0.05, eta: float = DEFAULT_ETA,
-    continuation: float = DEFAULT_CONTINUATION,
+    continuation: float = DEFAULT_CONTINUATION, attractiveness: Mapping[str, float] | None = None,
+    satisfaction: Mapping[str, float] | None = None, position_bias: Sequence[float] | None = None,
 ) -> Interleaving:
     """Interleave the top of ``ranking_a`` and ``ranking_b`` by team draft, once per session, simulate clicks on the
     interleaved list with the click model ``kind`` (parameters from ``judgments`` as
@@ -166,6 +168,10 @@ def team_draft(
     Team draft (Radlinski et al. 2008): while both rankings hold a document not yet shown and the list is shorter
     than ``depth``, the team with fewer picks (a coin flip when equal) adds its highest-ranked document not yet
     shown. Sessions, coin flips and clicks come from ``np.random.default_rng(seed)``.
+
+    Typed parameters replace the defaults, as in :meth:`ClickModel.for_list`: ``attractiveness`` and
+    ``satisfaction`` per document id (a document keeps them wherever it lands), ``position_bias`` θ_r for the first
+    ranks of the interleaved list (pbm; the rest follow (1/r)^eta).
     """
     ranking_a, ranking_b = _check_ranking(ranking_a, "ranking_a"), _check_ranking(ranking_b, "ranking_b")
     check_grades(judgments, where="Argument `judgments`")
@@ -179,6 +185,9 @@ def team_draft(
         raise InputError(f"Argument `depth` has to be a whole number from 1 to {MAX_INTERLEAVING_DEPTH}, "
                          f"got {short_repr(depth)}")
     max_grade = max((int(g) for g in judgments.values() if g >= 0), default=0)
+    typed_attractiveness = _typed_per_document(attractiveness, "attractiveness")
+    typed_satisfaction = _typed_per_document(satisfaction, "satisfaction")
+    typed_bias = _probabilities(position_bias, "position_bias") if position_bias is not None else np.zeros(0)
     rng = np.random.default_rng(seed)
     rounds = (int(depth) + 1) // 2
     coins = rng.integers(0, 2**rounds, size=sessions, dtype=np.int64)
@@ -192,20 +201,25 @@ def team_draft(
     # Each document's parameters once (a document keeps its grade wherever it lands in a list).
     pool = list(dict.fromkeys([*ranking_a[: int(depth)], *ranking_b[: int(depth)]]))
     pool_grades = [judgments.get(doc) for doc in pool]
-    doc_attractiveness = dict(zip(pool, default_attractiveness(pool_grades, max_grade).tolist()))
-    doc_satisfaction = dict(zip(pool, default_satisfaction(pool_grades, max_grade).tolist()))
+    doc_attractiveness = {**dict(zip(pool, default_attractiveness(pool_grades, max_grade).tolist())),
+                          **typed_attractiveness}
+    doc_satisfaction = {**dict(zip(pool, default_satisfaction(pool_grades, max_grade).tolist())),
+                        **typed_satisfaction}
     for row, (docs, teams) in enumerate(lists):
         attractiveness[row, : len(docs)] = [doc_attractiveness[doc] for doc in docs]
         satisfaction[row, : len(docs)] = [doc_satisfaction[doc] for doc in docs]
         team_a[row, : len(docs)] = [team == "a" for team in teams]
         team_b[row, : len(docs)] = [team == "b" for team in teams]
-    position_bias = default_position_bias(width, eta) if kind == "pbm" else None
+    theta = None
+    if kind == "pbm":
+        theta = default_position_bias(width, eta)
+        theta[: min(width, typed_bias.shape[0])] = typed_bias[:width]
     gamma = 1.0 if kind == "cascade" else _as_number(continuation, "continuation", low=0.0, high=1.0)
     wins_a = wins_b = clicks_a = clicks_b = 0
     chunk = max(1, CHUNK_CELLS // width)
     for start in range(0, sessions, chunk):
         rows = which[start: start + chunk]
-        clicks, _ = draw_sessions(kind, attractiveness[rows], rng, rows.shape[0], position_bias=position_bias,
+        clicks, _ = draw_sessions(kind, attractiveness[rows], rng, rows.shape[0], position_bias=theta,
                                   satisfaction=satisfaction[rows] if kind == "dbn" else None, continuation=gamma)
         credit_a = (clicks & team_a[rows]).sum(axis=1)
         credit_b = (clicks & team_b[rows]).sum(axis=1)
@@ -217,6 +231,16 @@ def team_draft(
     rate = wins_a / decided if decided else None
     ci = wilson_interval(wins_a, decided, alpha) if decided else (0.0, 1.0)
     return Interleaving(wins_a, wins_b, sessions - decided, sessions, seed, rate, ci, clicks_a, clicks_b)
+
+
+def _typed_per_document(values: Mapping[str, float] | None, name: str) -> dict[str, float]:
+    """``{document id: probability}`` checked: each value in [0, 1]."""
+    if values is None:
+        return {}
+    if not isinstance(values, Mapping):
+        raise InputError(f"Argument `{name}` has to be a mapping of document id to a probability, "
+                         f"got {type(values).__name__}")
+    return dict(zip(values, _probabilities(list(values.values()), name).tolist()))
 
 
 def interleave(ranking_a: Sequence[str], ranking_b: Sequence[str], coins: int, depth: int) -> tuple[list[str], list[str]]:
