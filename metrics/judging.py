@@ -381,11 +381,13 @@ Additions = Mapping[tuple[str, str], int]
 
 def merge_judgments(qrels: Mapping[str, Mapping[str, int]], additions: Additions) -> dict[str, dict[str, int]]:
     """A new ``{qid: {doc: grade}}``: ``qrels`` with ``additions`` (``{(qid, doc): grade}``) on top; ``qrels`` is
-    left untouched. An addition replaces a negative (pooled, unjudged) grade; a judged document keeps its grade
-    unless the addition says otherwise."""
+    left untouched. An addition replaces a negative (pooled, unjudged) grade; one for a document judged (grade >=
+    0) is refused, since the original judgments are never changed."""
     _check_additions(additions)
     merged = {qid: dict(docs) for qid, docs in qrels.items()}
     for (qid, doc), grade in additions.items():
+        if merged.get(qid, {}).get(doc, -1) >= 0:
+            raise InputError(_already_judged(qid, doc, merged[qid][doc]))
         merged.setdefault(qid, {})[doc] = int(grade)
     return merged
 
@@ -399,6 +401,10 @@ def merge_judgments_table(qrels: QrelsTable, additions: Additions) -> QrelsTable
     added_qid = pa.array([qid for qid, _ in additions], pa.string())
     added_doc = pa.array([doc for _, doc in additions], pa.string())
     replaced = _pairs_in(qrels.qid, qrels.docno, added_qid, added_doc)
+    judged = np.flatnonzero(replaced & (qrels.grade >= 0))
+    if judged.size:
+        line = int(judged[0])
+        raise InputError(_already_judged(qrels.qid[line].as_py(), qrels.docno[line].as_py(), int(qrels.grade[line])))
     keep = from_numpy(~replaced)
     return QrelsTable(
         pa.concat_arrays([_single(pc.filter(qrels.qid, keep)), added_qid]),
@@ -447,6 +453,8 @@ def merged_trec(original: bytes, additions: Additions) -> bytes:
         if len(fields) == 4 and not fields[0].startswith(b"#"):
             pair = (fields[0].decode("utf-8", "replace"), fields[2].decode("utf-8", "replace"))
             if pair in pending:
+                if fields[3].lstrip(b"-").isdigit() and int(fields[3]) >= 0:
+                    raise InputError(_already_judged(*pair, int(fields[3])))
                 ending = line[len(line.rstrip(b"\r\n")):] or b"\n"
                 out += _trec_lines({pair: pending.pop(pair)}, separator).rstrip("\n").encode() + ending
                 continue
@@ -454,6 +462,11 @@ def merged_trec(original: bytes, additions: Additions) -> bytes:
     if out and not out.endswith(b"\n"):
         out += b"\n"
     return bytes(out) + _trec_lines(pending, separator).encode("utf-8")
+
+
+def _already_judged(qid: str, doc: str, grade: int) -> str:
+    return (f"additions: query {qid!r}, document {doc!r} already has grade {grade} in the qrels; an addition only "
+            "grades an unjudged or pooled (negative) document, the original judgments stay as they are")
 
 
 def _check_additions(additions: Additions) -> None:

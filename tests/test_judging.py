@@ -345,3 +345,17 @@ def test_written_additions_spell_ids_with_spaces_as_every_trec_writer_does() -> 
     assert read_qrels(merged).to_dict() == {"sweet_pastry": {"donut": 1, "bagel": 2, "plain_bagel": 1}}
     with pytest.raises(InputError, match="a_b"):  # two ids one TREC id: the file would merge them
         additions_to_trec({("q", "a b"): 1, ("q", "a_b"): 0})
+
+
+@pytest.mark.parametrize("grade", [0, 1])
+def test_an_addition_for_a_judged_document_is_refused_everywhere_so_the_original_judgments_stay(grade) -> None:
+    message = f"query 'q', document 'a' already has grade {grade}"
+    with pytest.raises(InputError, match=message):
+        merge_judgments({"q": {"a": grade}}, {("q", "a"): 2})
+    original = f"q 0 a {grade}\nq 0 p -1\n".encode()
+    with pytest.raises(InputError, match=message):
+        merge_judgments_table(read_qrels(original), {("q", "p"): 1, ("q", "a"): 2})
+    with pytest.raises(InputError, match=message):
+        merged_trec(original, {("q", "a"): 2})
+    # A pooled (negative) line is what an addition may replace.
+    assert merge_judgments({"q": {"a": grade, "p": -1}}, {("q", "p"): 1}) == {"q": {"a": grade, "p": 1}}
