@@ -25,7 +25,8 @@ def test_sweet_pastry_cards_show_bounds_and_ranges_with_what_they_mean():
     assert brackets["AP@4"][0] == "range [0.556, 0.800]"
     assert brackets["nDCG@4"][0] == "range [0.704, 1.000]"
     p_help, ap_help = brackets["P@4"][1], brackets["AP@4"][1]
-    assert "2 unjudged documents in the top 4 judged relevant at grade 1" in p_help
+    assert ("2 unjudged documents in the top 4 judged relevant at grade 1, the query's largest grade, at least the "
+            "relevance threshold" in p_help)
     assert "These are bounds: whatever grades those documents receive, P@4 stays between them." in p_help
     assert "not a bound: other judgments of those documents may give a value outside it" in ap_help
     assert "in the whole list" in brackets["AP"][1]
@@ -76,3 +77,15 @@ def test_with_unjudged_documents_removed_precision_is_only_a_range_and_the_help_
     assert bracket == "range [1.000, 1.000]"
     assert "unjudged documents removed from the list, as the convention chosen says: 1.000" in help_text
     assert "not a bound" in help_text
+
+
+def test_the_help_names_the_grade_of_the_all_relevant_scenario_by_its_rule_not_as_the_querys_top_grade():
+    # Only grade 0 judged: the query's top grade is 0, the scenario judges the hole at the relevance threshold 1.
+    from metrics.holes import query_holes, top_grade
+    from ui.holes_panel import hole_help
+
+    judgments = {"donut": 0}
+    (hole,) = query_holes(["donut", "bagel"], judgments, ["P.2"]).values()
+    text = hole_help("P@2", hole, 1, "the top 2", top_grade(judgments, 1))
+    assert ("judged relevant at grade 1, the query's largest grade, at least the relevance threshold" in text)
+    assert "the query's top grade" not in text

@@ -46,8 +46,8 @@ def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: i
     documents = "document" if unjudged == 1 else "documents"
     both = (f"low = {hole.low:.3f} and high = {hole.high:.3f} are the lower and the higher of two values of {label}: "
             f"as judged ({as_judged(conventions)}: {hole.value:.3f}) and with "
-            f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's top grade "
-            "(they join the relevant documents, so R grows too).")
+            f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's largest "
+            "grade, at least the relevance threshold (they join the relevant documents, so R grows too).")
     if hole.bounded:
         return both + f" These are bounds: whatever grades those {documents} receive, {label} stays between them."
     return (both + " This is only the range between the two scenarios, not a bound: other judgments of those "
