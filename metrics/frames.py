@@ -54,7 +54,7 @@ def run_table(frame: object, name: str = "run", *, rows_named: bool = True) -> R
     ``rows_named=False`` names the query and document in messages instead of the row (rows of a shuffled
     partition mean nothing to the user).
     """
-    table = _arrow(frame, name)
+    table = _arrow(frame, name, "scores")
     qid_name, docno_name = _column(table, QID_COLUMNS, name, "query ids"), _column(table, DOCNO_COLUMNS, name,
                                                                                     "document ids")
     score_name = _column(table, SCORE_COLUMNS, name, "scores")
@@ -75,7 +75,7 @@ def run_table(frame: object, name: str = "run", *, rows_named: bool = True) -> R
 
 def qrels_table(frame: object, name: str = "qrels", *, rows_named: bool = True) -> QrelsTable:
     """A :class:`QrelsTable` from a qrels frame (``qid, docno, label`` or ir_measures' or ranx's names)."""
-    table = _arrow(frame, name)
+    table = _arrow(frame, name, "grades")
     qid_name, docno_name = _column(table, QID_COLUMNS, name, "query ids"), _column(table, DOCNO_COLUMNS, name,
                                                                                     "document ids")
     label_name = _column(table, LABEL_COLUMNS, name, "grades")
@@ -274,7 +274,7 @@ class _Where:
                 f"column {column!r}")
 
 
-def _arrow(frame: object, name: str) -> pa.Table:
+def _arrow(frame: object, name: str, values: str = "") -> pa.Table:
     if isinstance(frame, pa.Table):
         return frame
     if isinstance(frame, pa.RecordBatch):
@@ -294,11 +294,26 @@ def _arrow(frame: object, name: str) -> pa.Table:
         series = frame[label]  # type: ignore[index]
         try:
             arrays.append(pa.Array.from_pandas(series.array if hasattr(series, "array") else series))
+        except OverflowError:  # a Python int beyond 64 bits in an object column
+            raise InputError(_beyond_64_bits(series, name, str(label), values)) from None
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
             raise InputError(f"{name}, column {str(label)!r}: cannot be read as one type ({_first_line(error)}); "
                              "give ids as text and scores or grades as numbers") from None
         names.append(str(label))
     return pa.Table.from_arrays(arrays, names=names) if arrays else pa.table({"_": pa.array([], pa.null())})
+
+
+def _beyond_64_bits(series, name: str, column: str, values: str) -> str:
+    """The message for the first whole number of ``series`` no 64-bit integer holds, named as :class:`_Where` does."""
+    row, value = next((row, value) for row, value in enumerate(series)
+                      if isinstance(value, (int, np.integer)) and not MIN_GRADE <= value <= 2**64 - 1)
+    where = f"{name} row {row}, column {column!r}"
+    if column in LABEL_COLUMNS[:-1] or (values == "grades" and column in LABEL_COLUMNS):
+        return (f"{where}: grade {value} is out of range; grades are whole numbers from -2^63 to 2^63-1, as trec_eval "
+                "reads them")
+    if column in SCORE_COLUMNS:
+        return f"{where}: score {value} does not fit in 64 bits; give scores as floats"
+    return f"{where}: {value} does not fit in 64 bits; give ids as text"
 
 
 def _first_line(error: Exception) -> str:
@@ -398,7 +413,7 @@ def _grades(column: pa.ChunkedArray, column_name: str, where: _Where) -> np.ndar
     values = _single(column)
     if pa.types.is_integer(values.type) and values.null_count == 0:
         if pa.types.is_uint64(values.type) and len(values) and pc.max(values).as_py() > MAX_GRADE:
-            row = _first_true(pc.greater(values, MAX_GRADE))
+            row = _first_true(pc.greater(values, pa.scalar(MAX_GRADE, pa.uint64())))
             raise InputError(f"{where(row, column_name)}: grade {values[row].as_py()} is out of range; grades are "
                              "whole numbers from -2^63 to 2^63-1, as trec_eval reads them")
         return to_numpy(pc.cast(values, pa.int64())).astype(np.int64, copy=False)

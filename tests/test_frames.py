@@ -239,3 +239,13 @@ def test_pyterrier_retrieval_output_with_docid_and_docno_is_read_by_its_docno() 
     assert metrics.evaluate(qrels, results, ["map"]) == expected
     assert metrics.evaluate(qrels.assign(docid=[1, 2]), results, ["map"]) == expected
     assert evaluate_frames(qrels, results, ["map"]).means == {"map": 0.75}
+
+
+@pytest.mark.parametrize("label", [np.array([1, 2**63], dtype=np.uint64), pd.Series([1, 2**70], dtype=object)])
+def test_a_grade_beyond_64_bits_is_out_of_range_naming_its_row_as_in_the_dict_path(label) -> None:
+    frame = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["a", "b"], "label": label})
+    with pytest.raises(InputError, match=r"^qrels row 1, column 'label': grade \d+ is out of range; grades are whole "
+                                         r"numbers from -2\^63 to 2\^63-1"):
+        qrels_table(frame)
+    with pytest.raises(InputError, match="is out of range; grades are whole numbers from -2\\^63 to 2\\^63-1"):
+        metrics.evaluate({"q1": {"a": 1, "b": int(label[1])}}, {"q1": {"a": 1.0}}, "map")

@@ -85,3 +85,13 @@ def test_a_parquet_bomb_is_refused_before_it_is_decoded_whole(tmp_path, monkeypa
     monkeypatch.setattr(frames, "PARQUET_ALWAYS", 1 << 20)
     status, _, err = run_cli(DATA / "qrels.test", path)
     assert status == 2 and "bomb.parquet: its columns take more than 100 times the file's size" in err
+
+
+def test_a_parquet_grade_beyond_64_bits_is_one_line_naming_file_row_and_column(tmp_path) -> None:
+    path = tmp_path / "qrels.parquet"
+    pq.write_table(pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "label": pa.array([1, 2**63], pa.uint64())}),
+                   path)
+    status, out, err = run_cli(path, DATA / "results.test")
+    assert (status, out) == (2, "")
+    assert err == ("python -m metrics: qrels.parquet row 1, column 'label': grade 9223372036854775808 is out of "
+                   "range; grades are whole numbers from -2^63 to 2^63-1, as trec_eval reads them\n")
