@@ -174,11 +174,11 @@ def evaluate_runs(
     if len(runs) > MAX_RUNS:
         raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call (the table holds every run's values); "
                          "split them over several calls, or use the command line, which streams any number")
+    named = _named_runs(runs)
     check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
     qrels_table = _as_qrels_table(qrels, parsed, conv)
     columns: dict[str, list] = {"run": [], "qid": [], "measure": [], "value": []}
-    for result in evaluate_each(qrels_table, [(str(name), source) for name, source in runs.items()], parsed, conv,
-                                workers=workers):
+    for result in evaluate_each(qrels_table, named, parsed, conv, workers=workers):
         if not result.qids:
             raise InputError(nothing_to_evaluate(f"run {result.name!r}", "the qrels"))
         for qid, measure, value in result_rows(result, parsed):
@@ -196,14 +196,27 @@ def per_query_values(qrels: object, runs: Mapping[str, RunSource], measures: Seq
     """``{measure key: {run: {qid: value}}}``: what a comparison of runs needs (``python -m metrics.compare``)."""
     if len(runs) > MAX_RUNS:
         raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call")
+    named = _named_runs(runs)
     check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
     table = _as_qrels_table(qrels, measures, conventions)
     values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in measures}
-    for result in evaluate_each(table, [(str(name), source) for name, source in runs.items()], measures, conventions,
-                                workers=workers):
+    for result in evaluate_each(table, named, measures, conventions, workers=workers):
         for measure in measures:
             values[measure.key][result.name] = dict(zip(result.qids, result.values[measure.key].tolist()))
     return values
+
+
+def _named_runs(runs: Mapping[object, RunSource]) -> list[tuple[str, RunSource]]:
+    """``(name as text, run)`` pairs; two names that are the same text (``1`` and ``'1'``) are refused, since their
+    rows could not be told apart."""
+    seen: dict[str, object] = {}
+    for name in runs:
+        text = str(name)
+        if text in seen:
+            raise InputError(f"runs {seen[text]!r} and {name!r} are both named {text!r} in the table; give each run "
+                             "its own name")
+        seen[text] = name
+    return [(str(name), source) for name, source in runs.items()]
 
 
 def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tuple[str, str, float]]:

@@ -233,6 +233,13 @@ def test_the_table_refuses_more_runs_than_the_cap_and_bad_arguments():
         metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d1": 1.0}}}, "map", workers=0)
 
 
+def test_runs_whose_names_are_the_same_text_are_refused_not_merged_into_one_block():
+    qrels = {"q1": {"d1": 1, "d2": 1}}
+    runs = {1: {"q1": {"d1": 1.0}}, "1": {"q1": {"d2": 1.0, "d1": 0.5}}}
+    with pytest.raises(metrics.InputError, match="runs 1 and '1' are both named '1'"):
+        metrics.evaluate_runs(qrels, runs, "map")
+
+
 def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_same_means(random_files):
     from metrics.compare import compare_many
     from metrics.trec_io import read_qrels, read_run
