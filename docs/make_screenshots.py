@@ -81,7 +81,7 @@ def online_signals(page: Page, base_url: str) -> Region:
 
 def runs_per_query(page: Page, base_url: str) -> Region:
     """The "Evaluate a run" page on the built-in collection, measured by P@10 and nDCG@10 only so the per-query
-    table shows every column: each measure with its low and high, and Judged@10."""
+    table shows every column: each measure with its low and high, and Judged≥0@10."""
     runs = RunsPage(page, base_url).open()
     runs.use_built_in_collection()
     measures = page.locator(".st-key-runs_measures")
@@ -91,7 +91,7 @@ def runs_per_query(page: Page, base_url: str) -> Region:
     expect(measures.locator("[data-tag]")).to_have_count(2)
     table = runs.visible_tables().nth(1)
     # The grid's text twin (never shown) names the columns once the last removal has been drawn.
-    expect(table.locator("table[role=grid] thead th").last).to_have_text("Judged@10")
+    expect(table.locator("table[role=grid] thead th").last).to_have_text("Judged≥0@10")
     runs.wait_for_charts()
     return page.get_by_role("heading", name="Evaluate a run"), table
 

@@ -34,8 +34,8 @@ def test_sweet_pastry_cards_show_bounds_and_ranges_with_what_they_mean():
 
 def test_judged_at_k_caption_counts_the_unjudged_documents_of_the_top_k():
     at = open_app()
-    text = [c.value for c in at.caption if c.value.startswith("Judged@4")]
-    assert text == ["Judged@4 = 0.500: 2 of the top 4 documents are unjudged (marked ✗ in the list's judged column). "
+    text = [c.value for c in at.caption if c.value.startswith("Judged≥0@4")]
+    assert text == ["Judged≥0@4 = 0.500: 2 of the top 4 documents are unjudged (marked ✗ in the list's judged column). "
                     "Under each value: its bounds or range if the unjudged documents were judged (hover for what "
                     "they mean)."]
 
@@ -60,12 +60,12 @@ def test_a_fully_judged_top_k_cannot_move():
     brackets = _brackets(at)
     assert brackets["P@3"][0] == "bounds [0.667, 0.667]"
     assert brackets["P@3"][1] == "Every document in the top 3 is judged: no judgment can move P@3; low = high = the value."
-    assert any(c.value.startswith("Judged@3 = 1.000: 0 of the top 3") for c in at.caption)
+    assert any(c.value.startswith("Judged≥0@3 = 1.000: 0 of the top 3") for c in at.caption)
 
 
 def test_k_beyond_the_list_says_how_many_are_listed():
     at = open_app(**{**PASTRY_URL, "k": "10"})
-    assert any(c.value.startswith("Judged@10 = 0.500: 2 of the 4 listed (k = 10 is beyond the list)")
+    assert any(c.value.startswith("Judged≥0@10 = 0.500: 2 of the 4 listed (k = 10 is beyond the list)")
                for c in at.caption)
 
 

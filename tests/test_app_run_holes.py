@@ -10,6 +10,7 @@ import pytest
 from apptest_support import assert_no_failure, open_runs_page
 from metrics.holes import holes_files
 from test_app_runs import upload
+from ui import run_holes
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 PASTRY_QRELS = b"sweet_pastry 0 donut 1\nsweet_pastry 0 muffin 1\nsweet_pastry 0 scone 1\n"
@@ -28,12 +29,12 @@ def test_sweet_pastry_run_shows_p4_between_half_and_one_and_judged_at_4():
     assert_no_failure(at)
     means = at.dataframe[0].value.iloc[0].to_dict()
     assert means == {"P_4": 0.5, "P_4 low": 0.5, "P_4 high": 1.0, "map": pytest.approx(5 / 9),
-                     "map low": pytest.approx(5 / 9), "map high": pytest.approx(0.8), "Judged@4": 0.5,
-                     "Judged@all": 0.5}
+                     "map low": pytest.approx(5 / 9), "map high": pytest.approx(0.8), "Judged≥0@4": 0.5,
+                     "Judged≥0@all": 0.5}
     per_query = at.dataframe[1].value
     assert list(per_query.columns) == list(means)
     assert per_query.loc["sweet_pastry", "P_4 high"] == 1.0
-    caption = next(c.value for c in at.caption if c.value.startswith("Judged@k:"))
+    caption = next(c.value for c in at.caption if c.value.startswith("Judged≥0@k:"))
     assert "For P_4 they are bounds" in caption and "For map they are only the range between the two scenarios" in caption
 
 
@@ -51,7 +52,7 @@ def test_trec_eval_test_files_columns_are_the_library_holes():
         for i, qid in enumerate(table.qids):
             assert per_query.loc[qid, f"{m.key} low"] == table.low[m.key][i]
             assert per_query.loc[qid, f"{m.key} high"] == table.high[m.key][i]
-            judged = f"Judged@{m.cutoff}" if m.cutoff is not None else "Judged@all"
+            judged = f"Judged≥0@{m.cutoff}" if m.cutoff is not None else "Judged≥0@all"
             assert per_query.loc[qid, judged] == table.judged[m.key][i]
             assert per_query.loc[qid, f"{m.key} low"] <= per_query.loc[qid, m.key] <= per_query.loc[qid, f"{m.key} high"]
 
@@ -65,10 +66,13 @@ def test_the_toggle_hides_the_hole_columns():
     assert list(at.dataframe[1].value.columns) == ["P_4"]
 
 
-def test_a_chosen_judged_measure_keeps_its_name_and_the_holes_column_says_hole():
+def test_the_holes_judged_column_never_shares_the_name_of_the_judged_measure_and_says_why():
     # ir_measures' Judged@4 counts bagel's negative grade as judged (3 of 4); the hole counts it unjudged (2 of 4).
     qrels = PASTRY_QRELS + b"sweet_pastry 0 bagel -1\n"
     at = upload(open_runs_page(), ("qrels", qrels), ("run", PASTRY_RUN))
     at = _set_measures(at, ["Judged@4"])
     means = at.dataframe[0].value.iloc[0].to_dict()
-    assert means == {"Judged@4": 0.75, "Judged@4 low": 0.75, "Judged@4 high": 1.0, "Judged@4 (hole)": 0.5}
+    assert means == {"Judged@4": 0.75, "Judged@4 low": 0.75, "Judged@4 high": 1.0, "Judged≥0@4": 0.5}
+    alone = _set_measures(at, ["P.4"]).dataframe[0].value.iloc[0].to_dict()
+    assert "Judged@4" not in alone and alone["Judged≥0@4"] == 0.5  # not named as -m Judged@4 (0.75) without it
+    assert "negative grades too" in run_holes.column_help("Judged≥0@4") and run_holes.column_help("P_4") is None

@@ -65,14 +65,15 @@ def results_tab(collection: run_data.Collection, results: dict, conventions, k: 
                    "there is nothing to evaluate. Check that the qrels belong to this run.")
         return
     shown_values, shown_means = values, means
-    if measures and st.toggle("Judgment holes: Judged@k and each measure's low and high", value=True,
+    if measures and st.toggle("Judgment holes: Judged≥0@k and each measure's low and high", value=True,
                               key="results_holes"):
         holes = run_holes.hole_table(collection, name, measures, conventions)
         shown_values, shown_means = run_holes.with_holes(qids, values, means, holes)
         st.caption(run_holes.holes_caption(holes))
     st.markdown(f"**Means over {len(qids)} queries** · conventions: {conventions.describe()}")
     st.dataframe(pd.DataFrame([shown_means]), hide_index=True, width="stretch",
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in shown_means})
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=run_holes.column_help(key))
+                                for key in shown_means})
     frame = pd.DataFrame(shown_values, index=pd.Index(qids, name="query"))
     pattern = st.text_input("Filter queries (text, or a pattern with * and ?)", key="query_filter",
                             max_chars=MAX_FILTER_CHARS, placeholder="e.g. 30 or 30? or *-dev")
@@ -80,7 +81,8 @@ def results_tab(collection: run_data.Collection, results: dict, conventions, k: 
         frame = frame[[matches_filter(str(qid), pattern) for qid in frame.index]]
     st.caption(f"{len(frame)} queries shown. Click a column header to sort.")
     st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f") for key in frame.columns})
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=run_holes.column_help(key))
+                                for key in frame.columns})
     scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
     if scores and qids:
         st.plotly_chart(run_charts.distribution_figure(scores, qids), key="distribution_chart")

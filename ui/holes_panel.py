@@ -84,10 +84,10 @@ def judged_text(cards: dict[str, CardHole], k: int, length: int) -> str:
     if cut is not None:
         verb = "document is" if cut.unjudged == 1 else "documents are"
         shown = f"the top {k}" if k <= length else f"the {length} listed (k = {k} is beyond the list)"
-        parts.append(f"Judged@{k} = {cut.hole.judged:.3f}: {cut.unjudged} of {shown} {verb} unjudged "
+        parts.append(f"Judged≥0@{k} = {cut.hole.judged:.3f}: {cut.unjudged} of {shown} {verb} unjudged "
                      f"(marked {UNJUDGED_MARK} in the list's judged column).")
     if whole is not None and (cut is None or whole.unjudged != cut.unjudged):
-        parts.append(f"Whole list (the hole of AP and RR): Judged {whole.hole.judged:.3f}, {whole.unjudged} unjudged.")
+        parts.append(f"Whole list (the hole of AP and RR): Judged≥0 {whole.hole.judged:.3f}, {whole.unjudged} unjudged.")
     parts.append("Under each value: its bounds or range if the unjudged documents were judged (hover for what they mean).")
     return " ".join(parts)
 

@@ -1,4 +1,4 @@
-"""The run page's judgment holes: Judged@k and each measure's low and high, per query and in the means."""
+"""The run page's judgment holes: Judged≥0@k and each measure's low and high, per query and in the means."""
 
 from __future__ import annotations
 
@@ -23,12 +23,24 @@ def hole_table(collection: run_data.Collection, run_name: str, measures: list[st
     return cache[key]
 
 
-def judged_name(table: HoleTable, key: str, taken: set[str]) -> str:
-    """The column of a measure's Judged@k: ``Judged@10``, or ``Judged@all`` for the whole ranking; marked
-    ``(hole)`` when a chosen measure has that name already (ir_measures' Judged also counts negative grades)."""
+#: The hole's Judged@k counts grades >= 0 only; ir_measures' measure ``Judged@k`` (``-m Judged@10``) counts every
+#: qrels line, negative grades too: the two differ, so they never share a name.
+JUDGED_PREFIX = "Judged≥0@"
+JUDGED_HELP = ("The share of the query's top k with a grade >= 0 (k = the measure's cut-off; all = the whole "
+               "ranking). A negative grade counts as unjudged here, as trec_eval -J and the low/high scenarios read "
+               "it; the measure Judged@k (-m Judged@10, ir_measures) counts any qrels line, negative grades too, so "
+               "it can be higher.")
+
+
+def judged_name(table: HoleTable, key: str) -> str:
+    """The column of a measure's hole Judged@k: ``Judged≥0@10``, or ``Judged≥0@all`` for the whole ranking."""
     k = table.k(key)
-    name = f"Judged@{k}" if k is not None else "Judged@all"
-    return f"{name} (hole)" if name in taken else name
+    return f"{JUDGED_PREFIX}{k}" if k is not None else f"{JUDGED_PREFIX}all"
+
+
+def column_help(column: str) -> str | None:
+    """The help of a results column: what a hole Judged≥0@k column counts; None for the others."""
+    return JUDGED_HELP if column.startswith(JUDGED_PREFIX) else None
 
 
 def with_holes(qids: list[str], values: dict[str, np.ndarray], means: dict[str, float], table: HoleTable
@@ -49,7 +61,7 @@ def with_holes(qids: list[str], values: dict[str, np.ndarray], means: dict[str, 
             continue
         shown[f"{key} low"], shown[f"{key} high"] = table.low[key][order], table.high[key][order]
         shown_means[f"{key} low"], shown_means[f"{key} high"] = hole_means[key].low, hole_means[key].high
-        name = judged_name(table, key, set(values))
+        name = judged_name(table, key)
         judged[name], judged_means[name] = table.judged[key][order], hole_means[key].judged
     return {**shown, **judged}, {**shown_means, **judged_means}
 
@@ -62,8 +74,9 @@ def holes_caption(table: HoleTable) -> str:
         shown = "unjudged documents removed from the rankings, as the convention chosen says"
     else:
         shown = "unjudged documents count as non-relevant, trec_eval's assumption; bpref and infAP skip them"
-    text = ("Judged@k: the share of each query's top k (k = the measure's cut-off; all = the whole ranking) that "
-            "has a grade >= 0. low and high: the lower and the higher of two values, as judged (the value shown: "
+    text = ("Judged≥0@k: the share of each query's top k (k = the measure's cut-off; all = the whole ranking) that "
+            "has a grade >= 0 (unlike the measure Judged@k, where any qrels line counts, negative grades too). "
+            "low and high: the lower and the higher of two values, as judged (the value shown: "
             f"{shown}) and with every unjudged document of the top k judged relevant at the query's top grade "
             "(its largest grade, at least the relevance threshold).")
     if bounded:
