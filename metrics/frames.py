@@ -18,8 +18,9 @@ are whole numbers (``1.0`` is 1, ``1.5`` is refused), and a (qid, docno) pair ap
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -251,8 +252,8 @@ def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, .
                                  "file is refused (write it with fewer repeated values, or as TREC text)")
             batches.append(batch)
         if batches:
-            return pa.Table.from_batches(batches)
-        return file.schema_arrow.empty_table().select(list(dict.fromkeys(columns)))
+            return _with_columns(pa.Table.from_batches(batches), present)
+        return _with_columns(file.schema_arrow.empty_table().select(list(dict.fromkeys(columns))), present)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as error:
         raise InputError(f"{name}: cannot be read as Parquet ({_first_line(error)}); give a Parquet file with the "
                          "columns qid, docno and score (run) or label (qrels), or a TREC file") from None
@@ -300,7 +301,22 @@ def _arrow(frame: object, name: str, values: str = "") -> pa.Table:
             raise InputError(f"{name}, column {str(label)!r}: cannot be read as one type ({_first_line(error)}); "
                              "give ids as text and scores or grades as numbers") from None
         names.append(str(label))
-    return pa.Table.from_arrays(arrays, names=names) if arrays else pa.table({"_": pa.array([], pa.null())})
+    table = pa.Table.from_arrays(arrays, names=names) if arrays else pa.table({})
+    return _with_columns(table, columns)
+
+
+#: Schema metadata holding every column of the file or frame (only the wanted ones are read), for messages.
+_ALL_COLUMNS = b"metrics.columns"
+
+
+def _with_columns(table: pa.Table, columns: Sequence[str]) -> pa.Table:
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), _ALL_COLUMNS: json.dumps(list(columns))})
+
+
+def _all_columns(table: pa.Table) -> list[str]:
+    """Every column the user gave: the file's or frame's, not only those read."""
+    stored = (table.schema.metadata or {}).get(_ALL_COLUMNS)
+    return json.loads(stored) if stored is not None else table.column_names
 
 
 def _beyond_64_bits(series, name: str, column: str, values: str) -> str:
@@ -329,11 +345,12 @@ def _column(table: pa.Table, candidates: tuple[str, ...], name: str, what: str) 
     else:
         found = present
     if not found:
-        grades = [column for column in LABEL_COLUMNS[:-1] if column in table.column_names]
+        every = _all_columns(table)
+        grades = [column for column in LABEL_COLUMNS[:-1] if column in every]
         swapped = f"; it has {grades[0]!r}: are qrels and run swapped? (the order is qrels, run)" \
             if what == "scores" and grades else ""
         raise InputError(f"{name}: no column of {what}; name it {' or '.join(repr(c) for c in candidates)} "
-                         f"(columns: {', '.join(table.column_names) or 'none'}){swapped}")
+                         f"(columns: {', '.join(every) or 'none'}){swapped}")
     if len(found) > 1:
         raise InputError(f"{name}: both {found[0]!r} and {found[1]!r} hold {what}; keep or rename one of them")
     return found[0]

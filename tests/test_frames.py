@@ -249,3 +249,10 @@ def test_a_grade_beyond_64_bits_is_out_of_range_naming_its_row_as_in_the_dict_pa
         qrels_table(frame)
     with pytest.raises(InputError, match="is out of range; grades are whole numbers from -2\\^63 to 2\\^63-1"):
         metrics.evaluate({"q1": {"a": 1, "b": int(label[1])}}, {"q1": {"a": 1.0}}, "map")
+
+
+def test_a_column_error_lists_every_column_of_the_frame() -> None:
+    assert refusal(QRELS, pd.DataFrame({"query": ["q"], "doc": ["a"], "s": [1.0]})).endswith(
+        "(columns: query, doc, s)")
+    assert refusal(RUN, QRELS).endswith("(columns: qid, docno, label); it has 'label': are qrels and run swapped? "
+                                        "(the order is qrels, run)")

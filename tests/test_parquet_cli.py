@@ -95,3 +95,16 @@ def test_a_parquet_grade_beyond_64_bits_is_one_line_naming_file_row_and_column(t
     assert (status, out) == (2, "")
     assert err == ("python -m metrics: qrels.parquet row 1, column 'label': grade 9223372036854775808 is out of "
                    "range; grades are whole numbers from -2^63 to 2^63-1, as trec_eval reads them\n")
+
+
+def test_a_parquet_column_error_lists_the_files_real_columns_and_a_swap_is_pointed_out(tmp_path) -> None:
+    odd = tmp_path / "odd.parquet"
+    pd.DataFrame({"query": ["1"], "doc": ["a"], "s": [1.0]}).to_parquet(odd)
+    status, _, err = run_cli(DATA / "qrels.test", odd)
+    assert status == 2 and err.endswith("(columns: query, doc, s)\n")
+    qrels, run = tmp_path / "qrels.parquet", tmp_path / "run.parquet"
+    pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1]}).to_parquet(qrels)
+    pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0]}).to_parquet(run)
+    status, _, err = run_cli(run, qrels)
+    assert status == 2 and err.endswith("(columns: qid, docno, label); it has 'label': are qrels and run swapped? "
+                                        "(the order is qrels, run)\n")
