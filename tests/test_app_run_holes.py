@@ -76,3 +76,14 @@ def test_the_holes_judged_column_never_shares_the_name_of_the_judged_measure_and
     alone = _set_measures(at, ["P.4"]).dataframe[0].value.iloc[0].to_dict()
     assert "Judged@4" not in alone and alone["Judged≥0@4"] == 0.5  # not named as -m Judged@4 (0.75) without it
     assert "negative grades too" in run_holes.column_help("Judged≥0@4") and run_holes.column_help("P_4") is None
+
+
+def test_the_caption_says_how_the_means_row_gets_low_and_high_geometric_for_gm_map_and_summed_for_counts():
+    at = upload(open_runs_page(), ("qrels", PASTRY_QRELS), ("run", PASTRY_RUN))
+    at = _set_measures(at, ["P.4", "gm_map", "num_rel_ret"])
+    assert_no_failure(at)
+    caption = next(c.value for c in at.caption if c.value.startswith("Judged≥0@k:"))
+    assert "The means of low and high are the means of the per-query lows and highs" not in caption
+    assert "exp of the mean of the logs for gm_map (a geometric mean)" in caption
+    assert "their sum for num_rel_ret" in caption
+    assert run_holes.means_text(["P_4"]).endswith("as the measure's own mean does: their mean.")

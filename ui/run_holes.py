@@ -7,6 +7,7 @@ import streamlit as st
 
 from metrics import Conventions
 from metrics.holes import HoleTable, holes_tables
+from metrics.evaluate import is_count, is_geometric
 
 from . import run_data
 
@@ -85,4 +86,17 @@ def holes_caption(table: HoleTable) -> str:
     if ranges:
         text += (f" For {', '.join(ranges)} they are only the range between the two scenarios, not bounds: other "
                  "judgments may fall outside.")
-    return text + " The means of low and high are the means of the per-query lows and highs."
+    return text + " " + means_text([m.key for m in table.measures])
+
+
+def means_text(keys: list[str]) -> str:
+    """How the means row gets low and high from the per-query ones: as trec_eval's ``all`` line gets the measure's
+    own mean (an average; a sum for counts; exp of the mean log for gm_map and gm_bpref)."""
+    geometric = [key for key in keys if is_geometric(key)]
+    counts = [key for key in keys if is_count(key)]
+    text = "The means row's low and high come from the per-query lows and highs as the measure's own mean does"
+    rules = ([f"exp of the mean of the logs for {', '.join(geometric)} (a geometric mean)"] if geometric else []) + \
+        ([f"their sum for {', '.join(counts)}"] if counts else [])
+    if not rules:
+        return text + ": their mean."
+    return text + ": their mean, but " + "; ".join(rules) + "."
