@@ -65,7 +65,7 @@ def test_a_fully_judged_top_k_cannot_move():
 
 def test_k_beyond_the_list_says_how_many_are_listed():
     at = open_app(**{**PASTRY_URL, "k": "10"})
-    assert any(c.value.startswith("Judged≥0@10 = 0.500: 2 of the 4 listed (k = 10 is beyond the list)")
+    assert any(c.value.startswith("Judged≥0@10 = 0.500: 2 of the 4 listed documents (k = 10 is beyond the list)")
                for c in at.caption)
 
 
@@ -89,3 +89,13 @@ def test_the_help_names_the_grade_of_the_all_relevant_scenario_by_its_rule_not_a
     text = hole_help("P@2", hole, 1, "the top 2", top_grade(judgments, 1))
     assert ("judged relevant at grade 1, the query's largest grade, at least the relevance threshold" in text)
     assert "the query's top grade" not in text
+
+
+def test_one_unjudged_document_is_written_in_the_singular():
+    at = open_app(ranking="donut,bagel", qrels="donut:1", k="2")
+    assert_no_failure(at)
+    assert any(c.value.startswith("Judged≥0@2 = 0.500: 1 of the top 2 documents is unjudged") for c in at.caption)
+    brackets = _brackets(at)
+    assert "the 1 unjudged document in the top 2" in brackets["P@2"][1]
+    assert "whatever grade that document receives, P@2 stays between them" in brackets["P@2"][1]
+    assert "other judgments of that document may give a value outside it" in brackets["AP@2"][1]

@@ -43,14 +43,15 @@ def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: i
     """What low and high of one card mean, in the words metrics.holes proves (bounds) or only computes (range)."""
     if unjudged == 0:
         return f"Every document in {scope} is judged: no judgment can move {label}; low = high = the value."
-    documents = "document" if unjudged == 1 else "documents"
+    documents, those, grades, receive = (("document", "that", "grade", "receives") if unjudged == 1 else
+                                         ("documents", "those", "grades", "receive"))
     both = (f"low = {hole.low:.3f} and high = {hole.high:.3f} are the lower and the higher of two values of {label}: "
             f"as judged ({as_judged(conventions)}: {hole.value:.3f}) and with "
             f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's largest "
             "grade, at least the relevance threshold (they join the relevant documents, so R grows too).")
     if hole.bounded:
-        return both + f" These are bounds: whatever grades those {documents} receive, {label} stays between them."
-    return (both + " This is only the range between the two scenarios, not a bound: other judgments of those "
+        return both + f" These are bounds: whatever {grades} {those} {documents} {receive}, {label} stays between them."
+    return (both + f" This is only the range between the two scenarios, not a bound: other judgments of {those} "
             f"{documents} may give a value outside it.")
 
 
@@ -82,8 +83,9 @@ def judged_text(cards: dict[str, CardHole], k: int, length: int) -> str:
     whole = next((card for card in cards.values() if card.hole.k is None), None)
     parts = []
     if cut is not None:
-        verb = "document is" if cut.unjudged == 1 else "documents are"
-        shown = f"the top {k}" if k <= length else f"the {length} listed (k = {k} is beyond the list)"
+        noun = "document" if min(k, length) == 1 else "documents"
+        verb = "is" if cut.unjudged == 1 else "are"
+        shown = f"the top {k} {noun}" if k <= length else f"the {length} listed {noun} (k = {k} is beyond the list)"
         parts.append(f"Judged≥0@{k} = {cut.hole.judged:.3f}: {cut.unjudged} of {shown} {verb} unjudged "
                      f"(marked {UNJUDGED_MARK} in the list's judged column).")
     if whole is not None and (cut is None or whole.unjudged != cut.unjudged):
