@@ -208,3 +208,14 @@ def test_a_filter_that_matches_no_query_says_so():
     assert_no_failure(at)
     assert "No query matches the filter: nothing to judge." in [as_shown(info.value) for info in at.info]
     assert not any("no hole to fill" in as_shown(success.value) for success in at.success)
+
+
+def test_additions_the_trec_writers_refuse_are_one_message_on_the_page_not_a_traceback():
+    at = samples_page("map")
+    kept = at.session_state["added_judgments"]
+    qid = candidates(at).iloc[0]["query"]
+    # Two documents that TREC's spelling (spaces become _) would write as one id: the writers refuse them.
+    kept["grades"] = {(qid, "pain au chocolat"): 1, (qid, "pain_au_chocolat"): 0}
+    at.run()
+    assert_no_failure(at)
+    assert any("pain" in error.value for error in at.error)

@@ -158,14 +158,18 @@ def added_panel(collection: run_data.Collection) -> None:
                                "grade": list(grades.values())}), hide_index=True, width="stretch",
                  key="judge_added_table")
     left, middle, right = st.columns(3)
-    left.download_button("Download the added judgments (qrels)", additions_to_trec(grades), "added.qrels",
+    right.button("Discard added judgments", key="judge_discard_panel", on_click=_discard, icon=":material/delete:",
+                 width="stretch")
+    try:  # the writers refuse ids that TREC's spelling would merge, and grades for judged documents
+        added, merged = additions_to_trec(grades), _merged_text(collection, grades)
+    except InputError as error:
+        st.error(literal(error))
+        return
+    left.download_button("Download the added judgments (qrels)", added, "added.qrels",
                          "text/plain", key="judge_download_added", icon=":material/download:", width="stretch")
-    merged = _merged_text(collection, grades)
     if merged is not None:
         middle.download_button("Download the qrels with them (qrels)", merged, "merged.qrels", "text/plain",
                                key="judge_download_merged", icon=":material/download:", width="stretch")
-    right.button("Discard added judgments", key="judge_discard_panel", on_click=_discard, icon=":material/delete:",
-                 width="stretch")
     st.caption("Added lines carry `added` in the second (iteration) field, which trec_eval ignores. The qrels with "
                "them keeps every uploaded line as it was, except a pooled line (negative grade) you graded, which "
                "your line replaces in place; the others follow at the end."
