@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 
 from . import bulk
 from .conventions import Conventions
-from .evaluate import _as_measures, check_qrels, check_run, evaluate_batch, is_count, is_geometric, judged_only
+from .evaluate import _as_measures, evaluate_batch, is_count, is_geometric, judged_only
+from .frames import as_qrels_table, as_run_table
 from .ids import trec_ids
 from .model import NO_JUDGMENT, InputError, RankingBatch, check_grades
 from .names import Measure
@@ -121,9 +122,9 @@ def find_holes(
                          "mean; use map or bpref")
     if not isinstance(runs, Mapping) or not 1 <= len(runs) <= 2:
         raise InputError("Argument `runs` has to map one or two run names to runs")
-    qrels_table = _qrels_table(qrels)
+    qrels_table = as_qrels_table(qrels)
     names = tuple(runs)
-    tables = [_run_table(runs[name], name) for name in names]
+    tables = [as_run_table(runs[name], name) for name in names]
     flat = conv.replace(unjudged="nonrelevant")  # candidates and flips work on the full list
     ranked = [_Ranked.of(qrels_table, table, flat) for table in tables]
 
@@ -344,34 +345,6 @@ def _condense(batch: RankingBatch) -> RankingBatch:
         tied = np.zeros_like(judged)
         tied[:, 1:] = judged[:, 1:] & (group[:, 1:] == group[:, :-1])
     return RankingBatch(grades, judged, lengths, batch.judged_grades, tied)
-
-
-# ---- inputs ------------------------------------------------------------------------------------------------------
-
-
-def _qrels_table(qrels: QrelsTable | Mapping[str, Mapping[str, int]]) -> QrelsTable:
-    if isinstance(qrels, QrelsTable):
-        return qrels
-    check_qrels(qrels)
-    qid = [q for q, docs in qrels.items() for _ in docs]
-    docno = [d for docs in qrels.values() for d in docs]
-    grade = np.array([g for docs in qrels.values() for g in docs.values()], dtype=np.int64)
-    return QrelsTable(pa.array(qid, pa.string()), pa.array(docno, pa.string()), grade)
-
-
-def _run_table(run: RunTable | Mapping[str, Mapping[str, float]], name: str) -> RunTable:
-    if isinstance(run, RunTable):
-        return run
-    check_run(run, name)
-    qid = [q for q, docs in run.items() for _ in docs]
-    docno = [d for docs in run.values() for d in docs]
-    try:
-        score = np.array([float(s) for docs in run.values() for s in docs.values()], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: every score has to be a number") from None
-    if not np.isfinite(score).all():
-        raise InputError(f"{name}: every score has to be a finite number")
-    return RunTable(pa.array(qid, pa.string()), pa.array(docno, pa.string()), score, name)
 
 
 # ---- added judgments ---------------------------------------------------------------------------------------------
