@@ -168,8 +168,8 @@ def main() -> None:
     if not rows:
         return
     print()
-    print(f"| data set | ours wall | pytrec_eval wall | wall ratio | user CPU ratio | ours peak RSS | "
-          f"pytrec_eval peak RSS | memory ratio |")
+    print("| data set | ours wall | pytrec_eval wall | wall ratio | user CPU ratio | ours peak RSS | "
+          "pytrec_eval peak RSS | memory ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for name, ours, peer in rows:
         print(f"| {name} | {ours[0]:.2f} s | {peer[0]:.2f} s | {ours[0] / peer[0]:.2f} | {ours[1] / peer[1]:.2f} | "

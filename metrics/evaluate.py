@@ -13,11 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .conventions import Conventions
-from .measures import MEASURES, Context
 from .frames import as_qrels_table, as_run_table, evaluate_tables_checked, is_frame
 from .ids import check_ids
-from .model import (InputError, Qrels, RankingBatch, Run, check_grades, check_unique, compared_scores,
-                    rankings_for_run)
+from .measures import MEASURES, Context
+from .model import InputError, Qrels, RankingBatch, Run, check_grades, check_unique, compared_scores, rankings_for_run
 from .names import Measure, parse_measures
 
 PerQuery = dict[str, dict[str, float]]

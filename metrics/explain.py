@@ -362,7 +362,7 @@ def _average_precision(view: _View, k: int) -> tuple[str, str]:
         denominator, denominator_text, symbol = len(ranks), str(len(ranks)), r"\sum_{r=1}^{k} \mathrm{rel}_r"
     formula = rf"\mathrm{{AP@}}k = \frac{{1}}{{{symbol}}} \sum_{{r=1}}^{{k}} \mathrm{{rel}}_r \, \mathrm{{P@}}r"
     if denominator == 0:
-        why = ("no relevant document in the top {k}, so the denominator is 0".format(k=k)
+        why = (f"no relevant document in the top {k}, so the denominator is 0"
                if rule == "retrieved_relevant" else "no document is judged relevant, so R = 0")
         return formula, f"AP@{k} = {_fmt(0.0)} ({why})"
     if not ranks:

@@ -37,8 +37,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from .conventions import Conventions
-from .evaluate import (_as_measures, _check_rankings, aggregate_columns, check_gain_range, check_qrels, check_run,
-                       evaluate_batch, judged_only, make_conventions)
+from .evaluate import (
+    _as_measures,
+    _check_rankings,
+    aggregate_columns,
+    check_gain_range,
+    check_qrels,
+    check_run,
+    evaluate_batch,
+    judged_only,
+    make_conventions,
+)
 from .measures import Context
 from .measures.judgments import judged_fraction
 from .model import NO_JUDGMENT, Qrels, RankingBatch, Run, compared_scores, rankings_for_run

@@ -22,7 +22,7 @@ Judgments added by hand are merged with :func:`merge_judgments` and written with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np

@@ -81,7 +81,7 @@ def check_run_paths(paths: Sequence[str]) -> None:
             raise InputError(f"cannot read {path}: {error.strerror or error}") from None
 
 
-def evaluate_each(qrels: "QrelsTable", runs: Sequence[tuple[str, RunSource]], measures: Sequence[Measure],
+def evaluate_each(qrels: QrelsTable, runs: Sequence[tuple[str, RunSource]], measures: Sequence[Measure],
                   conventions: Conventions, *, relstring: tuple[str, int] | None = None,
                   workers: int | None = None) -> Iterator[RunValues]:
     """Each run's :class:`RunValues`, in the order given. ``qrels`` is read and checked already
@@ -137,7 +137,7 @@ def _result(future: Future) -> RunValues:
 
 
 def evaluate_runs(
-    qrels: str | Path | "QrelsTable" | Mapping,
+    qrels: str | Path | QrelsTable | Mapping,
     runs: Mapping[str, RunSource],
     measures: str | Sequence[str | Measure],
     *,
@@ -237,7 +237,7 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
         yield "all", key, float(means[key])
 
 
-def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> "QrelsTable":
+def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> QrelsTable:
     from .cli import read_checked_qrels
     from .evaluate import grade_limit
     from .frames import as_qrels_table, is_frame
@@ -258,7 +258,7 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
     return table
 
 
-def _as_run_table(source: RunSource, name: str) -> "RunTable":
+def _as_run_table(source: RunSource, name: str) -> RunTable:
     from .cli import read_run_path
     from .frames import as_run_table, is_frame
     from .trec_io import RunTable

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ann_support import engine_means
+from apptest_support import APP, assert_no_failure
 from streamlit.testing.v1 import AppTest
 
 from metrics.ann import compare_ann
 from metrics.ann import index as ann_index
-
-from ann_support import engine_means
-from apptest_support import APP, assert_no_failure
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 

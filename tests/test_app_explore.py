@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from apptest_support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
+from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
 import metrics
-from apptest_support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
-from ui.text import shown as as_shown  # what the page shows of a literal() message
 from metrics.samples import load_samples
-from streamlit.proto.Metric_pb2 import Metric as MetricProto
 from ui.query_state import remove_active
+from ui.text import shown as as_shown  # what the page shows of a literal() message
+
 
 def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval():
     at = open_app()

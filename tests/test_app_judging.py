@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import pytrec_eval
+from apptest_support import assert_no_failure, open_runs_page
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
+from test_app_runs import JAM_QRELS, JAM_RUN, upload
 
-from apptest_support import assert_no_failure, open_runs_page
 from metrics.judging import ADDED_ITERATION, find_holes, merged_trec
 from metrics.trec_io import read_qrels, read_run
-from test_app_runs import JAM_QRELS, JAM_RUN, upload
 from ui.text import shown as as_shown
 
 EDITOR = "judge_editor_0"  # the grading table's key until its first use

@@ -5,6 +5,7 @@ request leaves the app) is tests/test_browser_injection.py; these check each sin
 from __future__ import annotations
 
 from apptest_support import assert_no_failure, open_app, open_runs_page
+
 from ui.text import literal, shown
 
 LOGIN_LINK = "[Session expired, sign in](https://evil.example/login)"

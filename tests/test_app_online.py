@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
-import metrics
-import metrics.online
 from apptest_support import assert_no_failure, open_app, open_runs_page
 from test_app_runs import upload
 from test_app_whatif import figures
+
+import metrics
+import metrics.online
 from ui.query_state import reorder_active
 from ui.text import shown as as_shown  # what the page shows of a literal() message
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from apptest_support import assert_no_failure, open_runs_page
-from metrics.holes import holes_files
 from test_app_runs import upload
+
+from metrics.holes import holes_files
 from ui import run_holes
 
 DATA = Path(__file__).parent / "data" / "trec_eval"

@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from apptest_support import assert_no_failure, open_runs_page
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from apptest_support import assert_no_failure, open_runs_page
 from ui.text import shown as as_shown  # what the page shows of a literal() message
 
 DATA = Path(__file__).parent / "data" / "trec_eval"

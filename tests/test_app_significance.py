@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from apptest_support import assert_no_failure, open_runs_page
 from streamlit.testing.v1 import AppTest
 
 from metrics import aggregate, evaluate
 from metrics.compare import compare_many
 from metrics.trec_io import read_qrels, read_run
-
-from apptest_support import assert_no_failure, open_runs_page
 from ui.text import shown as as_shown
 
 DATA = Path(__file__).parent / "data" / "trec_eval"

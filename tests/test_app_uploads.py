@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import sys
 
+from apptest_support import assert_no_failure, open_app, open_runs_page
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from apptest_support import assert_no_failure, open_app, open_runs_page
 from ui import data_io
 from ui.uploads import CACHE
 

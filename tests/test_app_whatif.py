@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
 from apptest_support import assert_no_failure, open_app, shown
+
 from ui.whatif_panel import TABS
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from strategies import pytrec_eval_safe, random_collection
 
 import metrics
 from metrics.conventions import ATTRIBUTION_TESTS, CONVENTION_INFO
-from strategies import pytrec_eval_safe, random_collection
 
 TOLERANCE = 1e-12
 REPO = Path(__file__).resolve().parent.parent

@@ -11,9 +11,6 @@ from math import log2
 from pathlib import Path
 
 import pytest
-
-from metrics.samples import load_samples
-
 from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
     ExplorerPage,
     app_url,
@@ -21,6 +18,8 @@ from browser_support import (  # noqa: F401 (app_url, browser_context and explor
     chromium_missing_reason,
     explorer,
 )
+
+from metrics.samples import load_samples
 
 pytestmark = [
     pytest.mark.browser,

@@ -10,10 +10,6 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import expect
-
-from metrics.ann import index as ann_index
-
 from ann_support import engine_means
 from browser_support import (  # noqa: F401 (app_url and browser_context are fixtures)
     AppPage,
@@ -22,6 +18,9 @@ from browser_support import (  # noqa: F401 (app_url and browser_context are fix
     browser_context,
     chromium_missing_reason,
 )
+from playwright.sync_api import expect
+
+from metrics.ann import index as ann_index
 
 pytestmark = [
     pytest.mark.browser,

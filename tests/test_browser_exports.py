@@ -14,10 +14,6 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
-from playwright.sync_api import expect
-
-from metrics.export import trec_query_id
-
 from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
     ExplorerPage,
     app_url,
@@ -25,6 +21,9 @@ from browser_support import (  # noqa: F401 (app_url, browser_context and explor
     chromium_missing_reason,
     explorer,
 )
+from playwright.sync_api import expect
+
+from metrics.export import trec_query_id
 
 pytestmark = [
     pytest.mark.browser,

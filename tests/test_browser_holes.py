@@ -4,7 +4,6 @@ documents."""
 from __future__ import annotations
 
 import pytest
-
 from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
     ExplorerPage,
     app_url,

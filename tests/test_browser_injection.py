@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ui.query_state import Item, QueryState, encode_url
+
 WORD_JOINER = "\u2060"  # ui.text.literal puts these (invisible) inside autolink and arrow patterns
 
 from browser_support import (  # noqa: F401 (app_url, browser_context, explorer and runs_page are fixtures)

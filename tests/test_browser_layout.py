@@ -7,8 +7,6 @@ wider from there.
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from browser_support import (  # noqa: F401 (app_url, browser_context, explorer and runs_page are fixtures)
     ExplorerPage,
     RunsPage,
@@ -18,6 +16,7 @@ from browser_support import (  # noqa: F401 (app_url, browser_context, explorer 
     explorer,
     runs_page,
 )
+from playwright.sync_api import expect
 
 pytestmark = [
     pytest.mark.browser,

@@ -6,8 +6,6 @@ examined)."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from browser_support import (  # noqa: F401 (app_url, browser_context, explorer and runs_page are fixtures)
     ExplorerPage,
     RunsPage,
@@ -17,6 +15,7 @@ from browser_support import (  # noqa: F401 (app_url, browser_context, explorer 
     explorer,
     runs_page,
 )
+from playwright.sync_api import expect
 
 pytestmark = [
     pytest.mark.browser,

@@ -11,12 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
-from metrics.bulk import evaluate_files, evaluate_tables
-from metrics.compare import compare_values
-from metrics.trec_io import TrecFormatError, read_run
-
 from browser_support import (  # noqa: F401 (app_url, browser_context and runs_page are fixtures)
     RunsPage,
     app_url,
@@ -24,6 +18,11 @@ from browser_support import (  # noqa: F401 (app_url, browser_context and runs_p
     chromium_missing_reason,
     runs_page,
 )
+from playwright.sync_api import expect
+
+from metrics.bulk import evaluate_files, evaluate_tables
+from metrics.compare import compare_values
+from metrics.trec_io import TrecFormatError, read_run
 
 pytestmark = [
     pytest.mark.browser,

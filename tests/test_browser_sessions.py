@@ -8,14 +8,13 @@ raced here: the loser's page was blank with "This app has encountered an error".
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from browser_support import (  # noqa: F401 (app_url and browser_context are fixtures)
     AppPage,
     app_url,
     browser_context,
     chromium_missing_reason,
 )
+from playwright.sync_api import expect
 
 pytestmark = [
     pytest.mark.browser,

@@ -6,12 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
-from metrics import aggregate, evaluate
-from metrics.compare import compare_many, report_table
-from metrics.trec_io import read_qrels, read_run
-
 from browser_support import (  # noqa: F401 (app_url, browser_context and runs_page are fixtures)
     RunsPage,
     app_url,
@@ -19,6 +13,11 @@ from browser_support import (  # noqa: F401 (app_url, browser_context and runs_p
     chromium_missing_reason,
     runs_page,
 )
+from playwright.sync_api import expect
+
+from metrics import aggregate, evaluate
+from metrics.compare import compare_many, report_table
+from metrics.trec_io import read_qrels, read_run
 
 pytestmark = [
     pytest.mark.browser,

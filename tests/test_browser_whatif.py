@@ -11,8 +11,6 @@ from __future__ import annotations
 from math import log2
 
 import pytest
-from playwright.sync_api import expect
-
 from browser_support import (  # noqa: F401 (app_url, browser_context and explorer are fixtures)
     ExplorerPage,
     app_url,
@@ -20,6 +18,7 @@ from browser_support import (  # noqa: F401 (app_url, browser_context and explor
     chromium_missing_reason,
     explorer,
 )
+from playwright.sync_api import expect
 from test_browser import PASTRY
 
 pytestmark = [

@@ -11,10 +11,10 @@ import warnings
 
 import numpy as np
 import pytest
+from strategies import random_collection
 
 import metrics
 from metrics.conventions import CONVENTION_INFO, Conventions
-from strategies import random_collection
 
 L2 = math.log2
 

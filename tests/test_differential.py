@@ -17,10 +17,8 @@ import math
 import numpy as np
 import pytest
 import pytrec_eval
-from pytrec_eval_ext import RelevanceEvaluator as RawTrecEvaluator
-
-import metrics
 from helpers import TOLERANCE, first_mismatch, max_difference
+from pytrec_eval_ext import RelevanceEvaluator as RawTrecEvaluator
 from strategies import (
     ODD_DOC_IDS,
     cutoff_specs,
@@ -28,6 +26,8 @@ from strategies import (
     random_collection,
     trec_eval_measure_names,
 )
+
+import metrics
 
 QUERIES_PER_CASE = 700
 MAX_DOCS = 40

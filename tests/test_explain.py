@@ -7,12 +7,19 @@ import re
 
 import numpy as np
 import pytest
+from strategies import random_query
 
 import metrics
 from metrics import Conventions
-from metrics.explain import MAX_TERMS, METRIC_GUIDE, ONLINE_CONFIRMATION, explain, explorer_measures, missed_relevant_note
+from metrics.explain import (
+    MAX_TERMS,
+    METRIC_GUIDE,
+    ONLINE_CONFIRMATION,
+    explain,
+    explorer_measures,
+    missed_relevant_note,
+)
 from metrics.samples import load_sample, load_samples
-from strategies import random_query
 
 PASTRY = ["donut", "bagel", "muffin", "croissant"]
 PASTRY_JUDGMENTS = {"donut": 1, "muffin": 1, "scone": 1}

@@ -8,13 +8,12 @@ import io
 import numpy as np
 import pytest
 import pytrec_eval
+from strategies import pytrec_eval_safe, random_collection
 
 import metrics
-from metrics.holes import (BOUNDED, all_relevant, condensed, hole_cutoff, holes, holes_tables, query_holes,
-                           ranking_holes)
+from metrics.holes import BOUNDED, all_relevant, condensed, hole_cutoff, holes, holes_tables, query_holes, ranking_holes
 from metrics.model import RankingBatch
 from metrics.trec_io import read_qrels, read_run
-from strategies import pytrec_eval_safe, random_collection
 
 SWEET_PASTRY = ["donut", "bagel", "muffin", "croissant"]
 SWEET_JUDGMENTS = {"donut": 1, "muffin": 1, "scone": 1}

@@ -6,11 +6,11 @@ import io
 
 import numpy as np
 import pytest
+from strategies import random_collection
 
 import metrics
 from metrics.cli import main
 from metrics.holes import holes
-from strategies import random_collection
 
 QRELS = "sweet_pastry 0 donut 1\nsweet_pastry 0 muffin 1\nsweet_pastry 0 scone 1\nother 0 x 2\n"
 RUN = ("sweet_pastry Q0 donut 1 0.95 t\nsweet_pastry Q0 bagel 2 0.9 t\nsweet_pastry Q0 muffin 3 0.8 t\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import pytrec_eval
+from strategies import random_collection
 
 from metrics import Conventions, InputError, evaluate
 from metrics.judging import (
@@ -21,7 +22,6 @@ from metrics.judging import (
     merged_trec,
 )
 from metrics.trec_io import read_qrels, read_run
-from strategies import random_collection
 
 PASTRY_QRELS = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
 PASTRY_RUN = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}

@@ -100,7 +100,8 @@ def test_parallel_and_serial_evaluation_give_the_same_values_in_the_same_order(r
 
 
 def test_large_runs_stream_as_they_do_alone_and_print_the_same_blocks(random_files, monkeypatch):
-    from metrics import cli as cli_module, stream
+    from metrics import cli as cli_module
+    from metrics import stream
 
     qrels, runs = random_files
     expected = "".join(alone(["-q", "-c"], qrels, run) for run in runs)
@@ -266,7 +267,8 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
     import threading
     import time
 
-    from metrics import cli as cli_module, stream
+    from metrics import cli as cli_module
+    from metrics import stream
     from metrics.stream import chunks
 
     lines = "".join(f"q{q} Q0 d{d} {d} {1000 - d} tag\n" for q in range(400) for d in range(100))

@@ -20,8 +20,8 @@ from ui.query_state import (
     set_order_convention,
     set_tie_order,
     sort_by_score,
-    use_this_order,
     unretrieved_judgments,
+    use_this_order,
 )
 
 PASTRY = QueryState(

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
+from helpers import TOLERANCE, max_difference
 
 import metrics
-from helpers import TOLERANCE, max_difference
 from metrics.samples import (
     SAMPLES_FOLDER,
     InputError,

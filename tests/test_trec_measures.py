@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pytest
 import pytrec_eval
+from strategies import pytrec_eval_safe, random_collection
 
 import metrics
 from metrics.measures.rank_based import MIN_GEOMETRIC_MEAN
-from strategies import pytrec_eval_safe, random_collection
 
 JUDGMENTS = {"a": 2, "b": 0, "c": 1, "d": -1, "e": 1}
 RANKING = ["a", "x", "b", "c", "d"]

@@ -14,7 +14,7 @@ marker per cell that carries the hover text and the change.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np

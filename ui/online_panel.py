@@ -24,12 +24,12 @@ from metrics.online import (
     SIGNAL_HELP,
     ClickModel,
     Signals,
+    ab_test,
     default_attractiveness,
     default_position_bias,
     default_satisfaction,
     expected_signals,
     simulate_signals,
-    ab_test,
     team_draft,
 )
 from metrics.online.experiments import DEFAULT_INTERLEAVING_DEPTH

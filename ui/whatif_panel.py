@@ -25,7 +25,6 @@ from . import charts, state
 from .query_state import QueryState, remove_active, reorder_active
 from .text import escape_markdown, literal
 
-
 SHOWN_CALLOUTS = 4
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")

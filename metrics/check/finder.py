@@ -37,8 +37,8 @@ from ..model import (
     RankingBatch,
     Run,
     check_grades,
-    judged_grade_matrix,
     compared_scores,
+    judged_grade_matrix,
     order_documents,
 )
 from ..names import Measure, parse_one_measure

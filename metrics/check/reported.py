@@ -11,7 +11,6 @@ from decimal import Decimal, InvalidOperation
 
 from ..model import InputError
 
-
 #: A double holds 15 to 17 significant digits; no paper reports more decimals than that.
 MAX_DECIMALS = 15
 #: Counts (num_rel_ret summed over queries) stay far below 10^15.

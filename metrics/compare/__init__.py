@@ -13,10 +13,10 @@
 from .intervals import Interval, bootstrap_interval
 from .many import ManyComparison, PairResult, RunMean, adjust_p_values, compare_many, compare_values_many
 from .pairs import (
+    TIE_TOLERANCE,
     Comparison,
     QueryDelta,
     RandomisationTest,
-    TIE_TOLERANCE,
     TTest,
     compare_runs,
     compare_values,
@@ -25,7 +25,6 @@ from .pairs import (
     regularized_incomplete_beta,
     student_t_two_sided_p,
 )
-
 from .report import report_table
 from .risk import Risk, risk
 

@@ -278,7 +278,7 @@ def adjust_p_values(p_values: Sequence[float], correction: Correction) -> list[f
     if correction == "holm":
         steps = np.maximum.accumulate((m - np.arange(m)) * ranked)
     else:  # Benjamini-Hochberg
-        steps = np.minimum.accumulate((m / np.arange(m, 0, -1) * ranked[::-1]))[::-1]
+        steps = np.minimum.accumulate(m / np.arange(m, 0, -1) * ranked[::-1])[::-1]
     adjusted = np.empty(m)
     adjusted[order] = np.minimum(1.0, steps)
     return adjusted.tolist()

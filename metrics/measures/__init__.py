@@ -23,8 +23,8 @@ Modules:
 from .context import Context, Kernel, ratio, trec_eval_ideal_gains
 from .counts import num_q, num_rel, num_rel_ret, num_ret
 from .gain_based import ndcg
-from .rank_based import average_precision, bpref, reciprocal_rank
 from .judgments import judged_fraction, relevance_strings, unjudged_fraction
+from .rank_based import average_precision, bpref, reciprocal_rank
 from .registry import MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo
 from .set_based import precision, r_precision, recall, success
 

@@ -11,14 +11,42 @@ from typing import Literal
 
 from .context import Kernel
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret
-from .gain_based import (expected_reciprocal_rank, g_measure, ndcg, ndcg_over_relevant, r_ndcg, rank_biased_precision,
-                         rank_biased_precision_residual)
+from .gain_based import (
+    expected_reciprocal_rank,
+    g_measure,
+    ndcg,
+    ndcg_over_relevant,
+    r_ndcg,
+    rank_biased_precision,
+    rank_biased_precision_residual,
+)
 from .judgments import judged_fraction, unjudged_fraction
-from .rank_based import (average_precision, binary_g, bpref, eleven_point_average, inferred_average_precision,
-                         interpolated_precision, log_average_precision, log_bpref, reciprocal_rank)
-from .set_based import (f_measure, precision, precision_at_r_multiple, r_precision, recall, relative_precision,
-                        set_average_precision, set_f, set_precision, set_recall, set_relative_precision, success,
-                        utility)
+from .rank_based import (
+    average_precision,
+    binary_g,
+    bpref,
+    eleven_point_average,
+    inferred_average_precision,
+    interpolated_precision,
+    log_average_precision,
+    log_bpref,
+    reciprocal_rank,
+)
+from .set_based import (
+    f_measure,
+    precision,
+    precision_at_r_multiple,
+    r_precision,
+    recall,
+    relative_precision,
+    set_average_precision,
+    set_f,
+    set_precision,
+    set_recall,
+    set_relative_precision,
+    success,
+    utility,
+)
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

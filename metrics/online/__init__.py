@@ -8,6 +8,7 @@ simulation, A/B tests and interleaving against a baseline, and run-level signals
 - ``python -m metrics.online`` (:mod:`.__main__`): the command line, in trec_eval's three columns.
 """
 
+from .experiments import ABTest, Difference, Interleaving, ab_test, sessions_needed, team_draft
 from .models import (
     MODEL_HELP,
     MODELS,
@@ -20,9 +21,8 @@ from .models import (
     default_satisfaction,
     expected_signals,
 )
-from .simulate import Simulated, simulate_signals
-from .experiments import ABTest, Difference, Interleaving, ab_test, sessions_needed, team_draft
 from .run import RUN_SIGNALS, RunSignals, run_signals
+from .simulate import Simulated, simulate_signals
 
 __all__ = [
     "ABTest", "ClickModel", "Difference", "Interleaving", "MODELS", "MODEL_HELP", "RUN_SIGNALS", "RunSignals", "SIGNALS",

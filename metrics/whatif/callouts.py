@@ -13,7 +13,6 @@ from .scenario import SAME, Scenario, current_values
 from .sentences import change_sentence, effect_sentence, join_words
 from .swaps import SWAP_WINDOW, SwapDeltas, swap_deltas
 
-
 # ---- everything the page draws, each part when it is first read -------------------------------------------------
 
 

@@ -9,7 +9,6 @@ import numpy as np
 from .scenario import SAME, Change, MetricSet, Scenario, _identity
 from .sentences import change_sentence
 
-
 #: Swaps are scored among the top this many ranks: 780 pairs, a matrix a reader can take in and click. Longer lists
 #: would give matrices of 1-px cells (and n^2 rankings of n items to score).
 SWAP_WINDOW = 40

@@ -9,12 +9,11 @@ import streamlit as st
 
 from metrics import TREC_EVAL, InputError
 from metrics.ann import compare_ann
-from metrics.ann.compare import ranked
 from metrics.ann import index as ann_index
+from metrics.ann.compare import ranked
 
 from .. import run_data
 from ..text import literal
-
 
 #: The page compares runs query by query in memory; whole MS MARCO-size runs belong to ``python -m metrics.ann``.
 MAX_LINES = 1_000_000
