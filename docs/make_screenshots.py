@@ -3,7 +3,7 @@
     .venv/bin/python docs/make_screenshots.py            # every screenshot
     .venv/bin/python docs/make_screenshots.py explorer runs   # only the named ones
 
-Uses the same server and browser recipe as the browser tests (tests/browser_support.py): /usr/bin/chromium driven
+Uses the same server and browser recipe as the browser tests (tests/browser/support.py): /usr/bin/chromium driven
 by Playwright, never a downloaded browser. Each PNG is saved with a 256-colour palette, which keeps text sharp on
 the page's flat backgrounds, and must stay under 300 KB.
 """
@@ -20,9 +20,9 @@ from PIL import Image
 from playwright.sync_api import Locator, Page, expect
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]  # the engine (for the judge view's numbers) and the page objects
+sys.path[:0] = [str(REPO)]  # the engine (for the judge view's numbers) and the page objects in tests/browser
 
-from browser_support import (  # noqa: E402 (needs the path above)
+from tests.browser.support import (  # noqa: E402 (needs the path above)
     VIEWPORT,
     ExplorerPage,
     RunsPage,

@@ -134,7 +134,7 @@ TREC_EVAL = Conventions()
 
 
 #: Where the attribution tests live; an attribution's ``test`` is a test function there unless it names a file.
-ATTRIBUTION_TESTS = "tests/test_attributions.py"
+ATTRIBUTION_TESTS = "tests/engine/test_attributions.py"
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +177,8 @@ class ConventionInfo:
     notes: tuple[str, ...] = ()  # tools whose behaviour no choice describes, and what they do instead
 
 
-_TREC_EVAL = Attribution("trec_eval", "tests/test_conformance.py::test_trec_eval_output_is_reproduced_byte_for_byte")
+_TREC_EVAL = Attribution("trec_eval",
+                         "tests/engine/test_conformance.py::test_trec_eval_output_is_reproduced_byte_for_byte")
 _PYTREC_EVAL = Attribution("pytrec_eval", "test_pytrec_eval")
 _IR_MEASURES = Attribution("ir_measures", "test_ir_measures_pytrec_eval_provider")
 _RANX = Attribution("ranx", "test_ranx")
@@ -192,7 +193,7 @@ _TREC_EVAL_10 = "https://github.com/usnistgov/trec_eval/blob/master/trec_format.
 
 #: The original DCG (Järvelin & Kekäläinen, ACM TOIS 20(4), 2002): no discount before rank b, then log_b(rank).
 _JARVELIN_KEKALAINEN = "https://doi.org/10.1145/582415.582418"
-_JK_TEST = "tests/test_trec_measures.py::test_jarvelin_kekalainen_discount_leaves_ranks_before_b_undiscounted"
+_JK_TEST = "tests/engine/test_trec_measures.py::test_jarvelin_kekalainen_discount_leaves_ranks_before_b_undiscounted"
 _JARVELIN_KEKALAINEN_B2 = Attribution("Järvelin & Kekäläinen 2002 (b = 2)", _JK_TEST, _JARVELIN_KEKALAINEN)
 _JARVELIN_KEKALAINEN_B10 = Attribution("Järvelin & Kekäläinen 2002 (b = 10, a patient user)", _JK_TEST,
                                        _JARVELIN_KEKALAINEN)

@@ -23,8 +23,8 @@ For the measures in :data:`BOUNDED` (and not scored on the condensed list, -J or
 unjudged), the value stays within [low, high], as long as documents outside the top k keep their status. These
 measures read a judgment only as relevant or not and move in one direction with each one. For every other
 measure the two scenarios are not bounds: AP of [relevant, unjudged x 9] with R = 1 is 1 as judged and 1 with
-all nine relevant, but (1 + 2/10) / 2 = 0.6 when only the tenth is relevant. ``tests/test_holes.py`` checks both
-statements over random partial judgments.
+all nine relevant, but (1 + 2/10) / 2 = 0.6 when only the tenth is relevant. ``tests/analyses/test_holes.py``
+checks both statements over random partial judgments.
 
 Each scenario is one batch per distinct (k, relevance level): no per-document loop, work follows the batch.
 """
@@ -55,8 +55,8 @@ from .names import Measure
 
 #: Measures whose [low, high] bounds every judgment of the hole: they see a document only as relevant or not (or
 #: judged or not), and each judgment moves them one way (P, recall, success, RR, RR@k, F, set_P, set_recall, set_F,
-#: Judged, num_rel and num_rel_ret up; unj down; num_q and num_ret not at all; tests/test_holes.py checks it over
-#: random partial judgments). Not when scored on the condensed list: judging a document there inserts it.
+#: Judged, num_rel and num_rel_ret up; unj down; num_q and num_ret not at all; tests/analyses/test_holes.py checks
+#: it over random partial judgments). Not when scored on the condensed list: judging a document there inserts it.
 BOUNDED = frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "F", "set_P", "set_recall", "set_F",
                      "Judged", "unj", "num_rel", "num_rel_ret", "num_ret", "num_q"})
 

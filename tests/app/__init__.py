@@ -1,0 +1,1 @@
+"""The Streamlit app without a browser: its pages through AppTest, and the figure builders and state they use."""

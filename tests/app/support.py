@@ -1,0 +1,48 @@
+"""Shared AppTest helpers: open the app (optionally from a link), read what it shows, and check it never failed."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from tests.support.paths import REPO
+
+APP = str(REPO / "app.py")
+PASTRY = {
+    "P@4": "0.500", "Recall@4": "0.667", "RR": "1.000", "AP@4": "0.556", "AP": "0.556", "nDCG@4": "0.704",
+    "Success@4": "1.000",
+}
+PASTRY_URL = {"ranking": "donut,muffin,bagel,croissant", "qrels": "donut:1,muffin:1,scone:1", "k": "4"}
+JAM_URL = {
+    "ranking": "pretzel:0.9,bagel:0.85,muffin:0.7,donut:0.6",
+    "qrels": "bagel:2,croissant:2,roll:2,scone:1,muffin:1,donut:1",
+    "k": "4",
+}
+
+
+def open_app(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def shown(at: AppTest) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def deltas(at: AppTest) -> dict[str, str]:
+    return {metric.label: metric.delta for metric in at.metric}
+
+
+def param(at: AppTest, name: str) -> str:
+    value = at.query_params[name]
+    return value[-1] if isinstance(value, list) else value
+
+
+def assert_no_failure(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.error if "Something went wrong" in e.value]
+
+
+def open_runs_page() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=120).run().switch_page("ui/page_runs.py").run()

@@ -1,0 +1,154 @@
+"""The "ANN recall" page as a person uses it (AppTest): every control, checked against the engine."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from metrics.ann import compare_ann
+from metrics.ann import index as ann_index
+from tests.app.support import APP, assert_no_failure
+from tests.support.ann import engine_means
+from tests.support.paths import TEST_DATA
+
+DATA = TEST_DATA / "trec_eval"
+
+
+def open_ann_page() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=180).run().switch_page("ui/page_ann.py").run()
+
+
+@pytest.fixture(scope="module")
+def ann_page() -> AppTest:
+    at = open_ann_page()
+    assert_no_failure(at)
+    return at
+
+
+def cards(at: AppTest) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def test_the_page_opens_on_an_hnsw_index_and_shows_the_engines_numbers(ann_page):
+    shown = cards(ann_page)
+    means = engine_means("topics", ann_index.IndexSpec("hnsw", m=16), 10, 16)
+    assert shown["ANN recall@10"] == f"{means['ann_recall_10']:.3f}"
+    assert shown["Recall@10: ANN list"] == f"{means['recall_10_ann']:.3f}"
+    assert shown["nDCG@10: ANN list"] == f"{means['ndcg_cut_10_ann']:.3f}"
+    assert any(f"exact list: {means['recall_10_exact']:.3f}" == caption.value for caption in ann_page.caption)
+    assert "Queries per second: ANN" in shown
+    assert "**ANN recall** measures" in ann_page.markdown[0].value
+
+
+def test_the_sweep_chart_and_the_waterfall_are_drawn(ann_page):
+    assert len(ann_page.get("plotly_chart")) == 2  # the sweep and the waterfall
+    stages = [table.value for table in ann_page.dataframe if "stage" in table.value.columns][0]
+    assert list(stages["stage"]) == ["judged relevant", "exact top 10", "ANN top 10"]
+
+
+def test_switching_to_ivf_and_widening_nprobe_raises_ann_recall():
+    at = open_ann_page()
+    at.selectbox(key="ann_kind").select("ivf").run()
+    narrow = float(cards(at)["ANN recall@10"])
+    means = engine_means("topics", ann_index.IndexSpec("ivf", nlist=64), 10, 4)
+    assert narrow == pytest.approx(means["ann_recall_10"], abs=5e-4)
+    at.select_slider(key="ann_nprobe").set_value(64).run()
+    assert_no_failure(at)
+    assert cards(at)["ANN recall@10"] == "1.000"  # every list searched: exact
+
+
+def test_changing_k_relabels_every_card_and_the_context_cut_off_adds_a_stage():
+    at = open_ann_page()
+    at.select_slider(key="ann_k").set_value(5).run()
+    assert "ANN recall@5" in cards(at)
+    at.toggle(key="ann_use_context").set_value(True).run()
+    at.slider(key="ann_context").set_value(2).run()
+    assert_no_failure(at)
+    stages = [table.value for table in at.dataframe if "stage" in table.value.columns][0]
+    assert list(stages["stage"]) == ["judged relevant", "exact top 5", "ANN top 5", "context top 2"]
+    kept = list(stages["kept"])
+    assert kept[3] <= kept[2]
+
+
+def test_digits_with_a_small_hnsw_graph():
+    at = open_ann_page()
+    at.selectbox(key="ann_collection").select("digits").run()
+    at.select_slider(key="ann_m").set_value(4).run()
+    at.select_slider(key="ann_ef_search").set_value(1).run()
+    assert_no_failure(at)
+    means = engine_means("digits", ann_index.IndexSpec("hnsw", m=4), 10, 1)
+    assert cards(at)["ANN recall@10"] == f"{means['ann_recall_10']:.3f}"
+
+
+def test_one_query_side_by_side_and_open_the_ann_list_in_the_explorer():
+    at = open_ann_page()
+    qid = at.selectbox(key="ann_query").value
+    tables = [table.value for table in at.dataframe if "status" in table.value.columns]
+    assert len(tables) == 2 and len(tables[0]) == 10
+    assert set(tables[0]["status"]) <= {"kept by the index", "lost by the index"}
+    assert set(tables[1]["status"]) <= {"true neighbour", "not in the exact top k"}
+    at.button(key="ann_open_ann").click().run()
+    assert_no_failure(at)
+    assert any(qid in header.value for header in at.subheader)  # the explorer shows the query
+
+
+def upload(at: AppTest, **files: tuple[str, bytes]) -> AppTest:
+    for key, (name, data) in files.items():
+        at.file_uploader(key=key).set_value((name, data, "text/plain"))
+    return at.run()
+
+
+def test_your_own_runs_give_the_same_views_without_the_index_controls():
+    at = open_ann_page()
+    at.segmented_control(key="ann_source").set_value("Your own runs").run()
+    assert any("Upload the run of an exact" in info.value for info in at.info)
+    at = upload(at, ann_exact_run=("results.test", (DATA / "results.test").read_bytes()),
+                ann_ann_run=("results.trunc", (DATA / "results.trunc").read_bytes()),
+                ann_qrels=("qrels.test", (DATA / "qrels.test").read_bytes()))
+    assert_no_failure(at)
+    from metrics.trec_io import read_qrels, read_run
+    means = compare_ann(read_run(DATA / "results.test").to_dict(), read_run(DATA / "results.trunc").to_dict(),
+                        read_qrels(DATA / "qrels.test").to_dict(), 10).means
+    assert cards(at)["ANN recall@10"] == f"{means['ann_recall_10']:.3f}"
+    assert "Queries per second: ANN" not in cards(at)
+    assert not [s for s in at.get("select_slider") if s.key == "ann_ef_search"]
+
+
+def test_a_broken_upload_says_what_is_wrong():
+    at = open_ann_page()
+    at.segmented_control(key="ann_source").set_value("Your own runs").run()
+    at = upload(at, ann_exact_run=("exact.txt", b"this is not a run\n"),
+                ann_ann_run=("ann.txt", (DATA / "results.test").read_bytes()))
+    assert not at.exception
+    assert len(at.error) == 1 and "exact.txt" in at.error[0].value.replace("\\", "")
+
+
+def test_one_query_names_each_lost_relevant_document_and_the_stage_that_lost_it():
+    at = open_ann_page()
+    at.select_slider(key="ann_ef_search").set_value(1).run()
+    assert_no_failure(at)
+    lost = [table.value for table in at.dataframe if "lost at" in table.value.columns]
+    assert lost, "a narrow search loses relevant documents of the first query"
+    assert set(lost[0]["lost at"]) <= {"exact top 10", "ANN top 10"}
+    assert any(m.value.startswith("**Relevant documents lost:") for m in at.markdown)
+
+
+def test_an_upload_over_the_line_cap_is_refused_with_the_cap(monkeypatch):
+    from ui.ann import data as ann_data
+
+    monkeypatch.setattr(ann_data, "MAX_LINES", 10)
+    at = open_ann_page()
+    at.segmented_control(key="ann_source").set_value("Your own runs").run()
+    at = upload(at, ann_exact_run=("results.test", (DATA / "results.test").read_bytes()),
+                ann_ann_run=("results.trunc", (DATA / "results.trunc").read_bytes()))
+    assert not at.exception
+    assert any("at most 10 per file" in e.value.replace("\\", "") for e in at.error)
+
+
+def test_k_1_with_the_context_cut_off_keeps_one_passage():
+    at = open_ann_page()
+    at.select_slider(key="ann_k").set_value(1).run()
+    at.toggle(key="ann_use_context").set_value(True).run()
+    assert_no_failure(at)
+    stages = [table.value for table in at.dataframe if "stage" in table.value.columns][0]
+    assert list(stages["stage"])[-1] == "context top 1"

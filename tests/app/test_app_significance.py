@@ -1,0 +1,137 @@
+"""The run page's many-run comparison, granularity check and table check, through AppTest."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from metrics import aggregate, evaluate
+from metrics.compare import compare_many
+from metrics.trec_io import read_qrels, read_run
+from tests.app.support import assert_no_failure, open_runs_page
+from tests.support.paths import TEST_DATA
+from ui.text import shown as as_shown
+
+DATA = TEST_DATA / "trec_eval"
+QRELS = (DATA / "qrels.test").read_bytes()
+
+
+def upload(at: AppTest, *runs: tuple[str, bytes]) -> AppTest:
+    at.file_uploader(key="runs_qrels").set_value(("qrels.test", QRELS, "text/plain"))
+    at.file_uploader(key="runs_runs").set_value([(name, data, "text/plain") for name, data in runs])
+    return at.run()
+
+
+def table_with(at: AppTest, column: str):
+    """The data frame on the page that has ``column`` (AppTest does not expose data frame keys)."""
+    tables = [frame.value for frame in at.dataframe if column in frame.value.columns]
+    assert len(tables) == 1, f"{len(tables)} tables have a column {column!r}"
+    return tables[0]
+
+
+def shifted_run(name: str, drop_every: int) -> bytes:
+    """results.test with every n-th document of each query removed: a different but related run."""
+    lines = (DATA / "results.test").read_text().splitlines()
+    return "\n".join(line.replace("tst", name) for i, line in enumerate(lines) if i % drop_every).encode() + b"\n"
+
+
+@pytest.fixture(scope="module")
+def three_runs_page() -> AppTest:
+    at = open_runs_page()
+    return upload(at, ("results.test", (DATA / "results.test").read_bytes()),
+                  ("every-third.txt", shifted_run("third", 3)), ("every-second.txt", shifted_run("second", 2)))
+
+
+def test_the_report_table_shows_every_runs_mean_with_its_interval(three_runs_page):
+    at = three_runs_page
+    assert_no_failure(at)
+    report = table_with(at, "run")
+    assert list(report["run"]) == ["(a) results.test", "(b) every-third.txt", "(c) every-second.txt"]
+    measures = at.multiselect(key="many_measures").value
+    qrels = read_qrels(DATA / "qrels.test").to_dict()
+    run = read_run(DATA / "results.test").to_dict()
+    measure = measures[0]
+    expected = aggregate(evaluate(qrels, run, [measure]))[measure]
+    assert report[measure].iloc[0].split(" ")[0] == f"{expected:.4f}"
+    assert report[f"{measure} interval"].iloc[0].startswith("[")
+    assert any("Holm-Bonferroni" in caption.value for caption in at.caption)
+
+
+def test_pairs_follow_the_engine_and_the_downloads_hold_the_same_table(three_runs_page):
+    at = three_runs_page
+    pairs = table_with(at, "p adjusted")
+    assert len(pairs) == 3 * len(at.multiselect(key="many_measures").value)
+    qrels = read_qrels(DATA / "qrels.test").to_dict()
+    runs = {"results.test": read_run(DATA / "results.test").to_dict(),
+            "every-third.txt": read_run(shifted_run("third", 3)).to_dict(),
+            "every-second.txt": read_run(shifted_run("second", 2)).to_dict()}
+    engine = compare_many(qrels, runs, [at.multiselect(key="many_measures").value[0]], resamples=200)
+    assert pairs["p"].iloc[0] == pytest.approx(engine.pairs[0].p_value)
+    assert pairs["p adjusted"].iloc[0] == pytest.approx(engine.pairs[0].p_adjusted)
+    downloads = {button.proto.label: button for button in at.get("download_button")}
+    assert "Download the table (LaTeX)" in downloads and "Download the table (Markdown)" in downloads
+
+
+def test_a_baseline_adds_the_risk_table_and_tukey_disables_the_correction():
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()),
+                ("every-third.txt", shifted_run("third", 3)))
+    at.selectbox(key="many_baseline").select("results.test").run()
+    assert_no_failure(at)
+    risk = table_with(at, "TRisk")
+    assert list(risk["run"].unique()) == ["every-third.txt"]
+    at.slider(key="many_risk_alpha").set_value(3.0).run()
+    assert_no_failure(at)
+    at.selectbox(key="many_test").select("tukey").run()
+    assert at.selectbox(key="many_correction").disabled
+    assert_no_failure(at)
+
+
+def test_is_the_number_possible_without_any_file():
+    at = open_runs_page()
+    at.text_input(key="grim_value").input("0.4123").run()
+    assert any(error.value.startswith("Impossible") and "1/430" in as_shown(error.value) for error in at.error)
+    at.text_input(key="grim_value").input("0.4116").run()
+    assert any(success.value.startswith("Possible") for success in at.success)
+
+
+def test_a_table_of_reported_scores_is_checked_against_the_uploaded_runs():
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()),
+                ("results.trunc", (DATA / "results.trunc").read_bytes()))
+    table = b"run,measure,value\nresults.test,map,0.1785\nresults.trunc,P@10,0.2\n"
+    at.file_uploader(key="table_check_csv").set_value(("table.csv", table, "text/csv")).run()
+    assert_no_failure(at)
+    assert any("missing_queries=zero" in as_shown(success.value) for success in at.success)
+    rows = table_with(at, "explained")
+    assert rows["explained"].all()
+
+
+def test_a_broken_table_gets_one_message():
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at.file_uploader(key="table_check_csv").set_value(("table.csv", b"run,measure\nx,y\n", "text/csv")).run()
+    assert not at.exception
+    assert any("missing value" in as_shown(error.value) for error in at.error)
+
+
+def test_the_finder_tries_the_variants_papers_use_when_nothing_matches():
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at.text_input(key="check_measure").input("map_cut.100").run()
+    at.text_input(key="check_value").input("0.1785").run()
+    assert_no_failure(at)
+    assert any("uncut map instead of map_cut@100" in as_shown(s.value) for s in at.success)
+
+
+def test_a_query_subset_is_tried_as_a_variant():
+    qrels = read_qrels(DATA / "qrels.test").to_dict()
+    run = read_run(DATA / "results.test").to_dict()
+    subset_value = aggregate(evaluate({"301": qrels["301"]}, {"301": run["301"]}, ["P.10"]))["P_10"]
+    at = open_runs_page()
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at.text_input(key="check_measure").input("P@10").run()
+    at.text_input(key="check_value").input(f"{subset_value:.4f}").run()
+    at.file_uploader(key="check_subset").set_value(("subset.txt", b"301\n", "text/plain")).run()
+    assert_no_failure(at)
+    assert any("mean over the 1 queries of the subset" in as_shown(s.value) for s in at.success)

@@ -1,0 +1,209 @@
+"""The what-if figure builders plot the numbers they are given: checked trace by trace on the pastry example."""
+
+from __future__ import annotations
+
+import ast
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from metrics.whatif import (
+    Change,
+    MetricSet,
+    Scenario,
+    compare_to_baseline,
+    metric_curves,
+    move_preview,
+    removal_deltas,
+    swap_deltas,
+    value_range,
+)
+from tests.support.paths import REPO
+from ui.charts import (
+    BASELINE_COLOUR,
+    METRIC_COLOURS,
+    baseline_figure,
+    baseline_from_values,
+    decode_selection,
+    k_curves_figure,
+    move_preview_figure,
+    range_figure,
+    removal_bars_figure,
+    swap_heatmaps_figure,
+)
+
+PASTRY = Scenario(["donut", "bagel", "muffin", "croissant"], {"donut": 1, "muffin": 1, "scone": 1}, k=4)
+LABELS = ["P@4", "Recall@4", "RR", "AP@4", "nDCG@4", "Success@4"]
+
+
+def trace(fig, name):
+    matches = [t for t in fig.data if t.name == name]
+    assert len(matches) == 1, f"expected one trace named {name!r}, found {[t.name for t in fig.data]}"
+    return matches[0]
+
+
+# ---- 1. changing k ----------------------------------------------------------------------------------------------
+
+
+def test_k_curves_plot_precision_one_half_two_thirds_half_and_mark_k_4():
+    fig = k_curves_figure(metric_curves(PASTRY))
+    precision = trace(fig, "P@k")
+    assert list(precision.x) == [1, 2, 3, 4]
+    assert list(precision.y) == pytest.approx([1, 0.5, 2 / 3, 0.5])
+    assert list(trace(fig, "Recall@k").y) == pytest.approx([1 / 3, 1 / 3, 2 / 3, 2 / 3])
+    assert list(trace(fig, "RR@k").y) == pytest.approx([1, 1, 1, 1])
+    assert precision.hovertemplate.startswith("P@%{x} = %{y:.3f}")
+    marker = trace(fig, "P@k at k=4")
+    assert (list(marker.x), list(marker.y)) == ([4], [0.5])
+    k_lines = [shape for shape in fig.layout.shapes if shape.x0 == 4 and shape.x1 == 4]
+    assert len(k_lines) == 6, "every panel marks the current k"
+    assert "current k = 4" in fig.layout.title.text
+
+
+def test_each_metric_keeps_its_colour_across_charts():
+    curves = k_curves_figure(metric_curves(PASTRY))
+    removals = removal_bars_figure(removal_deltas(PASTRY))
+    assert trace(curves, "AP@k").line.color == trace(removals, "AP@4").marker.color == METRIC_COLOURS["AP"]
+    assert trace(curves, "nDCG@k").line.color == trace(removals, "nDCG@4").marker.color == METRIC_COLOURS["nDCG"]
+
+
+# ---- 2. reordering ----------------------------------------------------------------------------------------------
+
+
+def test_swap_heatmaps_show_ap_gaining_a_ninth_when_ranks_2_and_3_swap():
+    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
+    ap = np.array(trace(fig, "AP@4").z, dtype=float)
+    assert ap[1, 2] == pytest.approx(1 / 9)  # row rank 2, column rank 3
+    assert np.isnan(ap[2, 1]) and np.isnan(ap[1, 1])  # each pair is drawn once, above the diagonal
+
+
+def test_precision_and_recall_heatmaps_are_flat_everywhere_on_pastry_at_k_4():
+    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
+    for label in ("P@4", "Recall@4"):
+        z = np.array(trace(fig, label).z, dtype=float)
+        assert np.all(z[np.isfinite(z)] == 0)
+        assert np.isfinite(z).sum() == 6  # the 6 pairs of 4 ranks
+
+
+def test_all_swap_heatmaps_share_one_zero_centred_diverging_scale():
+    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
+    heatmaps = [t for t in fig.data if t.type == "heatmap"]
+    assert [t.name for t in heatmaps] == LABELS
+    assert {t.coloraxis for t in heatmaps} == {"coloraxis"}
+    axis = fig.layout.coloraxis
+    assert axis.cmin == -axis.cmax
+    assert axis.cmax == pytest.approx(2 / 3)  # RR drops by 2/3 when donut and croissant swap
+    assert axis.colorscale[0][1] != axis.colorscale[-1][1]
+
+
+def test_hovering_a_swap_cell_names_both_documents_and_clicking_it_carries_the_swap():
+    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
+    cells = trace(fig, "AP@4 swaps")
+    index = [tuple(c) for c in cells.customdata].index(("swap", 1, 2))
+    assert (cells.x[index], cells.y[index]) == (3, 2)
+    assert "rank 2 (bagel)" in cells.text[index] and "rank 3 (muffin)" in cells.text[index]
+    assert "0.556 → 0.667 (+0.111)" in cells.text[index]
+
+
+def test_move_preview_plots_before_and_after_for_every_metric():
+    fig = move_preview_figure(move_preview(PASTRY, doc_index=2, new_rank=2))
+    before, after = trace(fig, "Before"), trace(fig, "After")
+    assert list(before.x) == list(after.x) == LABELS
+    assert list(before.y) == pytest.approx([0.5, 2 / 3, 1, 5 / 9, 0.7039180890341347, 1])
+    assert list(after.y) == pytest.approx([0.5, 2 / 3, 1, 2 / 3, 0.7653606369886217, 1])
+    assert before.marker.color == BASELINE_COLOUR
+    assert fig.layout.title.text == "Moving muffin from rank 3 to rank 2: before and after"
+    assert "raises AP (+0.111) and nDCG (+0.061)" in fig.layout.title.subtitle.text
+
+
+# ---- 3. removing items ------------------------------------------------------------------------------------------
+
+
+def test_removal_bars_have_one_group_per_item_and_one_bar_per_metric():
+    fig = removal_bars_figure(removal_deltas(PASTRY))
+    assert [t.name for t in fig.data] == LABELS
+    assert list(fig.data[0].x) == ["1. donut", "2. bagel", "3. muffin", "4. croissant"]
+    assert list(trace(fig, "AP@4").y) == pytest.approx([-7 / 18, 1 / 9, -2 / 9, 0])
+    assert list(trace(fig, "RR").y) == pytest.approx([-0.5, 0, 0, 0])
+    assert [tuple(c) for c in trace(fig, "RR").customdata] == [("remove", i) for i in range(4)]
+
+
+# ---- 4. range ---------------------------------------------------------------------------------------------------
+
+
+def test_range_figure_plots_worst_best_random_and_current_values():
+    ranges = value_range(PASTRY)
+    fig = range_figure(ranges)
+    bars = fig.data[0]
+    assert list(bars.base) == pytest.approx(ranges.minimum)
+    assert list(np.add(bars.base, bars.y)) == pytest.approx(ranges.maximum)
+    assert bars.base[3] + bars.y[3] == pytest.approx(2 / 3)  # the best order puts muffin second: AP@4 = 2/3
+    assert list(fig.data[1].y) == pytest.approx(ranges.expected)
+    assert fig.data[1].y[2] == pytest.approx(13 / 18)  # E[RR] over the 24 orders
+    assert "exact mean over all 24 orders" in fig.data[1].name
+    assert list(fig.data[2].y) == pytest.approx([0.5, 2 / 3, 1, 5 / 9, 0.7039180890341347, 1])
+
+
+# ---- 5. baseline ------------------------------------------------------------------------------------------------
+
+
+def test_baseline_figure_plots_both_rankings_side_by_side():
+    comparison = compare_to_baseline(PASTRY, ["bagel", "donut", "croissant", "muffin"])
+    fig = baseline_figure(comparison)
+    assert [t.name for t in fig.data] == ["Baseline", "Current"]
+    assert list(fig.data[0].y) == pytest.approx(comparison.baseline)
+    assert list(fig.data[1].y) == pytest.approx(comparison.current)
+    assert fig.data[0].y[2] == 0.5 and fig.data[1].y[2] == 1.0
+    assert "RR +0.500" in fig.layout.title.subtitle.text
+
+
+def test_baseline_from_stored_values_accepts_labels_or_trec_eval_names():
+    comparison = baseline_from_values(
+        MetricSet(4),
+        {"P_4": 0.25, "recall_4": 1 / 3, "recip_rank": 0.5, "map_cut_4": 0.1, "ndcg_cut_4": 0.3, "success_4": 1.0},
+        dict(zip(LABELS, [0.5, 2 / 3, 1, 5 / 9, 0.704, 1])),
+    )
+    assert list(baseline_figure(comparison).data[0].y) == pytest.approx([0.25, 1 / 3, 0.5, 0.1, 0.3, 1.0])
+    with pytest.raises(ValueError, match=r"baseline values have no entry for Recall@4 \(or recall.4\); got P@4"):
+        baseline_from_values(MetricSet(4), {"P@4": 0.5}, {})
+
+
+# ---- 6. direct manipulation -------------------------------------------------------------------------------------
+
+
+def test_a_clicked_heatmap_cell_decodes_to_its_swap():
+    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
+    clicked = list(trace(fig, "AP@4 swaps").customdata[3])  # what Streamlit sends back, as JSON lists
+    event = {"selection": {"points": [{"curve_number": 7, "point_index": 3, "customdata": clicked}],
+                           "point_indices": [3], "box": [], "lasso": []}}
+    change = decode_selection(event)
+    assert change == Change("swap", 1, 2)
+    assert change.apply(PASTRY.ranking) == ["donut", "muffin", "bagel", "croissant"]
+
+
+def test_a_clicked_removal_bar_decodes_to_its_removal_from_an_attribute_style_event():
+    event = SimpleNamespace(selection=SimpleNamespace(points=[{"x": "2. bagel", "customdata": ["remove", 1]}]))
+    assert decode_selection(event) == Change("remove", 1)
+
+
+@pytest.mark.parametrize("event", [
+    None,
+    {},
+    {"selection": {"points": [], "point_indices": [], "box": [], "lasso": []}},
+    {"selection": {"points": [{"x": 3, "y": 0.5}]}},  # a point on a curve: no change attached
+    {"selection": {"points": [{"customdata": 0.42}]}},
+])
+def test_selections_without_a_change_decode_to_none(event):
+    assert decode_selection(event) is None
+
+
+def test_the_figure_builders_never_import_streamlit():
+    source = REPO / "ui" / "charts.py"
+    imported = set()
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    assert "streamlit" not in imported

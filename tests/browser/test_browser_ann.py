@@ -1,0 +1,77 @@
+"""The "ANN recall" page in a real browser: a person opens it from the sidebar, reads the index's numbers against
+the exact search, switches to an IVF index and opens one query's ANN list in the explorer.
+
+Expected numbers come from the engine on the same vectors and index settings; nothing is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from metrics.ann import index as ann_index
+from tests.browser.support import AppPage, artifact_prefix, chromium_missing_reason
+from tests.support.ann import engine_means
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
+]
+
+
+class AnnPage(AppPage):
+    """The "ANN recall" page, driven the way a person uses it."""
+
+    def open_from_the_sidebar(self) -> AnnPage:
+        self.page.goto(self.base_url + "/")
+        self.page.get_by_test_id("stMetric").first.wait_for()
+        self.wait_until_idle()
+        self.page.get_by_test_id("stSidebarNav").get_by_role("link", name="ANN recall").click()
+        self.page.wait_for_url(re.compile(r"/ann(\?|$)"))
+        expect(self.page.get_by_role("heading", name="ANN recall vs retrieval recall")).to_be_visible()
+        self.wait_until_idle()
+        return self
+
+    def choose(self, container_key: str, option: str) -> None:
+        self.wait_until_idle()
+        self._pick(container_key, option)
+        expect(self.page.locator(f".st-key-{container_key} [role=combobox]")).to_have_value(option)
+        self.wait_until_idle()
+
+
+@pytest.fixture
+def ann_page(browser_context, app_url, request) -> Iterator[AnnPage]:
+    page = browser_context.new_page()
+    try:
+        yield AnnPage(page, app_url, artifact_prefix=artifact_prefix(request))
+    finally:
+        page.close()
+
+
+def test_the_index_against_the_exact_search_then_ivf_then_one_query_in_the_explorer(ann_page: AnnPage) -> None:
+    ann_page.open_from_the_sidebar()
+    hnsw = engine_means("topics", ann_index.IndexSpec("hnsw", m=16), 10, 16)
+    ann_page.expect_metrics({"ANN recall@10": hnsw["ann_recall_10"], "Recall@10: ANN list": hnsw["recall_10_ann"],
+                             "nDCG@10: ANN list": hnsw["ndcg_cut_10_ann"]})
+    expect(ann_page.page.get_by_text(f"exact list: {hnsw['recall_10_exact']:.3f}")).to_be_visible()
+    ann_page.wait_for_charts()
+    ann_page.chart("What efSearch buys")
+    waterfall = ann_page.chart("Relevant documents after each stage")
+    expect(waterfall.bars()).to_have_count(3)
+    ann_page.screenshot("hnsw", whole_page=True)
+
+    ann_page.choose("ann_kind", "IVF (clusters)")
+    ivf = engine_means("topics", ann_index.IndexSpec("ivf", nlist=64), 10, 4)
+    ann_page.expect_metrics({"ANN recall@10": ivf["ann_recall_10"]})
+    ann_page.chart("What nprobe buys")
+    ann_page.expect_no_traceback()
+
+    query = ann_page.page.locator(".st-key-ann_query [role=combobox]").input_value().split(" ")[0]
+    ann_page.page.locator(".st-key-ann_open_ann button").click()
+    ann_page.wait_for_url_parameter("query", query)  # the explorer writes the opened query into its link
+    expect(ann_page.page.get_by_role("heading", name=re.compile(f"Ranked list.*{query}"))).to_be_visible()
+    ann_page.wait_until_idle()
+    ann_page.expect_no_traceback()

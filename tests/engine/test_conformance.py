@@ -1,0 +1,170 @@
+"""Conformance: trec_eval's own test outputs and the public cases of ir_measures and ranx, reproduced exactly.
+
+The trec_eval files (tests/data/trec_eval, from NIST's trec_eval 10.0) are run through ``python -m metrics`` with
+the flags that produced them, and the output must equal the expected file byte for byte: every measure of
+``all_trec``, in trec_eval's order, with its name field, query and formatting.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+
+import pytest
+
+import metrics
+from metrics.cli import main
+from tests.support.paths import TEST_DATA
+
+DATA = TEST_DATA
+TREC_DATA = DATA / "trec_eval"
+TOLERANCE = 5e-5
+
+
+def expected_runs() -> list[tuple[str, str, str, list[str]]]:
+    """(expected file, qrels, results, trec_eval flags) for each copied output, from EXPECTED_OUTPUTS.tsv."""
+    runs = []
+    lines = (TREC_DATA / "EXPECTED_OUTPUTS.tsv").read_text().splitlines()
+    for row in lines[1:]:
+        expected, flags, qrels, results, notes = (row.split("\t") + [""])[:5]
+        if not (TREC_DATA / expected).exists():
+            continue  # preference and z-score outputs: formats the engine does not read
+        flags = [] if flags.startswith("(none") else shlex.split(flags)
+        runs.append((expected, qrels, results, flags))
+        if "qrels.test.with-comments" in notes:
+            runs.append((expected, "qrels.test.with-comments", results, flags))
+    return runs
+
+
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(argv, stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+TREC_RUNS = expected_runs()
+
+
+def test_every_copied_trec_eval_output_is_checked():
+    checked = {expected for expected, *_ in TREC_RUNS}
+    copied = {path.name for path in TREC_DATA.glob("out.*")}
+    assert checked == copied == {"out.test", "out.comment.test", "out.test.a", "out.test.aq", "out.test.aqc",
+                                 "out.test.aqcM", "out.test.aql", "out.test.meas_params"}
+
+
+@pytest.mark.parametrize(("expected", "qrels", "results", "flags"), TREC_RUNS,
+                         ids=[f"{e}<-{q}" for e, q, _, _ in TREC_RUNS])
+def test_trec_eval_output_is_reproduced_byte_for_byte(expected, qrels, results, flags):
+    status, output, errors = run_cli(flags + [str(TREC_DATA / qrels), str(TREC_DATA / results)])
+    assert status == 0, errors
+    wanted = (TREC_DATA / expected).read_text()
+    if output != wanted:  # show the first differing line rather than two 13 kB strings
+        for got_line, wanted_line in zip(output.splitlines(), wanted.splitlines()):
+            assert got_line == wanted_line
+        assert len(output.splitlines()) == len(wanted.splitlines())
+    assert output == wanted
+
+
+def test_the_default_output_is_trec_evals_official_set():
+    status, output, _ = run_cli([str(TREC_DATA / "qrels.test"), str(TREC_DATA / "results.test")])
+    assert status == 0 and output == (TREC_DATA / "out.test").read_text()
+    names = [line.split("\t")[0].rstrip() for line in output.splitlines()]
+    assert "gm_map" in names and names.count("iprec_at_recall_0.50") == 1
+
+
+def test_num_rel_under_c_counts_grades_above_0_whatever_l_says(tmp_path):
+    """trec_eval's documented quirk: with -c, num_rel's 'all' line counts qrels lines with rel > 0, not >= -l."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 d 1\nq2 0 e 2\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 c 2 2.0 t\n")
+    _, with_c, _ = run_cli(["-q", "-c", "-l", "2", "-m", "num_rel", str(qrels), str(run)])
+    per_query = {qid: value for _, qid, value in (line.split("\t") for line in with_c.splitlines())}
+    assert per_query == {"q1": "1", "q2": "1", "all": "4"}  # 1 + 1 per query, yet 4 on the 'all' line
+    _, without_c, _ = run_cli(["-l", "2", "-m", "num_rel", str(qrels), str(run)])
+    assert without_c.split("\t")[-1].strip() == "1"
+
+
+def test_relstring_shows_grades_pool_and_unjudged_marks(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 2\nq1 0 b -1\nq1 0 c 12\nq1 0 d 0\n")
+    run = tmp_path / "run"
+    run.write_text("".join(f"q1 Q0 {doc} {rank} {10 - rank} t\n" for rank, doc in enumerate("abxcd", start=1)))
+    _, output, _ = run_cli(["-q", "-m", "relstring.3", "-m", "P.5", str(qrels), str(run)])
+    assert output.splitlines()[:2] == ["P_5                   \tq1\t0.4000", "relstring_3           \tq1\t'2.-'"]
+    _, output, _ = run_cli(["-q", "-m", "relstring", str(qrels), str(run)])
+    assert output == "relstring             \tq1\t'2.->0'\n"
+
+
+def test_gm_map_is_printed_only_on_the_all_line():
+    status, output, _ = run_cli(["-q", "-m", "gm_map", str(TREC_DATA / "qrels.test"), str(TREC_DATA / "results.test")])
+    assert status == 0 and output == "gm_map                \tall\t0.1051\n"
+
+
+# ---- public cases of ir_measures and ranx ---------------------------------------------------------------------
+
+#: Measures of cases_public.json the engine does not implement.
+NOT_IMPLEMENTED_CASES = {
+    "ERR@20(gdeval)": "ERR (gdeval) is not implemented",
+    "ERR@2(gdeval)": "ERR (gdeval) is not implemented",
+}
+
+CASES = json.loads((DATA / "cases_public.json").read_text())
+
+
+def case_measure_is_implemented(case: dict) -> bool:
+    return case["measure"].partition(".")[0] not in NOT_IMPLEMENTED_CASES
+
+
+def file_semantics(run: dict) -> dict:
+    """The run as a run file can hold it: a query without documents has no line, so it does not exist.
+
+    The expected values follow trec_eval reading files; pytrec_eval given ``{"q": {}}`` would score q as 0.
+    """
+    return {qid: docs for qid, docs in run.items() if docs}
+
+
+IMPLEMENTED_CASES = [case for case in CASES if case_measure_is_implemented(case)]
+
+
+def test_only_the_listed_measures_of_the_public_cases_are_skipped():
+    skipped = {case["measure"].partition(".")[0] for case in CASES if not case_measure_is_implemented(case)}
+    assert skipped == set(NOT_IMPLEMENTED_CASES)
+    assert len(CASES) - len(IMPLEMENTED_CASES) == 2  # 2 ERR
+
+
+@pytest.mark.parametrize("case", IMPLEMENTED_CASES, ids=[case["name"] for case in IMPLEMENTED_CASES])
+def test_public_case_is_reproduced_by_evaluate(case):
+    options = case.get("options") or {}
+    per_query = metrics.evaluate(
+        case["qrels"], file_semantics(case["run"]), case["measure"],
+        relevance_level=options.get("relevance_level"),
+        judged_docs_only=options.get("judged_docs_only"),
+        missing_queries="zero" if options.get("complete") else "skip",
+    )
+    name = case["output_name"]
+    got = {qid: values[name] for qid, values in per_query.items()}
+    assert got == pytest.approx(case["expected"]["per_query"], abs=1e-9)
+    assert metrics.aggregate(per_query)[name] == pytest.approx(case["expected"]["all"], abs=1e-9)
+
+
+@pytest.mark.parametrize("case", IMPLEMENTED_CASES, ids=[case["name"] for case in IMPLEMENTED_CASES])
+def test_public_case_is_reproduced_by_the_command_line(case, tmp_path):
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("".join(f"{qid} 0 {doc} {grade}\n" for qid, docs in case["qrels"].items()
+                             for doc, grade in docs.items()))
+    run.write_text("".join(f"{qid} Q0 {doc} {rank} {score!r} case\n" for qid, docs in case["run"].items()
+                           for rank, (doc, score) in enumerate(docs.items(), start=1)))
+    options = case.get("options") or {}
+    flags = ["-q", "-m", case["measure"]]
+    flags += ["-l", str(options["relevance_level"])] if "relevance_level" in options else []
+    flags += ["-J"] if options.get("judged_docs_only") else []
+    flags += ["-c"] if options.get("complete") else []
+    status, output, errors = run_cli(flags + [str(qrels), str(run)])
+    assert status == 0, errors
+    values = {qid: float(value) for name, qid, value in (line.split("\t") for line in output.splitlines())
+              if name.rstrip() == case["output_name"]}
+    expected = dict(case["expected"]["per_query"], all=case["expected"]["all"])
+    assert values == pytest.approx(expected, abs=TOLERANCE)

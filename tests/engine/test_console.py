@@ -1,0 +1,68 @@
+"""The edges of both command lines: a reader that goes away, Ctrl-C and an output that cannot be written end in
+one line and an exit status, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from metrics.console import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, run_guarded
+from tests.support.paths import REPO
+
+QRELS = "".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(200) for d in range(10))
+RUN = "".join(f"q{q} Q0 d{d} {d + 1} {1 - d / 100} t\n" for q in range(200) for d in range(20))
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> list[str]:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    return [str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]
+
+
+COMMANDS = {
+    "metrics": lambda files: ["-m", "metrics", "-q", "-m", "all_trec", *files],
+    "metrics.check": lambda files: ["-m", "metrics.check", *files, "-m", "P.10", "-v", "0.9", "--explain"],
+    "metrics.ann": lambda files: ["-m", "metrics.ann", files[1], files[1], files[0], "-q"],
+    "metrics.compare": lambda files: ["-m", "metrics.compare", files[0], files[1], files[1], "--details"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_reader_that_went_away_stops_the_command_quietly(command, files):
+    reader, writer = os.pipe()
+    os.close(reader)  # as after `| head -1` has read its line
+    try:
+        done = subprocess.run([sys.executable, *COMMANDS[command](files)], stdout=writer, stderr=subprocess.PIPE,
+                              cwd=REPO, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.stderr == b""
+    assert done.returncode == EXIT_BROKEN_PIPE
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_full_disk_is_a_write_error_not_a_read_error(command, files):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, *COMMANDS[command](files)], stdout=full, stderr=subprocess.PIPE,
+                              cwd=REPO, timeout=120, text=True)
+    assert done.returncode == 2
+    assert "cannot write the output: No space left on device" in done.stderr
+    assert "Traceback" not in done.stderr and "cannot read" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_ctrl_c_prints_one_line_and_exits_130(capsys):
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as exited:
+        run_guarded(interrupted, "python -m metrics")
+    assert exited.value.code == EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "python -m metrics: interrupted\n"

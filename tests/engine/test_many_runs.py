@@ -1,0 +1,322 @@
+"""Many runs against one qrels: ``python -m metrics QRELS RUN RUN...`` prints, for each run in the order given,
+exactly the block a call with that run alone prints; ``metrics.evaluate_runs`` returns one long table with the same
+numbers; both read the qrels once and evaluate the runs in parallel (metrics/many_runs.py)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+import metrics
+from metrics.cli import main, read_checked_qrels, select_measures
+from metrics.conventions import Conventions
+from metrics.many_runs import MAX_RUNS, evaluate_each
+from tests.support.paths import TEST_DATA
+from tests.support.strategies import pytrec_eval_safe, random_collection
+
+TREC_EVAL = TEST_DATA / "trec_eval"
+QRELS = str(TREC_EVAL / "qrels.test")
+RUNS = [str(TREC_EVAL / "results.test"), str(TREC_EVAL / "results.trunc")]
+
+#: trec_eval's own option sets of the conformance data (EXPECTED_OUTPUTS.tsv), plus -J, -l and -n.
+OPTION_SETS = [[], ["-q"], ["-m", "all_trec"], ["-m", "all_trec", "-q"], ["-m", "all_trec", "-q", "-c"],
+               ["-m", "all_trec", "-q", "-c", "-M", "5"], ["-m", "all_trec", "-q", "-l", "2"], ["-q", "-J"],
+               ["-q", "-n", "-m", "P.5,10", "-m", "nDCG@10", "-m", "relstring.3"], ["-m", "runid", "-m", "map"]]
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def alone(options: list[str], qrels: str, run: str) -> str:
+    status, out, err = cli(*options, qrels, run)
+    assert status == 0, err
+    return out
+
+
+def write_trec(path: Path, run: dict[str, dict[str, float]], tag: str) -> str:
+    path.write_text("".join(f"{qid} Q0 {doc} {rank} {score!r} {tag}\n" for qid, docs in run.items()
+                            for rank, (doc, score) in enumerate(docs.items(), 1)), encoding="utf-8")
+    return str(path)
+
+
+def write_qrels(path: Path, qrels: dict[str, dict[str, int]]) -> str:
+    path.write_text("".join(f"{qid} 0 {doc} {grade}\n" for qid, judged in qrels.items()
+                            for doc, grade in judged.items()), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def random_files(tmp_path_factory) -> tuple[str, list[str]]:
+    """One qrels and four runs over its queries, with many tied scores (each run's own draw of the scores)."""
+    folder = tmp_path_factory.mktemp("many")
+    rng = np.random.default_rng(15)
+    qrels, _ = random_collection(rng, 30)
+    runs = []
+    for i in range(4):
+        _, run = random_collection(np.random.default_rng(100 + i), 30)
+        runs.append(write_trec(folder / f"run{i}.txt", run, f"tag{i}"))
+    return write_qrels(folder / "qrels.txt", qrels), runs
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=" ".join)
+def test_each_block_is_byte_identical_to_the_run_evaluated_alone(options):
+    status, out, err = cli(*options, QRELS, *RUNS)
+    assert (status, err) == (0, "")
+    assert out == "".join(alone(options, QRELS, run) for run in RUNS)
+
+
+@pytest.mark.parametrize("options", [["-q"], ["-q", "-c", "-m", "all_trec"], ["-J", "-M", "3", "-l", "2", "-q"]],
+                         ids=" ".join)
+def test_random_runs_with_ties_print_what_each_prints_alone_in_the_order_given(random_files, options):
+    qrels, runs = random_files
+    for order in (runs, runs[::-1], [runs[2], runs[0], runs[2]]):
+        status, out, err = cli(*options, qrels, *order)
+        assert (status, err) == (0, "")
+        assert out == "".join(alone(options, qrels, run) for run in order)
+
+
+def test_parallel_and_serial_evaluation_give_the_same_values_in_the_same_order(random_files):
+    qrels_path, runs = random_files
+    selection = select_measures(["all_trec"])
+    conv = Conventions(missing_queries="zero")
+    qrels = read_checked_qrels(qrels_path, selection.measures, conv)
+    sources = [(path, path) for path in runs * 2]
+    serial = list(evaluate_each(qrels, sources, selection.measures, conv, workers=1))
+    parallel = list(evaluate_each(qrels, sources, selection.measures, conv, workers=3))
+    assert [r.name for r in parallel] == [r.name for r in serial] == runs * 2
+    for one, other in zip(serial, parallel):
+        assert (one.qids, one.runid) == (other.qids, other.runid)
+        assert one.values.keys() == other.values.keys()
+        for key in one.values:
+            assert np.array_equal(one.values[key], other.values[key]), key
+
+
+def test_large_runs_stream_as_they_do_alone_and_print_the_same_blocks(random_files, monkeypatch):
+    from metrics import cli as cli_module
+    from metrics import stream
+
+    qrels, runs = random_files
+    expected = "".join(alone(["-q", "-c"], qrels, run) for run in runs)
+    streamed: list[str] = []
+    original = stream.stream_run
+
+    def counting(qrels_table, run_path, *args, **kwargs):
+        streamed.append(str(run_path))
+        return original(qrels_table, run_path, *args, **kwargs)
+
+    monkeypatch.setattr(cli_module, "STREAM_FROM_BYTES", 0)  # every file counts as large
+    monkeypatch.setattr(stream, "stream_run", counting)
+    status, out, err = cli("-q", "-c", qrels, *runs)
+    assert (status, err) == (0, "")
+    assert out == expected and sorted(streamed) == sorted(runs)
+
+
+def test_a_run_given_twice_is_evaluated_twice():
+    status, out, _ = cli(QRELS, RUNS[0], RUNS[0])
+    assert status == 0 and out == alone([], QRELS, RUNS[0]) * 2
+
+
+def test_a_missing_run_among_several_is_named_before_anything_is_printed(tmp_path):
+    missing = str(tmp_path / "no-such.run")
+    status, out, err = cli(QRELS, RUNS[0], missing, RUNS[1])
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and "no-such.run" in err and "no such file" in err
+
+
+def test_a_bad_run_stops_there_after_the_whole_blocks_of_the_runs_before_it(tmp_path):
+    bad = tmp_path / "broken.run"
+    bad.write_text("301 Q0 doc1 1 0.5 tag\n301 Q0 doc2 2 high tag\n")
+    status, out, err = cli("-q", QRELS, RUNS[0], str(bad), RUNS[1])
+    assert status == 2
+    assert out == alone(["-q"], QRELS, RUNS[0])  # nothing of broken.run, nothing of the run after it
+    assert err.count("\n") == 1 and "broken.run line 2" in err
+
+
+def test_a_run_without_judged_queries_is_named(tmp_path):
+    unjudged = tmp_path / "elsewhere.run"
+    unjudged.write_text("999 Q0 doc1 1 0.5 tag\n")
+    status, out, err = cli(QRELS, RUNS[0], str(unjudged))
+    assert status == 2 and out == alone([], QRELS, RUNS[0])
+    assert "no query of" in err and "elsewhere.run" in err
+
+
+def test_standard_input_can_be_one_of_the_runs_but_only_once():
+    command = [sys.executable, "-m", "metrics", "-q", QRELS, RUNS[0], "-", RUNS[1]]
+    with open(RUNS[1], "rb") as stdin:
+        done = subprocess.run(command, stdin=stdin, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == alone(["-q"], QRELS, RUNS[0]) + alone(["-q"], QRELS, RUNS[1]) * 2
+    status, out, err = cli(QRELS, "-", RUNS[0], "-")
+    assert (status, out) == (2, "")
+    assert "standard input" in err and "more than once" in err
+
+
+def test_help_documents_several_runs():
+    status, out, _ = cli("--help")
+    assert status == 0
+    assert "QRELS RUN [RUN ...]" in out and "Several RUNs" in out and "'-' (standard input) can be given once" in out
+
+
+# ---- the library: one table ----------------------------------------------------------------------------------------
+
+
+def pytrec_eval_values(qrels, run, measures, **options):
+    return pytrec_eval.RelevanceEvaluator(qrels, set(measures), **options).evaluate(run)
+
+
+def test_the_table_holds_each_run_as_pytrec_eval_scores_it_alone_with_ties():
+    rng = np.random.default_rng(7)
+    qrels, _ = random_collection(rng, 40)
+    runs = {f"system {i}": random_collection(np.random.default_rng(70 + i), 40)[1] for i in range(3)}
+    for run in runs.values():
+        pytrec_eval_safe(qrels, run)
+    measures = ["map", "P.5", "ndcg_cut.10", "recip_rank", "bpref", "num_rel_ret"]
+    table = metrics.evaluate_runs(qrels, runs, measures, relevance_level=2)
+    assert list(table.columns) == ["run", "qid", "measure", "value"]
+    assert list(dict.fromkeys(table["run"])) == list(runs)
+    for name, run in runs.items():
+        reference = pytrec_eval_values(qrels, run, ["map", "P", "ndcg_cut", "recip_rank", "bpref", "num_rel_ret"],
+                                       relevance_level=2)
+        ours = table[(table["run"] == name) & (table["qid"] != "all")]
+        assert set(ours["qid"]) == set(reference)
+        for row in ours.itertuples():
+            assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-12), (name, row)
+        means = table[(table["run"] == name) & (table["qid"] == "all")].set_index("measure")["value"]
+        for key in ("map", "P_5", "ndcg_cut_10", "recip_rank", "bpref"):
+            assert means[key] == pytest.approx(np.mean([q[key] for q in reference.values()]), abs=1e-12)
+        assert means["num_rel_ret"] == sum(q["num_rel_ret"] for q in reference.values())
+
+
+def test_the_table_equals_evaluating_each_file_alone_and_takes_paths_tables_dicts_and_frames(random_files):
+    import pandas as pd
+
+    from metrics.trec_io import read_run
+
+    qrels, paths = random_files
+    frame = pd.DataFrame([{"qid": qid, "docno": doc, "score": score}
+                          for qid, docs in read_run(paths[3]).to_dict().items() for doc, score in docs.items()])
+    runs = {"path": paths[0], "table": read_run(paths[1]), "dict": read_run(paths[2]).to_dict(), "frame": frame}
+    table = metrics.evaluate_runs(qrels, runs, ["map", "nDCG@10", "num_q", "gm_map"], missing_queries="zero")
+    for name, path in zip(runs, paths):
+        status, out, err = cli("-q", "-c", "-m", "map", "-m", "nDCG@10", "-m", "num_q", "-m", "gm_map", qrels, path)
+        assert status == 0, err
+        printed = {(name_.rstrip(), qid): value for name_, qid, value in (line.split("\t") for line in out.splitlines())}
+        rows = table[table["run"] == name]
+        # The same lines (the table keeps the measures in the order asked, the command line in trec_eval's).
+        assert {(m, qid): str(int(v)) if m == "num_q" else f"{v:6.4f}"
+                for m, qid, v in zip(rows["measure"], rows["qid"], rows["value"])} == printed
+        assert len(rows) == len(printed)
+        queries = [qid for qid in dict.fromkeys(rows["qid"]) if qid != "all"]
+        assert queries == sorted(queries) and rows["qid"].tolist()[-4:] == ["all"] * 4  # trec_eval -q's order
+
+
+def test_the_table_refuses_more_runs_than_the_cap_and_bad_arguments():
+    qrels = {"q1": {"d1": 1}}
+    with pytest.raises(metrics.InputError, match=f"at most {MAX_RUNS} per call"):
+        metrics.evaluate_runs(qrels, {str(i): {"q1": {"d1": 1.0}} for i in range(MAX_RUNS + 1)}, "map")
+    with pytest.raises(metrics.InputError, match="Argument `runs` has to be a dict"):
+        metrics.evaluate_runs(qrels, [{"q1": {"d1": 1.0}}], "map")
+    with pytest.raises(metrics.InputError, match="at least one run"):
+        metrics.evaluate_runs(qrels, {}, "map")
+    with pytest.raises(metrics.InputError, match="has to be a finite number"):
+        metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": float("nan")}}}, "map")
+    with pytest.raises(metrics.InputError, match="standard input"):
+        metrics.evaluate_runs(qrels, {"a": "-", "b": "-"}, "map")
+    with pytest.raises(metrics.InputError, match="Argument `workers` has to be a positive integer"):
+        metrics.evaluate_runs(qrels, {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d1": 1.0}}}, "map", workers=0)
+
+
+def test_runs_whose_names_are_the_same_text_are_refused_not_merged_into_one_block():
+    qrels = {"q1": {"d1": 1, "d2": 1}}
+    runs = {1: {"q1": {"d1": 1.0}}, "1": {"q1": {"d2": 1.0, "d1": 0.5}}}
+    with pytest.raises(metrics.InputError, match="runs 1 and '1' are both named '1'"):
+        metrics.evaluate_runs(qrels, runs, "map")
+
+
+def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_same_means(random_files):
+    from metrics.compare import compare_many
+    from metrics.trec_io import read_qrels, read_run
+
+    qrels, paths = random_files
+    from_files = compare_many(qrels, {"a": paths[0], "b": paths[1], "c": paths[2]}, ["map", "nDCG@10"])
+    from_dicts = compare_many(read_qrels(qrels).to_dict(), {name: read_run(path).to_dict() for name, path in
+                                                            zip("abc", paths)}, ["map", "nDCG@10"])
+    assert from_files.means == from_dicts.means and from_files.pairs == from_dicts.pairs
+    table = metrics.evaluate_runs(qrels, dict(zip("abc", paths)), ["map", "nDCG@10"])
+    for measure in ("map", "nDCG@10"):
+        for run in "abc":
+            compared = from_files.queries[measure]  # the queries every run answers
+            values = table[(table["run"] == run) & (table["measure"] == measure) & table["qid"].isin(compared)]
+            assert dict(zip(values["qid"], values["value"])) == dict(zip(compared,
+                                                                          from_files.values[measure][run].tolist()))
+
+
+def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_their_temporary_files(
+        tmp_path, monkeypatch):
+    import os
+    import signal
+    import tempfile
+    import threading
+    import time
+
+    from metrics import cli as cli_module
+    from metrics import stream
+    from metrics.stream import chunks
+
+    lines = "".join(f"q{q} Q0 d{d} {d} {1000 - d} tag\n" for q in range(400) for d in range(100))
+    runs = []
+    for i in range(2):
+        (tmp_path / f"run{i}.txt").write_text(lines + "q0 Q0 again 1 1 tag\n")  # q0 again at the end: grouped
+        runs.append(str(tmp_path / f"run{i}.txt"))
+    qrels = write_qrels(tmp_path / "qrels.txt", {"q0": {"d1": 1}})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(cli_module, "STREAM_FROM_BYTES", 0)  # every file streams
+    monkeypatch.setattr(chunks, "_READ_STEP", 4096)
+    original = stream.stream_run
+    monkeypatch.setattr(stream, "stream_run", lambda *args, **kwargs: original(*args, chunk_bytes=4096, **kwargs))
+    blocks_read: list[int] = []
+    INTERRUPT_AT = 2 * (len(lines) // 4096) + 40  # noqa: N806 -- both runs in their grouped pass (temporary files)
+    reading = chunks.open_run
+
+    sent, caught, deadline = threading.Event(), threading.Event(), []
+
+    def counting(*args, **kwargs):
+        for block in reading(*args, **kwargs):
+            if sent.is_set():  # every reader waits until the KeyboardInterrupt is out of evaluate_each (or 5 s)
+                caught.wait(timeout=max(0.0, deadline[0] - time.monotonic()))
+            blocks_read.append(len(block))
+            if len(blocks_read) == INTERRUPT_AT:  # Ctrl-C
+                assert any(scratch.iterdir())
+                deadline.append(time.monotonic() + 5)
+                sent.set()
+                os.kill(os.getpid(), signal.SIGINT)
+            yield block
+
+    monkeypatch.setattr(chunks, "open_run", counting)
+    monkeypatch.setattr(stream, "open_run", counting)
+    from metrics.stream import buckets
+    monkeypatch.setattr(buckets, "open_run", counting)
+    measures = select_measures(["map"]).measures
+    table = read_checked_qrels(qrels, measures, Conventions())
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            list(evaluate_each(table, [(run, run) for run in runs], measures, Conventions(), workers=2))
+        finally:
+            caught.set()
+    for thread in threading.enumerate():
+        if thread.name.startswith(("metrics-run", "metrics-stream")):
+            thread.join(timeout=60)
+    whole_runs = 2 * 2 * (len(lines) // 4096)  # each run read twice (contiguous pass, then grouped)
+    assert len(blocks_read) - INTERRUPT_AT <= 2 * 3 < whole_runs  # the blocks under way, not the rest of the runs
+    assert list(scratch.iterdir()) == []

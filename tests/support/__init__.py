@@ -1,0 +1,1 @@
+"""What several test packages share: result comparison, random collections, the ANN page's engine numbers."""
