@@ -26,9 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .conventions import Conventions
+from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
 from .model import NO_JUDGMENT, RankingBatch
 from .names import Measure
-from .trec_io import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
 
 
 def batch_for_run(
@@ -416,9 +416,9 @@ def evaluate_tables(
     conventions: Conventions | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
     """(query ids, per-query values per measure, the ``all`` values) for parsed files, or for pandas DataFrames
-    and pyarrow Tables in the columns of :mod:`metrics.frames` (read column by column)."""
+    and pyarrow Tables in the columns of :mod:`metrics.io.frames` (read column by column)."""
     if not isinstance(qrels, QrelsTable) or not isinstance(run, RunTable):
-        from .frames import as_qrels_table, as_run_table
+        from .io.frames import as_qrels_table, as_run_table
 
         qrels, run = as_qrels_table(qrels), as_run_table(run)
     return evaluate_prepared(prepare_run(qrels, run, measures, conventions))

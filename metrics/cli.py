@@ -388,7 +388,7 @@ def evaluate_run_path(qrels, run_path: str, measures: Sequence[Measure], convent
 
 def read_run_path(run_path: str):
     """The run named on the command line: a TREC or Parquet file, or standard input for '-' (as in trec_eval)."""
-    from .trec_io import read_run
+    from .io.trec import read_run
 
     if run_path == "-":
         return read_run(sys.stdin.buffer, name="stdin")
@@ -397,7 +397,7 @@ def read_run_path(run_path: str):
 
 def read_checked_qrels(qrels_path: str, measures: Sequence[Measure], conventions: Conventions):
     """The qrels file read, with every grade checked against what the measures can score."""
-    from .trec_io import read_qrels
+    from .io.trec import read_qrels
 
     # Paths, never file content: a file name with spaces is still a name.
     qrels = _read_table(Path(qrels_path), read_qrels, "qrels")
@@ -438,8 +438,8 @@ def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventio
 
 
 def _read_table(path: Path, read_trec, kind: str):
-    """A TREC file with ``read_trec``, or a Parquet file (``PAR1`` at both ends) through :mod:`metrics.frames`."""
-    from .frames import is_parquet, read_parquet_qrels, read_parquet_run
+    """A TREC file with ``read_trec``, or a Parquet file (``PAR1`` at both ends) through :mod:`metrics.io.frames`."""
+    from .io.frames import is_parquet, read_parquet_qrels, read_parquet_run
 
     if not is_parquet(path):
         return read_trec(path)
@@ -455,7 +455,7 @@ STREAM_FROM_BYTES = 64 << 20
 
 def _streams(run_path: str) -> bool:
     """Whether the run is a TREC file (plain or gzip) large enough to stream; standard input and Parquet are not."""
-    from .frames import is_parquet
+    from .io.frames import is_parquet
 
     path = Path(run_path)
     try:
@@ -487,14 +487,14 @@ def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conve
 def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
     """Raise InputError naming the qrels line of the first grade the measures cannot score (see
     :func:`metrics.evaluate.grade_limit`: exponential gain overflows, gain parameters list every grade)."""
-    from .trec_io import line_number
+    from .io.trec import line_number
 
     limit = grade_limit(measures, conventions)
     if limit is None:
         return
     too_large = np.flatnonzero(qrels.grade > limit[0])
     if too_large.size:
-        from .frames import is_parquet
+        from .io.frames import is_parquet
 
         row = int(too_large[0])
         where = f"row {row}" if is_parquet(source) else f"line {line_number(source, row, kind='qrels')}"

@@ -1,4 +1,4 @@
-"""Evaluation on a Dask cluster: the frame path of :mod:`metrics.frames` applied to whole queries, partition by
+"""Evaluation on a Dask cluster: the frame path of :mod:`metrics.io.frames` applied to whole queries, partition by
 partition, with the means combined exactly.
 
 ::
@@ -36,7 +36,7 @@ import pyarrow as pa
 from .bulk import evaluate_tables
 from .conventions import Conventions
 from .evaluate import _as_measures, aggregate_columns, grade_limit, make_conventions, nothing_to_evaluate
-from .frames import (
+from .io.frames import (
     DOCNO_COLUMNS,
     LABEL_COLUMNS,
     QID_COLUMNS,
@@ -51,9 +51,9 @@ from .frames import (
     _Where,
     per_query_frame,
 )
+from .io.trec import QrelsTable, RunTable, to_numpy, value_codes
 from .model import InputError
 from .names import Measure
-from .trec_io import QrelsTable, RunTable, to_numpy, value_codes
 
 #: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0;
 #: part and row are the row's input partition and its row there, so a query's rows regain their input order.
@@ -64,7 +64,7 @@ def read_trec_run(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataFra
     """A TREC run (``qid Q0 docno rank score tag``) as a Dask DataFrame ``qid, docno, score``, one partition per
     block of about ``blocksize`` bytes (cut at line ends; gzip files are one block each). ``paths``: a path, a glob,
     a list, or any URL Dask reads (s3://, gs://, hdfs://). Each block is read in its task by
-    :func:`metrics.trec_io.read_run`, with trec_eval's rules and one error naming the file, the block and the line
+    :func:`metrics.io.trec.read_run`, with trec_eval's rules and one error naming the file, the block and the line
     (counted from the block's start)."""
     return _read_blocks(paths, blocksize, "run")
 
@@ -88,7 +88,7 @@ def _read_blocks(paths, blocksize, kind: str) -> dd.DataFrame:
     parts = [dask.delayed(_parse_block)(block, label if whole else f"{label} (block {number})", kind, whole)
              for label, file_blocks in zip(labels, blocks) for number, block in enumerate(file_blocks)]
     if not parts:
-        from .trec_io import TrecFormatError, _no_data_lines
+        from .io.trec import TrecFormatError, _no_data_lines
 
         raise TrecFormatError(_no_data_lines(", ".join(labels), kind, "is empty"))
     return dd.from_delayed(parts, meta=_block_frame(kind), verify_meta=False)
@@ -107,7 +107,7 @@ def _block_frame(kind: str, table=None) -> pd.DataFrame:
 
 def _parse_block(block: bytes, name: str, kind: str, whole: bool) -> pd.DataFrame:
     """One block's rows; a block of comments and blank lines is an empty piece of a longer file."""
-    from .trec_io import read_qrels, read_run
+    from .io.trec import read_qrels, read_run
 
     if not whole and not _has_data_line(block):
         return _block_frame(kind)
@@ -136,11 +136,11 @@ def evaluate(
     """Per-query values and means of a run on the current Dask client (or Dask's default scheduler).
 
     ``qrels`` and ``run`` are Dask DataFrames (or pandas DataFrames / pyarrow Tables, for a small qrels) in the
-    columns of :mod:`metrics.frames` (PyTerrier's ``qid, docno, score`` and ``qid, docno, label``, ir_measures'
+    columns of :mod:`metrics.io.frames` (PyTerrier's ``qid, docno, score`` and ``qid, docno, label``, ir_measures'
     or ranx's names). Same arguments as :func:`metrics.evaluate`; ``npartitions`` is the number of partitions
     queries are shuffled into (default: the run's), ``shuffle_method`` Dask's (``"p2p"``, ``"tasks"``; default:
     Dask's choice, p2p on a distributed cluster; tasks was 1.7x faster on two local workers, bench/README.md).
-    Returns ``(per_query, means)`` as :func:`metrics.frames.evaluate_frames` does: a pandas DataFrame with one row
+    Returns ``(per_query, means)`` as :func:`metrics.io.frames.evaluate_frames` does: a pandas DataFrame with one row
     per query, sorted by qid, and the ``all`` values; both equal the single-machine path's to the last bit.
     """
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .conventions import Conventions
-from .frames import as_qrels_table, as_run_table, evaluate_tables_checked, is_frame
 from .ids import check_ids
+from .io.frames import as_qrels_table, as_run_table, evaluate_tables_checked, is_frame
 from .measures import MEASURES, Context
 from .model import InputError, Qrels, RankingBatch, Run, check_grades, check_unique, compared_scores, rankings_for_run
 from .names import Measure, parse_measures
@@ -103,7 +103,7 @@ def evaluate(
     """Per-query values ``{qid: {name: value}}``, as ``pytrec_eval.RelevanceEvaluator(...).evaluate(run)``.
 
     ``qrels`` and ``run`` are pytrec_eval dicts, or pandas DataFrames / pyarrow Tables in PyTerrier's, ir_measures'
-    or ranx's columns (see :mod:`metrics.frames`), read column by column through the bulk path.
+    or ranx's columns (see :mod:`metrics.io.frames`), read column by column through the bulk path.
 
     Measures may be written in trec_eval notation (``"P.4"`` reported as ``"P_4"``) or ir_measures notation
     (``"nDCG@10"``). Keyword arguments beyond the trec_eval flags name conventions (see ``Conventions``), e.g.

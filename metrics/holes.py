@@ -282,7 +282,7 @@ def holes(qrels: Qrels, run: Run, measures: str | Iterable[str | Measure], *, re
 
 def holes_tables(qrels, run, measures: str | Iterable[str | Measure], conventions: Conventions | None = None
                  ) -> HoleTable:
-    """Holes of parsed TREC tables (:mod:`metrics.trec_io`) by the bulk path: no per-line Python."""
+    """Holes of parsed TREC tables (:mod:`metrics.io.trec`) by the bulk path: no per-line Python."""
     from .bulk import batches_for_run
 
     conv = make_conventions(conventions)
@@ -307,7 +307,7 @@ def holes_tables(qrels, run, measures: str | Iterable[str | Measure], convention
 def holes_files(qrels_source, run_source, measures: str | Iterable[str | Measure],
                 conventions: Conventions | None = None) -> HoleTable:
     """Read TREC qrels and a run (paths, ``.gz`` or binary streams), then :func:`holes_tables`."""
-    from .trec_io import read_qrels, read_run
+    from .io.trec import read_qrels, read_run
 
     return holes_tables(read_qrels(qrels_source), read_run(run_source), measures, conventions)
 

@@ -17,7 +17,7 @@ size; at most :data:`MAX_CANDIDATES` documents are scored, the highest ranked fi
 
 Judgments added by hand are merged with :func:`merge_judgments` and written with :func:`additions_to_trec` and
 :func:`merged_trec`: trec_eval ignores a qrels line's second field (``iter``), so the added lines carry
-:data:`ADDED_ITERATION` there, which trec_eval, pytrec_eval (through our reader) and :mod:`metrics.trec_io` all read.
+:data:`ADDED_ITERATION` there, which trec_eval, pytrec_eval (through our reader) and :mod:`metrics.io.trec` all read.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ import pyarrow.compute as pc
 from . import bulk
 from .conventions import Conventions
 from .evaluate import _as_measures, evaluate_batch, is_count, is_geometric, judged_only
-from .frames import as_qrels_table, as_run_table
 from .ids import trec_ids
+from .io.frames import as_qrels_table, as_run_table
+from .io.trec import QrelsTable, RunTable, _load, docno_keys, from_numpy, to_numpy
 from .model import NO_JUDGMENT, InputError, RankingBatch, check_grades
 from .names import Measure
-from .trec_io import QrelsTable, RunTable, _load, docno_keys, from_numpy, to_numpy
 
 #: At most this many unjudged documents are scored (the highest ranked first); the rest are counted.
 MAX_CANDIDATES = 20_000

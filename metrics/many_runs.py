@@ -32,10 +32,10 @@ from .names import Measure
 if TYPE_CHECKING:  # pyarrow and pandas load when first used: `import metrics` stays light
     import pandas as pd
 
-    from .trec_io import QrelsTable, RunTable
+    from .io.trec import QrelsTable, RunTable
 
 #: A run as :func:`evaluate_runs` takes it: a TREC or Parquet file path ('-' is standard input), a pandas DataFrame
-#: or pyarrow Table (:mod:`metrics.frames`), a RunTable, or {qid: {doc: score}}.
+#: or pyarrow Table (:mod:`metrics.io.frames`), a RunTable, or {qid: {doc: score}}.
 RunSource = Union[str, Path, "RunTable", Mapping]
 
 #: Runs in one :func:`evaluate_runs` table (it holds every run's per-query values). The command line streams its
@@ -149,9 +149,10 @@ def evaluate_runs(
 ) -> pd.DataFrame:
     """Every run against one qrels, as one long table: columns ``run, qid, measure, value``.
 
-    ``qrels`` is a qrels file path, a DataFrame, a :class:`~metrics.trec_io.QrelsTable` or ``{qid: {doc: grade}}``;
+    ``qrels`` is a qrels file path, a DataFrame, a :class:`~metrics.io.trec.QrelsTable` or ``{qid: {doc: grade}}``;
     ``runs`` maps a name to a run file path (TREC or Parquet; '-' reads standard input, once), a DataFrame (the
-    columns of :mod:`metrics.frames`), a :class:`~metrics.trec_io.RunTable` or ``{qid: {doc: score}}``. Measures and conventions are those of :func:`metrics.evaluate`. For each run, in the order
+    columns of :mod:`metrics.io.frames`), a :class:`~metrics.io.trec.RunTable` or ``{qid: {doc: score}}``.
+    Measures and conventions are those of :func:`metrics.evaluate`. For each run, in the order
     of ``runs``, the rows are the numbers ``trec_eval -q`` prints for it alone: each evaluated query (in trec_eval's
     order) with every per-query measure, then the ``all`` rows (means; counts summed; ``gm_map`` and ``gm_bpref``
     only there). This is PyTerrier's ``Experiment(perquery=True)`` shape (``name, qid, measure, value``) with the
@@ -240,8 +241,8 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
 def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> QrelsTable:
     from .cli import read_checked_qrels
     from .evaluate import grade_limit
-    from .frames import as_qrels_table, is_frame
-    from .trec_io import QrelsTable
+    from .io.frames import as_qrels_table, is_frame
+    from .io.trec import QrelsTable
 
     if isinstance(qrels, (str, Path)):
         check_run_paths([str(qrels)])  # the same one line for a qrels file that cannot be opened
@@ -260,14 +261,14 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
 
 def _as_run_table(source: RunSource, name: str) -> RunTable:
     from .cli import read_run_path
-    from .frames import as_run_table, is_frame
-    from .trec_io import RunTable
+    from .io.frames import as_run_table, is_frame
+    from .io.trec import RunTable
 
     if isinstance(source, (str, Path)):
         return read_run_path(str(source))  # TREC or Parquet; '-' is standard input
     if isinstance(source, (RunTable, Mapping)) or is_frame(source):
-        return as_run_table(source, f"run {name!r}")  # the checks of metrics.evaluate and metrics.frames
-    raise InputError(f"run {name!r}: has to be a file path, a DataFrame, a metrics.trec_io.RunTable or a dict "
+        return as_run_table(source, f"run {name!r}")  # the checks of metrics.evaluate and metrics.io.frames
+    raise InputError(f"run {name!r}: has to be a file path, a DataFrame, a metrics.io.trec.RunTable or a dict "
                      f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
 
 

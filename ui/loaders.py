@@ -6,8 +6,8 @@ Pure functions: every problem becomes an InputError that names the file and, for
 from __future__ import annotations
 
 from metrics import InputError
-from metrics.json_io import is_json, read_json_qrels, read_json_run
-from metrics.trec_io import read_qrels, read_run
+from metrics.io.json import is_json, read_json_qrels, read_json_run
+from metrics.io.trec import read_qrels, read_run
 
 #: The explorer edits one query at a time; whole runs go to the "Evaluate a run" page.
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024

@@ -15,9 +15,9 @@ from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures, re
 from metrics.bulk import evaluate_tables
 from metrics.check import find_conventions
 from metrics.export import qrels_to_trec, run_to_trec
+from metrics.io.trec import QrelsTable, RunTable, read_qrels, read_run
 from metrics.judging import merge_judgments_table
 from metrics.samples import load_samples, sample_to_trec
-from metrics.trec_io import QrelsTable, RunTable, read_qrels, read_run
 
 from .controls import convention_meaning, convention_select
 from .text import literal

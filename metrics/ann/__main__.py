@@ -15,8 +15,8 @@ from typing import TextIO
 
 from ..cli import FIELD_WIDTH
 from ..console import OneLineParser, run_command, run_guarded
+from ..io.trec import read_qrels, read_run
 from ..model import InputError
-from ..trec_io import read_qrels, read_run
 from .compare import compare_ann
 from .waterfall import pipeline_stages, recall_waterfall
 

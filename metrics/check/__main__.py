@@ -139,7 +139,7 @@ def _require(args: argparse.Namespace, *names: str) -> None:
 
 def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
     """The plain finding and, when asked or when it matches nothing, the variants that match."""
-    from ..trec_io import read_qrels, read_run
+    from ..io.trec import read_qrels, read_run
 
     if args.nearest < 1:
         raise ValueError(f"--nearest has to be a positive integer, got {args.nearest}")
@@ -171,7 +171,7 @@ def _report_granularity(verdict: Granularity, out: TextIO) -> int:
 
 
 def _table(args: argparse.Namespace) -> TableCheck:
-    from ..trec_io import read_qrels, read_run
+    from ..io.trec import read_qrels, read_run
 
     if args.qrels is None or args.run is not None:
         raise InputError("with --table, give QRELS only: the runs are named in the table")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..evaluate import check_qrels, check_run, nothing_to_evaluate
+from ..io.trec import QrelsTable, RunTable
 from ..model import NO_JUDGMENT, InputError, RankingBatch, rankings_for_run, short_repr
-from ..trec_io import QrelsTable, RunTable
 from .models import (
     DEFAULT_CONTINUATION,
     DEFAULT_ETA,
@@ -71,7 +71,7 @@ def run_signals(
     of that many sessions per query, each query's stream drawn from ``seed`` and its id).
 
     ``qrels`` and ``run`` are ``{qid: {doc: grade}}`` and ``{qid: {doc: score}}``, or the tables
-    :func:`metrics.trec_io.read_qrels` and ``read_run`` give. Parameters as :meth:`ClickModel.for_list`: PBM's
+    :func:`metrics.io.trec.read_qrels` and ``read_run`` give. Parameters as :meth:`ClickModel.for_list`: PBM's
     position bias (1/r)^eta, DBN's continuation.
     """
     if kind not in MODELS:

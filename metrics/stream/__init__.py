@@ -29,8 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..conventions import Conventions
-from ..names import Measure
-from ..trec_io import (
+from ..io.trec import (
     QrelsTable,
     RunTable,
     Source,
@@ -39,6 +38,7 @@ from ..trec_io import (
     read_qrels,
     read_run,
 )
+from ..names import Measure
 from .chunks import DEFAULT_CHUNK_BYTES, Stopped, open_run, parse_chunk, query_chunks
 
 #: Whether the next chunks are parsed on other threads while this one is scored (``stream_run``'s default).

@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import ipc
 
-from .. import trec_io
-from ..trec_io import RunTable, TrecFormatError, from_numpy
+from ..io import trec as trec_io
+from ..io.trec import RunTable, TrecFormatError, from_numpy
 from .chunks import _READ_STEP, open_run, parse_chunk, query_chunks
 
 #: At most this many temporary files (open at once while the run is written out).

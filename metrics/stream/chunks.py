@@ -1,7 +1,7 @@
-"""A run file read in chunks of whole queries, each parsed into a :class:`~metrics.trec_io.RunTable`.
+"""A run file read in chunks of whole queries, each parsed into a :class:`~metrics.io.trec.RunTable`.
 
 The text arrives in blocks (a plain file read as is, a gzip file inflated in slices under the same caps as
-:func:`metrics.trec_io.read_run`). A chunk ends at the last line of a query: the lines of the block's last query
+:func:`metrics.io.trec.read_run`). A chunk ends at the last line of a query: the lines of the block's last query
 are carried into the next chunk, so a query of a contiguous run never splits. Each chunk goes through the
 readers' own fast path (pyarrow), and the line-by-line reader when that refuses it, with the chunk's first line
 number, so every message names the line of the whole file.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import trec_io
-from ..trec_io import RunTable, TrecFormatError
+from ..io import trec as trec_io
+from ..io.trec import RunTable, TrecFormatError
 
 #: Bytes of text per chunk by default: about 110,000 lines of an MS MARCO-like run, about 130 MB of peak memory for
 #: a whole evaluation of it (chunks four times as large took the same CPU time and 3-4 times the memory).

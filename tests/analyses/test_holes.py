@@ -11,8 +11,8 @@ import pytrec_eval
 
 import metrics
 from metrics.holes import BOUNDED, all_relevant, condensed, hole_cutoff, holes, holes_tables, query_holes, ranking_holes
+from metrics.io.trec import read_qrels, read_run
 from metrics.model import RankingBatch
-from metrics.trec_io import read_qrels, read_run
 from tests.support.strategies import pytrec_eval_safe, random_collection
 
 SWEET_PASTRY = ["donut", "bagel", "muffin", "croissant"]

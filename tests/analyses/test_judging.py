@@ -11,6 +11,7 @@ import pytest
 import pytrec_eval
 
 from metrics import Conventions, InputError, evaluate
+from metrics.io.trec import read_qrels, read_run
 from metrics.judging import (
     ADDED_ITERATION,
     MAX_K,
@@ -20,7 +21,6 @@ from metrics.judging import (
     merge_judgments_table,
     merged_trec,
 )
-from metrics.trec_io import read_qrels, read_run
 from tests.support.strategies import random_collection
 
 PASTRY_QRELS = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from metrics.io.trec import read_qrels, read_run
 from metrics.online import MODELS, SIGNALS, run_signals
 from metrics.online.__main__ import main
-from metrics.trec_io import read_qrels, read_run
 from tests.support.paths import REPO, TEST_DATA
 
 TREC_EVAL_DATA = TEST_DATA / "trec_eval"

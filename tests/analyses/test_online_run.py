@@ -9,8 +9,8 @@ import pytest
 import metrics
 from metrics import InputError
 from metrics.evaluate import aggregate_columns
+from metrics.io.trec import read_qrels, read_run
 from metrics.online import MODELS, RUN_SIGNALS, ClickModel, expected_signals, run_signals
-from metrics.trec_io import read_qrels, read_run
 from tests.support.paths import TEST_DATA
 
 TREC_EVAL_DATA = TEST_DATA / "trec_eval"

@@ -106,7 +106,7 @@ def test_your_own_runs_give_the_same_views_without_the_index_controls():
                 ann_ann_run=("results.trunc", (DATA / "results.trunc").read_bytes()),
                 ann_qrels=("qrels.test", (DATA / "qrels.test").read_bytes()))
     assert_no_failure(at)
-    from metrics.trec_io import read_qrels, read_run
+    from metrics.io.trec import read_qrels, read_run
     means = compare_ann(read_run(DATA / "results.test").to_dict(), read_run(DATA / "results.trunc").to_dict(),
                         read_qrels(DATA / "qrels.test").to_dict(), 10).means
     assert cards(at)["ANN recall@10"] == f"{means['ann_recall_10']:.3f}"

@@ -9,8 +9,8 @@ import pytrec_eval
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
+from metrics.io.trec import read_qrels, read_run
 from metrics.judging import ADDED_ITERATION, find_holes, merged_trec
-from metrics.trec_io import read_qrels, read_run
 from tests.app.support import assert_no_failure, open_runs_page
 from tests.app.test_app_runs import JAM_QRELS, JAM_RUN, upload
 from ui.text import shown as as_shown

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from metrics import aggregate, evaluate
 from metrics.compare import compare_many
-from metrics.trec_io import read_qrels, read_run
+from metrics.io.trec import read_qrels, read_run
 from tests.app.support import assert_no_failure, open_runs_page
 from tests.support.paths import TEST_DATA
 from ui.text import shown as as_shown

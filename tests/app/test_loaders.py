@@ -8,7 +8,7 @@ import gzip
 import pytest
 
 from metrics import InputError
-from metrics.trec_io import read_run
+from metrics.io.trec import read_run
 from ui.loaders import MAX_UPLOAD_BYTES, load_run
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from metrics.bulk import evaluate_files, evaluate_tables
 from metrics.compare import compare_values
-from metrics.trec_io import TrecFormatError, read_run
+from metrics.io.trec import TrecFormatError, read_run
 from tests.browser.support import RunsPage, chromium_missing_reason
 from tests.support.paths import TEST_DATA
 

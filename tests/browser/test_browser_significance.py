@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from metrics import aggregate, evaluate
 from metrics.compare import compare_many, report_table
-from metrics.trec_io import read_qrels, read_run
+from metrics.io.trec import read_qrels, read_run
 from tests.browser.support import RunsPage, chromium_missing_reason
 from tests.support.paths import TEST_DATA
 

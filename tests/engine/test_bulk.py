@@ -8,8 +8,8 @@ import pytest
 import metrics
 from metrics import Conventions, RankingBatch, evaluate
 from metrics.bulk import batch_for_run, evaluate_files
+from metrics.io.trec import read_qrels, read_run
 from metrics.model import rankings_for_run
-from metrics.trec_io import read_qrels, read_run
 
 
 def random_trec_files(seed: int, long_ids: bool = False) -> tuple[str, str]:
@@ -89,7 +89,7 @@ def test_runs_grouped_and_sorted_by_score_take_the_no_sort_path_and_agree() -> N
 
 def test_hash_collisions_fall_back_to_exact_string_matching(monkeypatch: pytest.MonkeyPatch) -> None:
     import metrics.bulk as bulk
-    import metrics.trec_io as trec_io
+    import metrics.io.trec as trec_io
 
     def colliding_keys(docno, **options):
         return np.zeros(len(docno), dtype=np.uint64), False

@@ -8,7 +8,7 @@ import pytest
 import metrics
 from metrics.bulk import evaluate_tables
 from metrics.export import qrels_to_trec, run_to_trec
-from metrics.trec_io import read_qrels, read_run
+from metrics.io.trec import read_qrels, read_run
 
 
 def test_a_judged_document_is_found_when_the_qrels_hold_longer_doc_ids_than_the_run():

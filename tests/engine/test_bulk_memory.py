@@ -8,7 +8,7 @@ import pytrec_eval
 
 from metrics import Conventions
 from metrics.bulk import batches_for_run, evaluate_tables
-from metrics.trec_io import read_qrels, read_run
+from metrics.io.trec import read_qrels, read_run
 from tests.engine.test_bulk import CONVENTIONS, random_trec_files
 
 MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P.5", "P.1000",

@@ -7,7 +7,7 @@ import pytest
 import metrics
 from metrics import InputError
 from metrics.ids import check_id, check_ids, describe_renamed, is_trec_safe, to_trec_id, trec_ids
-from metrics.trec_io import read_qrels, read_run
+from metrics.io.trec import read_qrels, read_run
 
 
 @pytest.mark.parametrize("good", ["d1", "sweet pastry", "日本", "d\u00a01", "d\u200b1", "\x7f", "a/b:c,d"])

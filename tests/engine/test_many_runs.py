@@ -199,7 +199,7 @@ def test_the_table_holds_each_run_as_pytrec_eval_scores_it_alone_with_ties():
 def test_the_table_equals_evaluating_each_file_alone_and_takes_paths_tables_dicts_and_frames(random_files):
     import pandas as pd
 
-    from metrics.trec_io import read_run
+    from metrics.io.trec import read_run
 
     qrels, paths = random_files
     frame = pd.DataFrame([{"qid": qid, "docno": doc, "score": score}
@@ -244,7 +244,7 @@ def test_runs_whose_names_are_the_same_text_are_refused_not_merged_into_one_bloc
 
 def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_same_means(random_files):
     from metrics.compare import compare_many
-    from metrics.trec_io import read_qrels, read_run
+    from metrics.io.trec import read_qrels, read_run
 
     qrels, paths = random_files
     from_files = compare_many(qrels, {"a": paths[0], "b": paths[1], "c": paths[2]}, ["map", "nDCG@10"])

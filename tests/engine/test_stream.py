@@ -16,9 +16,9 @@ import pytest
 
 from metrics import Conventions, cli
 from metrics.bulk import evaluate_files
+from metrics.io.trec import TrecFormatError, read_run
 from metrics.stream import evaluate_file, stream_run
 from metrics.stream.chunks import open_run, query_chunks
-from metrics.trec_io import TrecFormatError, read_run
 from tests.engine.test_bulk import CONVENTIONS, random_trec_files
 from tests.support.paths import REPO
 

@@ -15,9 +15,9 @@ import pytest
 import pytrec_eval
 
 from metrics.export import run_scores, trec_query_id
-from metrics.json_io import read_json_qrels, read_json_run
+from metrics.io.json import read_json_qrels, read_json_run
+from metrics.io.trec import read_qrels, read_run
 from metrics.samples import load_samples
-from metrics.trec_io import read_qrels, read_run
 from ui.exports import query_exports
 from ui.loaders import load_qrels, load_run
 from ui.query_state import Item, QueryState

@@ -10,7 +10,7 @@ import pytrec_eval
 
 import metrics
 from metrics import Conventions, InputError
-from metrics.frames import evaluate_frames, qrels_table, run_table
+from metrics.io.frames import evaluate_frames, qrels_table, run_table
 
 MEASURES = ["map", "P.5", "recall.10", "ndcg", "ndcg_cut.10", "recip_rank", "bpref", "Rprec", "num_rel_ret"]
 

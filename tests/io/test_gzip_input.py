@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from metrics import trec_io
-from metrics.trec_io import TrecFormatError, read_qrels, read_run
+from metrics.io import trec as trec_io
+from metrics.io.trec import TrecFormatError, read_qrels, read_run
 from tests.support.paths import REPO
 
 QRELS = "q1 0 d1 1\nq2 0 d3 1\n"

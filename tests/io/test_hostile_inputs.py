@@ -104,7 +104,7 @@ def call(case: dict, tmp_path: Path) -> None:
         if "method" in given:
             getattr(result, given["method"])(*given.get("method_args", []))
     elif case["surface"] == "reader":
-        from metrics import trec_io
+        from metrics.io import trec as trec_io
 
         data = materialise(given["content"])
         source: object = data
@@ -117,7 +117,7 @@ def call(case: dict, tmp_path: Path) -> None:
         if given["read"] in reader:
             reader[given["read"]](source, **given.get("kwargs", {}))
         else:
-            from metrics import json_io
+            from metrics.io import json as json_io
 
             getattr(json_io, f"read_{given['read']}")(source, **given.get("kwargs", {}))
     elif case["surface"] == "url":

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from metrics import frames
 from metrics.cli import main
-from metrics.trec_io import read_qrels, read_run
+from metrics.io import frames
+from metrics.io.trec import read_qrels, read_run
 from tests.support.paths import TEST_DATA
 
 DATA = TEST_DATA / "trec_eval"

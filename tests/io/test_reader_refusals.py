@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from metrics import trec_io
-from metrics.trec_io import TrecFormatError, read_qrels, read_run
+from metrics.io import trec as trec_io
+from metrics.io.trec import TrecFormatError, read_qrels, read_run
 
 
 @pytest.mark.parametrize("chunk", [4, 5, 6, 7, 1 << 24])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from metrics import InputError
-from metrics.trec_io import TrecFormatError, docno_keys, read_qrels, read_run
+from metrics.io.trec import TrecFormatError, docno_keys, read_qrels, read_run
 
 RUN = "q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5 bm25\nq2 Q0 d1 1 0.5 bm25\n"
 QRELS = "q1 0 d1 1\nq1 0 d3 0\nq2 0 d1 2\nq2 0 d9 -1\n"
@@ -259,7 +259,7 @@ MESSY_RUN = (
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 24])
 def test_messy_whitespace_is_normalised_the_same_at_every_chunk_boundary(
         chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import metrics.trec_io as trec_io
+    import metrics.io.trec as trec_io
 
     monkeypatch.setattr(trec_io, "_NORMALISE_CHUNK", chunk)
     monkeypatch.setattr(trec_io, "_slow_parse", None)  # the fast path must handle it
@@ -269,7 +269,7 @@ def test_messy_whitespace_is_normalised_the_same_at_every_chunk_boundary(
 
 
 def test_normalised_text_has_single_spaces_and_no_blanks_at_line_ends() -> None:
-    from metrics.trec_io import _normalise_whitespace
+    from metrics.io.trec import _normalise_whitespace
 
     text = _normalise_whitespace(MESSY_RUN.encode()).tobytes()
     assert text == (b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5 bm25\n\nq2 Q0 d1 1 0.5 bm25\n"

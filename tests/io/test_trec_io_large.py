@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from metrics import trec_io
-from metrics.trec_io import TrecFormatError, read_run
+from metrics.io import trec as trec_io
+from metrics.io.trec import TrecFormatError, read_run
 
 LINES = 300_000  # about 9 MB: above the size at which the parse starts before the check
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics import trec_io
-from metrics.trec_io import TrecFormatError, read_qrels, read_run
+from metrics.io import trec as trec_io
+from metrics.io.trec import TrecFormatError, read_qrels, read_run
 
 RUN = "q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5 bm25\nq2 Q0 d1 1 0.5 bm25\n"
 

@@ -14,8 +14,8 @@ import math
 import zlib
 from typing import Literal
 
-from .ids import check_id
-from .model import InputError, check_grades, short_repr
+from ..ids import check_id
+from ..model import InputError, check_grades, short_repr
 
 Kind = Literal["qrels", "run"]
 

@@ -8,8 +8,8 @@ The shapes the ecosystem uses are recognised by their column names:
 * qrels: ``qid, docno, label`` (PyTerrier), ``query_id, doc_id, relevance`` (ir_measures), ``q_id, doc_id, score``
   (ranx's ``Qrels.from_df`` defaults).
 
-Other columns are ignored. The columns go straight into :class:`~metrics.trec_io.QrelsTable` and
-:class:`~metrics.trec_io.RunTable` (arrow string arrays and numpy arrays) and through the bulk path: no Python
+Other columns are ignored. The columns go straight into :class:`~metrics.io.trec.QrelsTable` and
+:class:`~metrics.io.trec.RunTable` (arrow string arrays and numpy arrays) and through the bulk path: no Python
 object is made per row. The checks are the readers': ids follow :mod:`metrics.ids` (text or integers, no nulls,
 non-empty, no control characters; integer ids are read as their decimal text), scores are finite numbers, grades
 are whole numbers (``1.0`` is 1, ``1.5`` is refused), and a (qid, docno) pair appears once. Each refusal is one
@@ -28,11 +28,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .conventions import Conventions
-from .ids import check_id
-from .model import MAX_GRADE, MIN_GRADE, InputError, short_repr
-from .names import Measure
-from .trec_io import QrelsTable, RunTable, _check_unique_pairs, to_numpy, value_codes
+from ..conventions import Conventions
+from ..ids import check_id
+from ..model import MAX_GRADE, MIN_GRADE, InputError, short_repr
+from ..names import Measure
+from .trec import QrelsTable, RunTable, _check_unique_pairs, to_numpy, value_codes
 
 #: Accepted names of each column, in the order they are looked for.
 QID_COLUMNS = ("qid", "query_id", "q_id")
@@ -92,7 +92,7 @@ def qrels_table(frame: object, name: str = "qrels", *, rows_named: bool = True) 
 def qrels_from_mapping(qrels: Mapping, name: str = "qrels") -> QrelsTable:
     """A :class:`QrelsTable` from pytrec_eval's ``{qid: {docno: grade}}`` (checked as :func:`metrics.evaluate`
     checks it), to evaluate it against a frame."""
-    from .evaluate import check_qrels
+    from ..evaluate import check_qrels
 
     check_qrels(qrels, name)
     qids = [qid for qid, docs in qrels.items() for _ in docs]
@@ -104,7 +104,7 @@ def qrels_from_mapping(qrels: Mapping, name: str = "qrels") -> QrelsTable:
 
 def run_from_mapping(run: Mapping, name: str = "run") -> RunTable:
     """A :class:`RunTable` from pytrec_eval's ``{qid: {docno: score}}``, to evaluate it against a frame."""
-    from .evaluate import check_run
+    from ..evaluate import check_run
 
     check_run(run, name)
     qids = [qid for qid, docs in run.items() for _ in docs]
@@ -138,7 +138,7 @@ def evaluate_frames(
 ) -> FrameEvaluation:
     """Evaluate frames (or pytrec_eval dicts) and return a :class:`FrameEvaluation`: per-query values as a pandas
     DataFrame and the means, as ``metrics.evaluate`` and ``aggregate`` would give them."""
-    from .evaluate import make_conventions, nothing_to_evaluate
+    from ..evaluate import make_conventions, nothing_to_evaluate
 
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
@@ -186,8 +186,8 @@ def as_run_table(run: object, name: str = "run") -> RunTable:
 def evaluate_tables_checked(qrels: QrelsTable, run: RunTable, measures, conv: Conventions):
     """The bulk path (:func:`metrics.bulk.evaluate_tables`) after refusing, with its row, a grade the measures
     cannot score (see :func:`metrics.evaluate.grade_limit`)."""
-    from .bulk import evaluate_tables
-    from .evaluate import _as_measures, grade_limit
+    from ..bulk import evaluate_tables
+    from ..evaluate import _as_measures, grade_limit
 
     parsed = _as_measures(measures)
     limit = grade_limit(parsed, conv)
@@ -456,7 +456,7 @@ def _grades(column: pa.ChunkedArray, column_name: str, where: _Where) -> np.ndar
 
 
 def _unique_pairs(codes: np.ndarray, docno: pa.Array, where: _Where, what: str) -> tuple[np.ndarray, bool]:
-    """The docno keys (see :func:`metrics.trec_io.docno_keys`); raises naming the first repeated (qid, docno)."""
+    """The docno keys (see :func:`metrics.io.trec.docno_keys`); raises naming the first repeated (qid, docno)."""
     keys, exact, maybe_repeated = _check_unique_pairs(codes, docno)
     if maybe_repeated:
         _raise_duplicate(codes, keys, docno, where, what)
@@ -487,7 +487,7 @@ def _raise_duplicate(codes: np.ndarray, keys: np.ndarray, docno: pa.Array, where
 
 
 def _is_finite_number(value: object) -> bool:
-    from .model import _is_finite_number as finite
+    from ..model import _is_finite_number as finite
 
     return finite(value)
 

@@ -58,7 +58,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .model import MAX_GRADE, MIN_GRADE, InputError
+from ..model import MAX_GRADE, MIN_GRADE, InputError
 
 Source = Union[str, bytes, bytearray, memoryview, os.PathLike, BinaryIO]
 
@@ -818,7 +818,7 @@ _SWAPPED = "; the line looks like {kind} ({columns}): are the qrels and run file
 def _first_line_cause(fields: list[bytes], kind: str) -> str:
     """The likely cause when the first data line is wrong: JSON, CSV, a header line, or the other kind of file."""
     if fields[0][:1] in (b"{", b"["):
-        return "; the file looks like JSON, not TREC text (metrics.json_io reads JSON qrels and runs)"
+        return "; the file looks like JSON, not TREC text (metrics.io.json reads JSON qrels and runs)"
     if len(fields) < (4 if kind == "qrels" else 6) and any(b"," in field or b";" in field for field in fields):
         return "; the columns seem separated by commas or semicolons (CSV): TREC files separate them by spaces or tabs"
     if kind == "qrels" and _looks_like_run_line(fields):
