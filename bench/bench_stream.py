@@ -57,7 +57,7 @@ CHECK = """
 import json, sys
 import numpy as np
 from metrics.bulk import evaluate_files, evaluate_tables
-from metrics.evaluate import aggregate_columns
+from metrics.engine import aggregate_columns
 from metrics.stream import stream_run
 from metrics.io.trec import read_qrels, read_run
 qrels_path, run_path, measures, slice_lines = sys.argv[1], sys.argv[2], sys.argv[3].split(), int(sys.argv[4])

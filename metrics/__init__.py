@@ -8,15 +8,8 @@
 """
 
 from .conventions import CONVENTION_INFO, TREC_EVAL, Conventions
-from .evaluate import (
-    RelevanceEvaluator,
-    aggregate,
-    evaluate,
-    evaluate_batch,
-    evaluate_rankings,
-    is_count,
-    make_conventions,
-)
+from .engine import aggregate, evaluate_batch, is_count, make_conventions
+from .evaluate import RelevanceEvaluator, evaluate, evaluate_rankings
 from .many_runs import evaluate_runs
 from .measures import MEASURES, TREC_DEFAULT_MEASURES, MeasureInfo
 from .model import InputError, RankingBatch, order_documents

@@ -26,8 +26,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .conventions import Conventions
+from .engine import aggregate_columns, as_measures, evaluate_batch, grade_limit, judged_only
+from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
-from .model import NO_JUDGMENT, RankingBatch
+from .model import NO_JUDGMENT, InputError, RankingBatch
 from .names import Measure
 
 
@@ -375,10 +377,8 @@ def prepare_run(
 
     Measures that score the condensed list (``-J`` or an ir_measures ``judged_only``) get their own batches.
     """
-    from .evaluate import _as_measures, judged_only
-
     conv = conventions if conventions is not None else Conventions()
-    parsed = _as_measures(measures)
+    parsed = as_measures(measures)
     by_rule: dict[bool, list[Measure]] = {}
     for measure in parsed:
         by_rule.setdefault(judged_only(measure, conv), []).append(measure)
@@ -392,8 +392,6 @@ def prepare_run(
 
 def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
     """(query ids, per-query values per measure, the ``all`` values: num_* summed, the rest averaged)."""
-    from .evaluate import aggregate_columns, evaluate_batch
-
     results: dict[str, np.ndarray] = {}
     for batches, group in prepared.groups:
         for rows, batch in batches:
@@ -418,10 +416,21 @@ def evaluate_tables(
     """(query ids, per-query values per measure, the ``all`` values) for parsed files, or for pandas DataFrames
     and pyarrow Tables in the columns of :mod:`metrics.io.frames` (read column by column)."""
     if not isinstance(qrels, QrelsTable) or not isinstance(run, RunTable):
-        from .io.frames import as_qrels_table, as_run_table
-
         qrels, run = as_qrels_table(qrels), as_run_table(run)
     return evaluate_prepared(prepare_run(qrels, run, measures, conventions))
+
+
+def evaluate_tables_checked(qrels: QrelsTable, run: RunTable, measures, conv: Conventions):
+    """The bulk path (:func:`evaluate_tables`) after refusing, with its row, a grade the measures
+    cannot score (see :func:`metrics.evaluate.grade_limit`)."""
+    parsed = as_measures(measures)
+    limit = grade_limit(parsed, conv)
+    if limit is not None:
+        too_large = np.flatnonzero(qrels.grade > limit[0])
+        if too_large.size:
+            row = int(too_large[0])
+            raise InputError(f"{qrels.name} row {row}: grade {int(qrels.grade[row])} {limit[1]}")
+    return evaluate_tables(qrels, run, parsed, conv)
 
 
 def evaluate_files(
@@ -434,4 +443,5 @@ def evaluate_files(
     return evaluate_prepared(prepare_run(read_qrels(qrels_source), read_run(run_source), measures, conventions))
 
 
-__all__ = ["PreparedRun", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables", "prepare_run"]
+__all__ = ["PreparedRun", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables",
+           "evaluate_tables_checked", "prepare_run"]

@@ -25,7 +25,7 @@ import numpy as np
 
 from .console import cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
-from .evaluate import aggregate_columns, grade_limit, is_count, nothing_to_evaluate
+from .engine import aggregate_columns, grade_limit, is_count, nothing_to_evaluate
 from .holes import BOUNDED
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .model import InputError

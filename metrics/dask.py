@@ -35,13 +35,13 @@ import pyarrow as pa
 
 from .bulk import evaluate_tables
 from .conventions import Conventions
-from .evaluate import _as_measures, aggregate_columns, grade_limit, make_conventions, nothing_to_evaluate
+from .engine import aggregate_columns, as_measures, grade_limit, make_conventions, nothing_to_evaluate
+from .frames import FrameEvaluation
 from .io.frames import (
     DOCNO_COLUMNS,
     LABEL_COLUMNS,
     QID_COLUMNS,
     SCORE_COLUMNS,
-    FrameEvaluation,
     _arrow,
     _column,
     _grades,
@@ -140,12 +140,12 @@ def evaluate(
     or ranx's names). Same arguments as :func:`metrics.evaluate`; ``npartitions`` is the number of partitions
     queries are shuffled into (default: the run's), ``shuffle_method`` Dask's (``"p2p"``, ``"tasks"``; default:
     Dask's choice, p2p on a distributed cluster; tasks was 1.7x faster on two local workers, bench/README.md).
-    Returns ``(per_query, means)`` as :func:`metrics.io.frames.evaluate_frames` does: a pandas DataFrame with one row
+    Returns ``(per_query, means)`` as :func:`metrics.frames.evaluate_frames` does: a pandas DataFrame with one row
     per query, sorted by qid, and the ``all`` values; both equal the single-machine path's to the last bit.
     """
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
-    parsed = _as_measures(measures)
+    parsed = as_measures(measures)
     run_frame, qrels_frame = _as_dask(run, "run"), _as_dask(qrels, "qrels")
     if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(npartitions, int)
                                     or npartitions < 1):

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .conventions import Conventions
-from .evaluate import (
-    _as_measures,
-    _check_rankings,
+from .engine import (
     aggregate_columns,
+    as_measures,
     check_gain_range,
     check_qrels,
+    check_rankings,
     check_run,
     evaluate_batch,
     judged_only,
@@ -150,7 +150,7 @@ def holes_of_batch(batch: RankingBatch, measures: str | Iterable[str | Measure],
     ``depth`` but not condensed: measures scored on the condensed list, -J or ``judged_only``, are condensed
     here, after the scenario's judgments are added)."""
     conv = make_conventions(conventions)
-    parsed = _as_measures(measures)
+    parsed = as_measures(measures)
     value = _evaluate(batch, parsed, conv)
     scenario: dict[str, np.ndarray] = {}
     groups: dict[tuple[int, int], list[Measure]] = {}
@@ -255,8 +255,8 @@ def ranking_holes(rankings: Sequence[Sequence[str]], judgments: Sequence[Mapping
                   qids: Sequence[str] | None = None, scores: Sequence[Sequence[float]] | None = None) -> HoleTable:
     """Holes of explicit rankings; ``qids`` name them (default "0", "1", ...; the table keeps them sorted)."""
     conv = make_conventions(conventions)
-    _check_rankings(rankings, judgments)
-    parsed = _as_measures(measures)
+    check_rankings(rankings, judgments)
+    parsed = as_measures(measures)
     check_gain_range(judgments, parsed, conv)
     names = [str(i) for i in range(len(rankings))] if qids is None else [str(q) for q in qids]
     batch = RankingBatch.from_rankings(rankings, judgments, depth=conv.depth, scores=scores)
@@ -286,7 +286,7 @@ def holes_tables(qrels, run, measures: str | Iterable[str | Measure], convention
     from .bulk import batches_for_run
 
     conv = make_conventions(conventions)
-    parsed = _as_measures(measures)
+    parsed = as_measures(measures)
     # The whole rankings: the scenarios judge documents before -J would drop them.
     qids, batches = batches_for_run(qrels, run, conv.replace(unjudged="nonrelevant"))
     parts: dict[str, dict[str, np.ndarray]] = {name: {} for name in ("value", "low", "high", "judged")}

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from . import bulk
 from .conventions import Conventions
-from .evaluate import _as_measures, evaluate_batch, is_count, is_geometric, judged_only
+from .engine import as_measures, evaluate_batch, is_count, is_geometric, judged_only
 from .ids import trec_ids
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, _load, docno_keys, from_numpy, to_numpy
@@ -113,7 +113,7 @@ def find_holes(
         raise InputError(f"Argument `k` has to be a whole number from 1 to {MAX_K}, but got {k!r}")
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise InputError(f"Argument `limit` has to be a positive whole number, but got {limit!r}")
-    parsed = _as_measures(measure)
+    parsed = as_measures(measure)
     if len(parsed) != 1:
         raise InputError(f"give one measure to judge holes for, got {len(parsed)} ({', '.join(map(str, parsed))})")
     (chosen,) = parsed

@@ -162,11 +162,11 @@ def evaluate_runs(
     """
     import pandas as pd
 
-    from .evaluate import _as_measures, make_conventions, nothing_to_evaluate
+    from .engine import as_measures, make_conventions, nothing_to_evaluate
 
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
-    parsed = _as_measures(measures)
+    parsed = as_measures(measures)
     if not isinstance(runs, Mapping):
         raise InputError(f"Argument `runs` has to be a dict {{name: run}} (run: a file path, a RunTable or "
                          f"{{qid: {{doc: score}}}}), got {type(runs).__name__}")
@@ -223,7 +223,7 @@ def _named_runs(runs: Mapping[object, RunSource]) -> list[tuple[str, RunSource]]
 def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tuple[str, str, float]]:
     """``(qid, measure key, value)`` of one run: what ``trec_eval -q`` prints (per query, then ``all``)."""
     from .cli import ALL_NUM_REL
-    from .evaluate import aggregate_columns
+    from .engine import aggregate_columns
 
     keys = [m.key for m in measures]
     per_query = [m.key for m in measures if m.name != "num_q" and m.info.per_query]
@@ -240,7 +240,7 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
 
 def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> QrelsTable:
     from .cli import read_checked_qrels
-    from .evaluate import grade_limit
+    from .engine import grade_limit
     from .io.frames import as_qrels_table, is_frame
     from .io.trec import QrelsTable
 

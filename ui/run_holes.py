@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from metrics import Conventions
-from metrics.evaluate import is_count, is_geometric
+from metrics.engine import is_count, is_geometric
 from metrics.holes import HoleTable, holes_tables
 
 from . import run_data

@@ -11,7 +11,7 @@ import streamlit as st
 
 from metrics import InputError, parse_measures
 from metrics.bulk import evaluate_tables
-from metrics.evaluate import is_geometric
+from metrics.engine import is_geometric
 from metrics.judging import MAX_CANDIDATES, MAX_K, Holes, additions_to_trec, find_holes, merged_trec
 
 from . import run_data, state

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..conventions import Conventions
-from ..evaluate import check_qrels, check_run, evaluate, make_conventions
+from ..engine import check_qrels, check_run, make_conventions
+from ..evaluate import evaluate
 from ..model import InputError, iter_sorted_qids, order_documents
 
 Qrels = Mapping[str, Mapping[str, int]]

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..conventions import Conventions
-from ..evaluate import check_qrels, check_run, make_conventions
+from ..engine import check_qrels, check_run, make_conventions
 from ..model import InputError, iter_sorted_qids
 from .compare import check_cutoffs, ranked, relevant_docs
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
-from ..evaluate import MAX_EXPONENTIAL_GRADE, aggregate_columns, evaluate_batch, is_count
+from ..engine import MAX_EXPONENTIAL_GRADE, aggregate_columns, evaluate_batch, is_count
 from ..measures import MEASURES
 from ..model import (
     NO_JUDGMENT,

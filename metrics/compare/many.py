@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from ..conventions import Conventions
-from ..evaluate import is_count, is_geometric, make_conventions
+from ..engine import is_count, is_geometric, make_conventions
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from .intervals import Interval, IntervalMethod, bootstrap_interval

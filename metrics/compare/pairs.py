@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..conventions import Conventions
-from ..evaluate import evaluate, is_count
+from ..engine import is_count
+from ..evaluate import evaluate
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_one_measure
 

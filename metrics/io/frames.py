@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..conventions import Conventions
+from ..engine import check_qrels, check_run
 from ..ids import check_id
 from ..model import MAX_GRADE, MIN_GRADE, InputError, short_repr
-from ..names import Measure
+from ..model import _is_finite_number as _finite
 from .trec import QrelsTable, RunTable, _check_unique_pairs, to_numpy, value_codes
 
 #: Accepted names of each column, in the order they are looked for.
@@ -92,8 +91,6 @@ def qrels_table(frame: object, name: str = "qrels", *, rows_named: bool = True) 
 def qrels_from_mapping(qrels: Mapping, name: str = "qrels") -> QrelsTable:
     """A :class:`QrelsTable` from pytrec_eval's ``{qid: {docno: grade}}`` (checked as :func:`metrics.evaluate`
     checks it), to evaluate it against a frame."""
-    from ..evaluate import check_qrels
-
     check_qrels(qrels, name)
     qids = [qid for qid, docs in qrels.items() for _ in docs]
     docnos = [doc for docs in qrels.values() for doc in docs]
@@ -104,8 +101,6 @@ def qrels_from_mapping(qrels: Mapping, name: str = "qrels") -> QrelsTable:
 
 def run_from_mapping(run: Mapping, name: str = "run") -> RunTable:
     """A :class:`RunTable` from pytrec_eval's ``{qid: {docno: score}}``, to evaluate it against a frame."""
-    from ..evaluate import check_run
-
     check_run(run, name)
     qids = [qid for qid, docs in run.items() for _ in docs]
     docnos = [doc for docs in run.values() for doc in docs]
@@ -121,32 +116,6 @@ def run_from_mapping(run: Mapping, name: str = "run") -> RunTable:
                                      f"{short_repr(score)}")
     return run_table(pa.table({"qid": pa.array(qids, pa.string()), "docno": pa.array(docnos, pa.string()),
                                "score": scores}), name)
-
-
-class FrameEvaluation(NamedTuple):
-    """Per-query values (one row per evaluated query, sorted by qid as trec_eval prints them: a ``qid`` column,
-    then one column per measure) and the ``all`` values (means, or sums for ``num_*``), summed in that order."""
-
-    per_query: object  # a pandas DataFrame
-    means: dict[str, float]
-
-
-def evaluate_frames(
-    qrels: object, run: object, measures: str | Iterable[str | Measure], *,
-    relevance_level: int | None = None, judged_docs_only: bool | None = None,
-    conventions: Conventions | None = None, **convention_changes: object,
-) -> FrameEvaluation:
-    """Evaluate frames (or pytrec_eval dicts) and return a :class:`FrameEvaluation`: per-query values as a pandas
-    DataFrame and the means, as ``metrics.evaluate`` and ``aggregate`` would give them."""
-    from ..evaluate import make_conventions, nothing_to_evaluate
-
-    conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
-                            **convention_changes)
-    qrels_table, run_table = as_qrels_table(qrels), as_run_table(run)
-    qids, values, means = evaluate_tables_checked(qrels_table, run_table, measures, conv)
-    if not qids:
-        raise InputError(nothing_to_evaluate(run_table.name, qrels_table.name))
-    return FrameEvaluation(per_query_frame(qids, values), means)
 
 
 def per_query_frame(qids: list[str], values: Mapping[str, np.ndarray]):
@@ -181,22 +150,6 @@ def as_run_table(run: object, name: str = "run") -> RunTable:
         return run_table(run, name)
     raise InputError(f"Argument `{name}` has to be a pandas DataFrame, a pyarrow Table or a dict {{qid: {{doc: "
                      f"score}}}}, got {type(run).__name__}")
-
-
-def evaluate_tables_checked(qrels: QrelsTable, run: RunTable, measures, conv: Conventions):
-    """The bulk path (:func:`metrics.bulk.evaluate_tables`) after refusing, with its row, a grade the measures
-    cannot score (see :func:`metrics.evaluate.grade_limit`)."""
-    from ..bulk import evaluate_tables
-    from ..evaluate import _as_measures, grade_limit
-
-    parsed = _as_measures(measures)
-    limit = grade_limit(parsed, conv)
-    if limit is not None:
-        too_large = np.flatnonzero(qrels.grade > limit[0])
-        if too_large.size:
-            row = int(too_large[0])
-            raise InputError(f"{qrels.name} row {row}: grade {int(qrels.grade[row])} {limit[1]}")
-    return evaluate_tables(qrels, run, parsed, conv)
 
 
 # ---- Parquet files ---------------------------------------------------------------------------------
@@ -487,11 +440,9 @@ def _raise_duplicate(codes: np.ndarray, keys: np.ndarray, docno: pa.Array, where
 
 
 def _is_finite_number(value: object) -> bool:
-    from ..model import _is_finite_number as finite
-
-    return finite(value)
+    return _finite(value)
 
 
-__all__ = ["DOCNO_COLUMNS", "FrameEvaluation", "LABEL_COLUMNS", "PARQUET_MAX_RATIO", "QID_COLUMNS", "SCORE_COLUMNS",
-           "as_qrels_table", "as_run_table", "evaluate_frames", "is_frame", "is_parquet", "per_query_frame",
+__all__ = ["DOCNO_COLUMNS", "LABEL_COLUMNS", "PARQUET_MAX_RATIO", "QID_COLUMNS", "SCORE_COLUMNS",
+           "as_qrels_table", "as_run_table", "is_frame", "is_parquet", "per_query_frame",
            "qrels_table", "read_parquet_qrels", "read_parquet_run", "run_table"]

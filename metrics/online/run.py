@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluate import check_qrels, check_run, nothing_to_evaluate
+from ..engine import check_qrels, check_run, nothing_to_evaluate
 from ..io.trec import QrelsTable, RunTable
 from ..model import NO_JUDGMENT, InputError, RankingBatch, rankings_for_run, short_repr
 from .models import (

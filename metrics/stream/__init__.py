@@ -101,7 +101,7 @@ def stream_run(
     ``None`` follows :data:`OVERLAP`. Once ``stop`` is set (Ctrl-C during several runs), :class:`Stopped` is
     raised within a read step (4 MiB) or a bucket, and the temporary files are removed.
     """
-    from ..evaluate import _as_measures
+    from ..engine import as_measures
 
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"Argument `chunk_bytes` has to be a positive integer, but got {chunk_bytes!r}")
@@ -109,7 +109,7 @@ def stream_run(
     table = qrels if isinstance(qrels, QrelsTable) else read_qrels(qrels)
     label = name or Path(run_path).name
     try:
-        return _stream(table, run_path, _as_measures(measures), conv, chunk_bytes, relstring_length,
+        return _stream(table, run_path, as_measures(measures), conv, chunk_bytes, relstring_length,
                        OVERLAP if overlap is None else overlap, label, stop)
     except MemoryError:
         # numpy's and pyarrow's allocation failures alike: one line, not a traceback through the kernels.
@@ -216,7 +216,7 @@ class _ChunkScorer:
         return QrelsTable(self.qrels.qid.take(take), self.qrels.docno.take(take), self.qrels.grade[rows], self.qrels.name)
 
     def result(self, grouped: bool) -> StreamedRun:
-        from ..evaluate import aggregate_columns
+        from ..engine import aggregate_columns
 
         if self.conventions.missing_queries == "zero":
             missing = [qid for qid in self.qrels_qids.to_pylist() if qid not in self.seen]

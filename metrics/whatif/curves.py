@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluate import evaluate_batch
+from ..engine import evaluate_batch
 from ..names import Measure
 from .scenario import MetricSet, Scenario, _identity
 

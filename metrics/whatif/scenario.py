@@ -11,7 +11,7 @@ from typing import Literal
 import numpy as np
 
 from ..conventions import TREC_EVAL, Conventions
-from ..evaluate import evaluate_batch
+from ..engine import evaluate_batch
 from ..model import RankingBatch, check_grades, check_unique
 from ..names import Measure, parse_measures
 

@@ -8,7 +8,7 @@ import pytest
 
 import metrics
 from metrics import InputError
-from metrics.evaluate import aggregate_columns
+from metrics.engine import aggregate_columns
 from metrics.io.trec import read_qrels, read_run
 from metrics.online import MODELS, RUN_SIGNALS, ClickModel, expected_signals, run_signals
 from tests.support.paths import TEST_DATA

@@ -14,7 +14,7 @@ import metrics  # noqa: E402
 import metrics.dask  # noqa: E402
 from metrics import InputError  # noqa: E402
 from metrics.bulk import evaluate_files  # noqa: E402
-from metrics.io.frames import evaluate_frames  # noqa: E402
+from metrics.frames import evaluate_frames  # noqa: E402
 from tests.io.test_frames import MEASURES, as_dicts, random_data  # noqa: E402
 from tests.support.paths import TEST_DATA  # noqa: E402
 

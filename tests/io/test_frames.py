@@ -10,7 +10,8 @@ import pytrec_eval
 
 import metrics
 from metrics import Conventions, InputError
-from metrics.io.frames import evaluate_frames, qrels_table, run_table
+from metrics.frames import evaluate_frames
+from metrics.io.frames import qrels_table, run_table
 
 MEASURES = ["map", "P.5", "recall.10", "ndcg", "ndcg_cut.10", "recip_rank", "bpref", "Rprec", "num_rel_ret"]
 
