@@ -15,7 +15,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .ids import check_ids
-from .measures import MEASURES, Context
+from .measures import MEASURES, Context, aggregation
 from .model import InputError, RankingBatch, check_grades, check_unique
 from .names import Measure, parse_measures
 
@@ -204,19 +204,14 @@ def aggregate_columns(columns: Mapping[str, np.ndarray]) -> dict[str, float]:
     return means
 
 
-_COUNT_KEYS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "NumQ", "NumRet", "NumRel",
-               "NumRelRet"}
-_GEOMETRIC_KEYS = {"gm_map", "gm_bpref"}
-
-
 def is_count(key: str) -> bool:
-    """Whether a result key is a count, summed rather than averaged over queries."""
-    return key.split("(")[0] in _COUNT_KEYS
+    """Whether a result key is a count, summed rather than averaged over queries (the registry's aggregate)."""
+    return aggregation(key) == "sum"
 
 
 def is_geometric(key: str) -> bool:
     """Whether a result key is averaged with trec_eval's geometric mean (gm_map, gm_bpref)."""
-    return key.split("(")[0] in _GEOMETRIC_KEYS
+    return aggregation(key) == "geometric"
 
 
 def as_measures(measures: str | Iterable[str | Measure]) -> list[Measure]:

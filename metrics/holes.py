@@ -48,7 +48,7 @@ from .engine import (
     judged_only,
     make_conventions,
 )
-from .measures import Context
+from .measures import MEASURES, Context
 from .measures.judgments import judged_fraction
 from .model import NO_JUDGMENT, Qrels, RankingBatch, Run, compared_scores, rankings_for_run
 from .names import Measure
@@ -57,8 +57,7 @@ from .names import Measure
 #: judged or not), and each judgment moves them one way (P, recall, success, RR, RR@k, F, set_P, set_recall, set_F,
 #: Judged, num_rel and num_rel_ret up; unj down; num_q and num_ret not at all; tests/analyses/test_holes.py checks
 #: it over random partial judgments). Not when scored on the condensed list: judging a document there inserts it.
-BOUNDED = frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "F", "set_P", "set_recall", "set_F",
-                     "Judged", "unj", "num_rel", "num_rel_ret", "num_ret", "num_q"})
+BOUNDED = frozenset(name for name, info in MEASURES.items() if info.monotone)
 
 def hole_cutoff(measure: Measure) -> int:
     """The k of a measure's hole: its rank cut-off, or 0 for the whole ranking (uncut, or a cut-off that is not

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .measures import MEASURES, MeasureInfo
+from .measures import IR_NAMES, MEASURES, MeasureInfo
 from .model import InputError
 
 Notation = Literal["trec_eval", "ir_measures"]
@@ -80,35 +80,6 @@ class Measure:
         return self.key
 
 
-# ir_measures names -> (trec_eval measure without cut-off, with cut-off)
-_IR_NAMES: dict[str, tuple[str | None, str | None]] = {
-    "P": (None, "P"),
-    "R": (None, "recall"),
-    "Success": (None, "success"),
-    "RR": ("recip_rank", "recip_rank_cut"),
-    "AP": ("map", "map_cut"),
-    "MAP": ("map", "map_cut"),
-    "nDCG": ("ndcg", "ndcg_cut"),
-    "NDCG": ("ndcg", "ndcg_cut"),
-    "MRR": ("recip_rank", "recip_rank_cut"),
-    "Rprec": ("Rprec", None),
-    "Bpref": ("bpref", None),
-    "NumRet": ("num_ret", None),
-    "NumRel": ("num_rel", None),
-    "NumRelRet": ("num_rel_ret", None),
-    "NumQ": ("num_q", None),
-    "IPrec": (None, "iprec_at_recall"),
-    "infAP": ("infAP", None),
-    "SetP": ("set_P", None),
-    "SetR": ("set_recall", None),
-    "SetF": ("set_F", None),
-    "SetAP": ("set_map", None),
-    "Judged": (None, "Judged"),
-    "F": (None, "F"),
-    "RBP": ("rbp", None),
-    "ERR": (None, "ERR"),
-}
-
 _IR_PATTERN = re.compile(
     r"^(?P<name>[A-Za-z0-9_]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+(?:\.\d*)?|\.\d+))?$")
 _MAX_CUTOFF = 10_000_000
@@ -154,7 +125,7 @@ def parse_measure(spec: str) -> list[Measure]:
     alias = _parse_alias(spec)
     if alias is not None:
         return [alias]
-    if "@" in spec or "(" in spec or spec in _IR_NAMES and spec not in MEASURES:
+    if "@" in spec or "(" in spec or spec in IR_NAMES and spec not in MEASURES:
         return [_parse_ir(spec)]
     return _parse_trec(spec)
 
@@ -230,7 +201,7 @@ def _parse_alias(spec: str) -> Measure | None:
     elif match and (match["name"], match["cutoff"] is not None) in _ALIAS_INDEX:
         alias, cutoff = _ALIAS_INDEX[(match["name"], match["cutoff"] is not None)], match["cutoff"]
     elif match and (match["name"], match["cutoff"] is None) in _ALIAS_INDEX and not (
-            match["name"] in MEASURES or match["name"] in _IR_NAMES):
+            match["name"] in MEASURES or match["name"] in IR_NAMES):
         wants_cutoff = match["cutoff"] is None
         example = f"{match['name']}@10" if wants_cutoff else match["name"]
         raise ValueError(f"measure {spec!r} {'takes a cut-off' if wants_cutoff else 'takes no cut-off'}, "
@@ -347,15 +318,15 @@ def _with_pairs(spec: str, name: str, params: str) -> Measure:
 
 def _parse_ir(spec: str) -> Measure:
     match = _IR_PATTERN.match(spec.replace(" ", ""))
-    if match and match["name"] not in _IR_NAMES and match["name"] in MEASURES:
+    if match and match["name"] not in IR_NAMES and match["name"] in MEASURES:
         # A trec_eval name in ir_measures' notation: relative_P@5, unj@10, gm_map.
         info = MEASURES[match["name"]]
         names = (match["name"] if info.cutoff != "required" else None, match["name"] if info.cutoff != "none" else None)
-    elif match and match["name"] in _IR_NAMES:
-        names = _IR_NAMES[match["name"]]
+    elif match and match["name"] in IR_NAMES:
+        names = IR_NAMES[match["name"]]
     else:
         raise ValueError(
-            f"unknown measure {spec!r}; ir_measures names: {', '.join(sorted(set(_IR_NAMES)))} "
+            f"unknown measure {spec!r}; ir_measures names: {', '.join(sorted(set(IR_NAMES)))} "
             "(e.g. P@5, nDCG@10, P(rel=2)@5, RR@10)"
         )
     without_cutoff, with_cutoff = names

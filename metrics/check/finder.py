@@ -58,20 +58,10 @@ TOOL_FAMILIES = (
     "XGBoost",
 )
 
-#: The measures (registry names) each tool family computes; a family is named for an outcome only if it has the measure.
+#: The measures (registry names) each tool family computes, from the registry's ``computed_by``; a family is named
+#: for an outcome only if it has the measure.
 _MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
-    "trec_eval": frozenset(name for name, info in MEASURES.items() if info.trec_eval),
-    "pytrec_eval": frozenset(name for name, info in MEASURES.items() if info.trec_eval),
-    "ir_measures": frozenset(MEASURES),
-    "ranx": frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
-                       "Rprec", "bpref"}),
-    "sentence-transformers": frozenset({"P", "recall", "success", "recip_rank_cut", "map_cut", "ndcg_cut"}),
-    "torchmetrics": frozenset({"P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg",
-                               "ndcg_cut", "Rprec"}),
-    "scikit-learn": frozenset({"ndcg", "ndcg_cut"}),
-    "MS MARCO eval script": frozenset({"recip_rank_cut"}),
-    "LightGBM": frozenset({"ndcg", "ndcg_cut", "map", "map_cut"}),
-    "XGBoost": frozenset({"ndcg", "ndcg_cut", "map", "map_cut"}),
+    family: frozenset(name for name, info in MEASURES.items() if family in info.computed_by) for family in TOOL_FAMILIES
 }
 
 #: Conventions that can change every measure, searched in this order after the measure's own.

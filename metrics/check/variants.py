@@ -24,11 +24,6 @@ from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_one_measure
 from .finder import Finding, find_conventions
 
-#: Cut and uncut forms of the same measure (registry names).
-_CUT_OF = {"map": "map_cut", "ndcg": "ndcg_cut", "recip_rank": "recip_rank_cut"}
-_UNCUT_OF = {cut: uncut for uncut, cut in _CUT_OF.items()}
-
-
 @dataclass(frozen=True)
 class Variant:
     """One way the reported number may have been made: a label and the finder's answer under it."""
@@ -68,12 +63,14 @@ def _variants(qrels: Qrels, run: Run, measure: Measure, subset, cutoff):
         for k in (measure.cutoff - 1, measure.cutoff + 1):
             if k >= 1:
                 yield (f"cut-off {k} instead of {measure.cutoff}", qrels, run, replace(measure, cutoff=k))
-        if measure.name in _UNCUT_OF:
-            yield (f"uncut {_UNCUT_OF[measure.name]} instead of {measure.name}@{measure.cutoff}", qrels, run,
-                   replace(measure, name=_UNCUT_OF[measure.name], cutoff=None))
-    if measure.name in _CUT_OF and cutoff is not None:
-        yield (f"cut at {cutoff} ({_CUT_OF[measure.name]}.{cutoff}) instead of uncut {measure.name}", qrels, run,
-               replace(measure, name=_CUT_OF[measure.name], cutoff=cutoff))
+        uncut = measure.info.uncut_form
+        if uncut is not None:
+            yield (f"uncut {uncut} instead of {measure.name}@{measure.cutoff}", qrels, run,
+                   replace(measure, name=uncut, cutoff=None))
+    cut = measure.info.cut_form
+    if cut is not None and cutoff is not None:
+        yield (f"cut at {cutoff} ({cut}.{cutoff}) instead of uncut {measure.name}", qrels, run,
+               replace(measure, name=cut, cutoff=cutoff))
     if subset is not None:
         keep = set(subset)
         if not keep:

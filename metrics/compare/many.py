@@ -30,6 +30,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..engine import is_count, is_geometric, make_conventions
+from ..measures import MEASURES
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from .intervals import Interval, IntervalMethod, bootstrap_interval
@@ -47,7 +48,7 @@ CORRECTION_NAMES = {"holm": "Holm-Bonferroni", "bh": "Benjamini-Hochberg", "bonf
 #: Letters name the runs in a report table (a, b, ... z), so 26 runs at most.
 MAX_RUNS = 26
 #: Measures a results table cannot rank by "higher is better", with what they are instead.
-NOT_A_SCORE = {"unj": "the share of unjudged documents", "rbp_resid": "RBP's residual (its uncertainty)",
+NOT_A_SCORE = {**{name: info.not_a_score for name, info in MEASURES.items() if info.not_a_score},
                "relstring": "a string of grades"}
 
 

@@ -17,7 +17,8 @@ Modules:
     gain_based  graded gains: nDCG, ndcg_rel, Rndcg, G, rank-biased precision and its residual
     judgments   how much of a ranking is judged: unj, Judged; trec_eval's relstring
     counts      num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret
-    registry    :class:`MeasureInfo` and ``MEASURES``, the table every other module reads
+    registry    :class:`MeasureInfo` and ``MEASURES``, the table every other module reads (``IR_NAMES``,
+                ``aggregation`` derived from it)
 """
 
 from .context import Context, Kernel, ratio, trec_eval_ideal_gains
@@ -25,11 +26,12 @@ from .counts import num_q, num_rel, num_rel_ret, num_ret
 from .gain_based import ndcg
 from .judgments import judged_fraction, relevance_strings, unjudged_fraction
 from .rank_based import average_precision, bpref, reciprocal_rank
-from .registry import MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo
+from .registry import IR_NAMES, MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo, aggregation
 from .set_based import precision, r_precision, recall, success
 
 __all__ = [
-    "MEASURES", "TREC_CUTOFFS", "TREC_DEFAULT_MEASURES", "Context", "Kernel", "MeasureInfo", "average_precision",
+    "IR_NAMES", "MEASURES", "TREC_CUTOFFS", "TREC_DEFAULT_MEASURES", "Context", "Kernel", "MeasureInfo", "aggregation",
+    "average_precision",
     "bpref", "ndcg", "num_q", "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "ratio", "recall",
     "reciprocal_rank", "relevance_strings", "success", "trec_eval_ideal_gains", "judged_fraction", "unjudged_fraction",
 ]

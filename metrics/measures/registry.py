@@ -1,4 +1,6 @@
-"""The measure registry: every measure's names in both notations, its documentation and its kernel.
+"""The measure registry: every fact about a measure, in one :class:`MeasureInfo` per measure. Its names in both
+notations, its documentation and kernel, how it aggregates, whether holes bound it, its cut and uncut forms, the
+tools that compute it. Other modules read these facts here rather than keeping tables of their own.
 
 Each entry carries two formulas: ``formula``, LaTeX for the page (the kernel's docstring unless given), and
 ``text``, plain text for a terminal (``--help``), written for that measure alone.
@@ -52,10 +54,14 @@ TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
+Aggregate = Literal["mean", "sum", "geometric"]
+
 
 @dataclass(frozen=True, slots=True)
 class MeasureInfo:
-    """A registered measure: its names in both notations, documentation, and kernel.
+    """A registered measure: every fact about it. Its names in both notations, documentation and kernel; how it
+    aggregates over queries; whether judgment holes bound it (``monotone``); whether it is a score, a count or a
+    diagnostic (``not_a_score``); its cut and uncut forms; and the tools that compute or define it.
 
     ``cutoff`` says whether the measure takes cut-offs (``P.5,10``): whole ranks, or fractions (``float_cutoffs``:
     recall levels, multiples of R), printed ``%3.2f`` as trec_eval does. ``params`` says whether it takes one
@@ -71,7 +77,7 @@ class MeasureInfo:
     kernel: Kernel
     cutoff: Literal["none", "required", "optional"] = "none"
     default_cutoffs: tuple[float, ...] = ()
-    aggregate: Literal["mean", "sum", "geometric"] = "mean"
+    aggregate: Aggregate = "mean"  # over queries: mean, sum (counts) or geometric mean (gm_map, gm_bpref)
     trec_eval: bool = True  # defined by trec_eval (so checked against pytrec_eval)
     conventions: tuple[str, ...] = field(default=())  # the conventions (beyond ties/unjudged) that change it
     text: str = ""  # the formula in plain text, for a terminal
@@ -81,11 +87,39 @@ class MeasureInfo:
     default_params: tuple[float, ...] = ()
     per_query: bool = True  # trec_eval prints it for each query (gm_map and gm_bpref only in the summary)
     peer: str = "pytrec_eval"  # the tool its differential test compares with
+    ir_aliases: tuple[str, ...] = ()  # other ir_measures-notation names read as it: MAP, NDCG, MRR
+    ir_native: bool = True  # ir_name is ir_measures' own (else trec_eval's name in its notation: gm_map, unj@10)
+    cut_form: str | None = None  # the same measure cut at k (map -> map_cut), for an uncut one
+    uncut_form: str | None = None  # the same measure over the whole ranking (map_cut -> map), for a cut one
+    monotone: bool = False  # each judgment of an unjudged document moves it one way, so holes bound it
+    not_a_score: str = ""  # what it is instead of a score where higher is better (unj, rbp_resid)
+    tools: tuple[str, ...] = ()  # families computing it besides trec_eval, pytrec_eval and ir_measures
 
     @property
     def formula(self) -> str:
         """The LaTeX formula: ``latex`` if given, else the first line of the kernel's docstring."""
         return self.latex or (self.kernel.__doc__ or "").strip().splitlines()[0]
+
+    @property
+    def is_count(self) -> bool:
+        """A count (num_q, num_ret, ...): summed over queries, not a score per query."""
+        return self.aggregate == "sum"
+
+    @property
+    def is_score(self) -> bool:
+        """A score where higher is better, averaged over queries: neither a count nor a diagnostic (unj)."""
+        return not self.is_count and not self.not_a_score
+
+    @property
+    def ir_names(self) -> tuple[str, ...]:
+        """Every name it is read under in ir_measures' notation: ``ir_name`` first, then the aliases."""
+        return (self.ir_name, *self.ir_aliases)
+
+    @property
+    def computed_by(self) -> tuple[str, ...]:
+        """The tool families that compute it: trec_eval and pytrec_eval for trec_eval's own, ir_measures for
+        every measure (it hands trec_eval's names to pytrec_eval), then ``tools``."""
+        return (*(("trec_eval", "pytrec_eval") if self.trec_eval else ()), "ir_measures", *self.tools)
 
 
 _RR_TEXT = "RR = 1 / rank of the first relevant document; 0 if none is retrieved"
@@ -98,42 +132,51 @@ MEASURES: dict[str, MeasureInfo] = {
         MeasureInfo("P", "P", "Precision@k", "Fraction of the top k that is relevant.",
                     "Filling the top k with relevant documents, whatever their order inside it.",
                     precision, "required", TREC_CUTOFFS, conventions=("relevance_level", "precision_short_list"),
-                    text="P@k = (relevant in top k) / k"),
+                    text="P@k = (relevant in top k) / k",
+                    monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics")),
         MeasureInfo("recall", "R", "Recall@k", "Fraction of all relevant documents found in the top k.",
                     "Finding every relevant document somewhere in the top k: what a RAG retriever needs.",
                     recall, "required", TREC_CUTOFFS, conventions=("relevance_level",),
-                    text="R@k = (relevant in top k) / R, R = relevant judged for the query; 0 if R = 0"),
+                    text="R@k = (relevant in top k) / R, R = relevant judged for the query; 0 if R = 0",
+                    monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics")),
         MeasureInfo("success", "Success", "Success@k", "1 if any relevant document is in the top k, else 0.",
                     "Having at least one relevant document in the top k; nothing else counts.",
                     success, "required", (1, 5, 10), conventions=("relevance_level",),
-                    text="Success@k = 1 if some relevant document is in the top k, else 0"),
+                    text="Success@k = 1 if some relevant document is in the top k, else 0",
+                    monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics")),
         MeasureInfo("recip_rank", "RR", "Reciprocal rank", "1 / rank of the first relevant document.",
                     "Putting the first relevant document as high as possible; later ones do not count.",
                     reciprocal_rank, conventions=("relevance_level",), text=_RR_TEXT,
-                    latex=r"RR = 1 / r^* where r^* is the rank of the first relevant document, and 0 if none is found."),
+                    latex=r"RR = 1 / r^* where r^* is the rank of the first relevant document, and 0 if none is found.",
+                    ir_aliases=("MRR",), cut_form="recip_rank_cut", monotone=True, tools=("ranx", "torchmetrics")),
         MeasureInfo("recip_rank_cut", "RR", "Reciprocal rank@k", "1 / rank of the first relevant document, 0 if it is below k (MRR@10 of MS MARCO).",
                     "Putting the first relevant document in the top k, the higher the better.",
                     reciprocal_rank, "required", (10,), trec_eval=False, conventions=("relevance_level",),
                     text="RR@k = 1 / rank of the first relevant document if that rank <= k, else 0",
-                    peer="ir_measures RR@k"),
+                    peer="ir_measures RR@k",
+                    ir_aliases=("MRR",), uncut_form="recip_rank", monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics", "MS MARCO eval script")),
         MeasureInfo("map", "AP", "Average precision", "Mean of the precision at each relevant document's rank, over all R relevant.",
                     "Ranking every relevant document early; each one found lifts it, each one missed costs.",
                     average_precision, conventions=("relevance_level",), text=_AP_TEXT,
-                    latex=r"AP = \frac{1}{R}\sum_{r:\ rel_r = 1} P@r"),
+                    latex=r"AP = \frac{1}{R}\sum_{r:\ rel_r = 1} P@r",
+                    ir_aliases=("MAP",), cut_form="map_cut", tools=("ranx", "torchmetrics", "LightGBM", "XGBoost")),
         MeasureInfo("gm_map", "gm_map", "Geometric mean AP", "AP per query, averaged with the geometric mean (per-query values under 0.00001 count as 0.00001).",
                     "Doing reasonably on every query: one query near 0 pulls the mean down hard.",
                     log_average_precision, aggregate="geometric", conventions=("relevance_level",), per_query=False,
                     text="gm_map = exp(mean over queries of log(max(AP, 0.00001))); AP as for map",
-                    latex=r"gm\_map = \exp\left(\frac{1}{|Q|}\sum_q \log \max(AP_q, 10^{-5})\right)"),
+                    latex=r"gm\_map = \exp\left(\frac{1}{|Q|}\sum_q \log \max(AP_q, 10^{-5})\right)",
+                    ir_native=False),
         MeasureInfo("Rprec", "Rprec", "R-precision", "Precision at rank R, the number of relevant documents.",
                     "Finding the relevant documents within the first R ranks.",
                     r_precision, conventions=("relevance_level",),
-                    text="Rprec = (relevant in top R) / R; 0 if R = 0"),
+                    text="Rprec = (relevant in top R) / R; 0 if R = 0",
+                    tools=("ranx", "torchmetrics")),
         MeasureInfo("bpref", "Bpref", "bpref", "How often judged relevant documents precede judged non-relevant ones.",
                     "Ranking judged relevant above judged non-relevant documents; unjudged ones are ignored.",
                     bpref, conventions=("relevance_level",),
                     text="bpref = (1/R) sum over relevant retrieved d of (1 - min(n_d, R) / min(N, R)), n_d = judged "
-                         "non-relevant above d, N = all judged non-relevant"),
+                         "non-relevant above d, N = all judged non-relevant",
+                    tools=("ranx",)),
         MeasureInfo("iprec_at_recall", "IPrec", "Interpolated precision at recall x", "The best precision at any rank where recall is at least x.",
                     "Keeping precision high down to the recall level x.",
                     interpolated_precision, "required", RECALL_LEVELS, float_cutoffs=True,
@@ -150,69 +193,84 @@ MEASURES: dict[str, MeasureInfo] = {
                     "Doing reasonably on every query, judged documents only.",
                     log_bpref, aggregate="geometric", conventions=("relevance_level",), per_query=False,
                     text="gm_bpref = exp(mean over queries of log(max(bpref, 0.00001)))",
-                    latex=r"gm\_bpref = \exp\left(\frac{1}{|Q|}\sum_q \log \max(bpref_q, 10^{-5})\right)"),
+                    latex=r"gm\_bpref = \exp\left(\frac{1}{|Q|}\sum_q \log \max(bpref_q, 10^{-5})\right)",
+                    ir_native=False),
         MeasureInfo("Rprec_mult", "Rprec_mult", "Precision at a multiple of R", "Precision at rank m x R for each multiple m.",
                     "Finding relevant documents within a depth proportional to how many exist.",
                     precision_at_r_multiple, "required", R_MULTIPLES, float_cutoffs=True, conventions=("relevance_level",),
-                    text="Rprec_mult@m = (relevant in top c) / c, c = floor(m * R + 0.9); 0 if c = 0"),
+                    text="Rprec_mult@m = (relevant in top c) / c, c = floor(m * R + 0.9); 0 if c = 0",
+                    ir_native=False),
         MeasureInfo("utility", "utility", "Utility", "Set-based utility: coefficients a, b, c, d weigh relevant retrieved, non-relevant retrieved, relevant missed, non-relevant missed.",
                     "Whatever the coefficients reward: by default, each relevant retrieved (+1) over each non-relevant (-1).",
                     utility, params="values", default_params=(1.0, -1.0, 0.0, 0.0), conventions=("relevance_level",),
                     text="utility.a,b,c,d = a*relret + b*nonrelret + c*relmissed + d*nonrelmissed (default 1,-1,0,0; "
-                         "collection size 0)"),
+                         "collection size 0)",
+                    ir_native=False),
         MeasureInfo("11pt_avg", "11pt_avg", "11-point interpolated average precision", "Interpolated precision averaged over the recall levels (0, 0.1, ..., 1 by default).",
                     "High precision at every recall level, the way old TREC reports averaged it.",
                     eleven_point_average, params="values", default_params=RECALL_LEVELS, conventions=("relevance_level",),
                     text="11pt_avg.x1,... = mean of IPrec@x over the levels (default 0, 0.1, ..., 1)",
-                    peer="pytrec_eval where trec_eval 9 and 10 round c alike; trec_eval 10 files"),
+                    peer="pytrec_eval where trec_eval 9 and 10 round c alike; trec_eval 10 files",
+                    ir_native=False),
         MeasureInfo("binG", "binG", "Binary G", "Sakai's G with binary gain: each relevant document discounted by the non-relevant ones above it.",
                     "Retrieving relevant documents before non-relevant ones.",
                     binary_g, conventions=("relevance_level",),
-                    text="binG = (1/R) sum over relevant retrieved d of 1 / log2(2 + non-relevant above d)"),
+                    text="binG = (1/R) sum over relevant retrieved d of 1 / log2(2 + non-relevant above d)",
+                    ir_native=False),
         MeasureInfo("G", "G", "G", "Sakai's G: graded gains, discounted by the gain still missing at each rank.",
                     "Retrieving high-grade documents early with graded credit.",
                     g_measure, params="pairs", conventions=("gain",),
                     text="G = (1 / sum of ideal gains) * sum over ranks r of g_r / log2(2 + C_r - (g_1 + ... + g_r)), "
-                         "C_r = max(ideal gain 1, 1) + ... + max(ideal gain r, 1)"),
+                         "C_r = max(ideal gain 1, 1) + ... + max(ideal gain r, 1)",
+                    ir_native=False),
         MeasureInfo("ndcg", "nDCG", "nDCG", "Discounted cumulative gain of the whole ranking over the ideal's.",
                     "Putting the most relevant documents first, with graded credit that fades with rank.",
                     ndcg, params="pairs", conventions=("gain", "ideal_from", "discount", "tied_gains", "empty_ideal"),
                     text="nDCG = DCG / ideal DCG over the whole ranking; DCG = sum_r gain(r) / log2(r + 1), gain = "
-                         "grade (trec_eval; ndcg.1=3,2=9 sets gains per grade)"),
+                         "grade (trec_eval; ndcg.1=3,2=9 sets gains per grade)",
+                    ir_aliases=("NDCG",), cut_form="ndcg_cut", tools=("ranx", "torchmetrics", "scikit-learn", "LightGBM", "XGBoost")),
         MeasureInfo("ndcg_rel", "ndcg_rel", "nDCG averaged over relevant documents", "nDCG at the rank of each document with positive gain, averaged over them.",
                     "Putting every graded document early, each one weighed equally.",
                     ndcg_over_relevant, params="pairs", conventions=("gain", "ideal_from", "discount"),
                     text="ndcg_rel = mean of nDCG@r over the ranks r of the documents with positive gain "
-                         "(nDCG of the whole ranking for those not retrieved)"),
+                         "(nDCG of the whole ranking for those not retrieved)",
+                    ir_native=False),
         MeasureInfo("Rndcg", "Rndcg", "R-nDCG", "nDCG averaged over the ranks where the ideal gain drops a level.",
                     "Getting each grade's documents into the ranks the ideal gives them.",
                     r_ndcg, params="pairs", conventions=("gain", "ideal_from", "discount"),
-                    text="Rndcg = mean of nDCG@b over the ranks b where the ideal ranking moves to a lower grade; 0 if R = 0"),
+                    text="Rndcg = mean of nDCG@b over the ranks b where the ideal ranking moves to a lower grade; 0 if R = 0",
+                    ir_native=False),
         MeasureInfo("ndcg_cut", "nDCG", "nDCG@k", "nDCG with both rankings cut at k.",
                     "Putting the most relevant documents first within the top k, with graded credit.",
                     ndcg, "required", TREC_CUTOFFS, conventions=("gain", "ideal_from", "discount", "tied_gains", "empty_ideal"),
-                    text=_NDCG_TEXT),
+                    text=_NDCG_TEXT,
+                    ir_aliases=("NDCG",), uncut_form="ndcg", tools=("ranx", "sentence-transformers", "torchmetrics", "scikit-learn", "LightGBM", "XGBoost")),
         MeasureInfo("map_cut", "AP", "Average precision@k", "Average precision counting only the top k.",
                     "Ranking relevant documents early within the top k.",
                     average_precision, "required", TREC_CUTOFFS, conventions=("relevance_level", "ap_denominator"),
                     text="AP@k = (sum over relevant d in the top k of P@rank(d)) / D, D = R (trec_eval), min(R, k) "
-                         "or the relevant in the top k (--ap-denominator)"),
+                         "or the relevant in the top k (--ap-denominator)",
+                    ir_aliases=("MAP",), uncut_form="map", tools=("ranx", "sentence-transformers", "torchmetrics", "LightGBM", "XGBoost")),
         MeasureInfo("relative_P", "relative_P", "Relative precision@k", "Precision at k against the best possible, min(k, R).",
                     "Filling the top k as well as the number of relevant documents allows.",
                     relative_precision, "required", TREC_CUTOFFS, conventions=("relevance_level",),
-                    text="relative_P@k = (relevant in top k) / min(k, R); 0 if R = 0"),
+                    text="relative_P@k = (relevant in top k) / min(k, R); 0 if R = 0",
+                    ir_native=False),
         MeasureInfo("set_P", "SetP", "Set precision", "Precision of the whole retrieved set.",
                     "Retrieving only relevant documents, however many.",
                     set_precision, conventions=("relevance_level",),
-                    text="set_P = relevant retrieved / retrieved"),
+                    text="set_P = relevant retrieved / retrieved",
+                    monotone=True),
         MeasureInfo("set_relative_P", "set_relative_P", "Set relative precision", "Set precision against the best possible, min(|L|, R).",
                     "Retrieving as many relevant documents as the set size allows.",
                     set_relative_precision, conventions=("relevance_level",),
-                    text="set_relative_P = relevant retrieved / min(retrieved, R)"),
+                    text="set_relative_P = relevant retrieved / min(retrieved, R)",
+                    ir_native=False),
         MeasureInfo("set_recall", "SetR", "Set recall", "Recall of the whole retrieved set.",
                     "Retrieving every relevant document, however deep.",
                     set_recall, conventions=("relevance_level",),
-                    text="set_recall = relevant retrieved / R"),
+                    text="set_recall = relevant retrieved / R",
+                    monotone=True),
         MeasureInfo("set_map", "SetAP", "Set AP", "Set precision times set recall.",
                     "Retrieving all the relevant documents and little else.",
                     set_average_precision, conventions=("relevance_level",),
@@ -220,16 +278,19 @@ MEASURES: dict[str, MeasureInfo] = {
         MeasureInfo("set_F", "SetF", "Set F-measure", "Weighted harmonic mean of set precision and set recall (beta = 1 by default).",
                     "Balancing set precision against set recall.",
                     set_f, params="values", default_params=(1.0,), conventions=("relevance_level",),
-                    text="set_F.beta = (beta + 1) * set_P * set_recall / (beta * set_P + set_recall) (default beta 1)"),
+                    text="set_F.beta = (beta + 1) * set_P * set_recall / (beta * set_P + set_recall) (default beta 1)",
+                    monotone=True),
         MeasureInfo("num_nonrel_judged_ret", "num_nonrel_judged_ret", "Judged non-relevant retrieved",
                     "Number of retrieved documents judged non-relevant.", "Nothing: it is a count.",
                     num_nonrel_judged_ret, aggregate="sum", conventions=("relevance_level",),
-                    text="num_nonrel_judged_ret = retrieved documents with 0 <= grade < level"),
+                    text="num_nonrel_judged_ret = retrieved documents with 0 <= grade < level",
+                    ir_native=False),
         MeasureInfo("unj", "unj", "Unjudged@k", "Share of the top k without a judgment.",
                     "Nothing: it measures the judgments, not the ranking.",
                     unjudged_fraction, "required", (5, 10, 20),
                     text="unj@k = (documents in the top k without a grade >= 0) / k",
-                    peer="trec_eval 10 files; ir_measures Judged"),
+                    peer="trec_eval 10 files; ir_measures Judged",
+                    ir_native=False, monotone=True, not_a_score="the share of unjudged documents"),
         MeasureInfo("rbp", "RBP", "Rank-biased precision", "Expected gain of a user who goes on to the next rank with probability p (0.9).",
                     "Putting high-grade documents early; a patient user (p near 1) also looks deep.",
                     rank_biased_precision, params="pairs", default_params=(0.9,),
@@ -241,26 +302,33 @@ MEASURES: dict[str, MeasureInfo] = {
                     "Nothing: it is the uncertainty of rbp from missing judgments.",
                     rank_biased_precision_residual, params="pairs", default_params=(0.9,),
                     text="rbp_resid.p = p^|L| + (1 - p) sum over unjudged r of p^(r-1); 0 if all are judged (p = 0.9)",
-                    peer="trec_eval 10 files"),
+                    peer="trec_eval 10 files",
+                    ir_native=False, not_a_score="RBP's residual (its uncertainty)"),
         MeasureInfo("num_ret", "NumRet", "Retrieved", "Number of documents retrieved.", "Nothing: it is a count.",
-                    num_ret, aggregate="sum", text="num_ret = |L|, the documents retrieved (after -M and -J)"),
+                    num_ret, aggregate="sum", text="num_ret = |L|, the documents retrieved (after -M and -J)",
+                    monotone=True),
         MeasureInfo("num_rel", "NumRel", "Relevant", "Number of relevant documents judged (R).", "Nothing: it is a count.",
                     num_rel, aggregate="sum", conventions=("relevance_level",),
-                    text="num_rel = R, judged documents with grade >= level"),
+                    text="num_rel = R, judged documents with grade >= level",
+                    monotone=True),
         MeasureInfo("num_rel_ret", "NumRelRet", "Relevant retrieved", "Number of relevant documents retrieved.",
                     "Nothing: it is a count.", num_rel_ret, aggregate="sum", conventions=("relevance_level",),
-                    text="num_rel_ret = relevant documents retrieved"),
+                    text="num_rel_ret = relevant documents retrieved",
+                    monotone=True),
         MeasureInfo("num_q", "NumQ", "Queries", "Number of queries evaluated.", "Nothing: it is a count.",
-                    num_q, aggregate="sum", text="num_q = number of queries evaluated"),
+                    num_q, aggregate="sum", text="num_q = number of queries evaluated",
+                    monotone=True),
         MeasureInfo("Judged", "Judged", "Judged@k", "Share of the top k that has a judgment (any qrels line).",
                     "Nothing: it is the size of the judgment hole behind every other score.",
                     judged_fraction, "required", (10,), trec_eval=False, peer="ir_measures Judged",
-                    text="Judged@k = (documents of the top k in the qrels) / min(k, |L|)"),
+                    text="Judged@k = (documents of the top k in the qrels) / min(k, |L|)",
+                    monotone=True),
         MeasureInfo("F", "F", "F-measure@k", "Weighted harmonic mean of P@k and R@k (F1 by default; F(beta=2)@k weighs recall more).",
                     "Balancing precision and recall within the top k.",
                     f_measure, "required", (10,), trec_eval=False, default_params=(1.0,),
                     conventions=("relevance_level",), peer="ranx f1",
-                    text="F_beta@k = (1 + beta^2) * P@k * R@k / (beta^2 * P@k + R@k), beta = 1 (F1) unless given"),
+                    text="F_beta@k = (1 + beta^2) * P@k * R@k / (beta^2 * P@k + R@k), beta = 1 (F1) unless given",
+                    monotone=True),
         MeasureInfo("ERR", "ERR", "Expected reciprocal rank@k", "Expected reciprocal rank at which a cascading user stops, each grade satisfying with probability (2^g - 1) / 16.",
                     "A highly relevant document early; after one, the rest matter much less.",
                     expected_reciprocal_rank, "required", (20,), trec_eval=False, default_params=(4.0,),
@@ -273,3 +341,30 @@ MEASURES: dict[str, MeasureInfo] = {
 #: trec_eval's default ("official") measures, in trec_eval's output order.
 TREC_DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
                          "iprec_at_recall", "P")
+
+
+def _ir_names() -> dict[str, tuple[str | None, str | None]]:
+    table: dict[str, tuple[str | None, str | None]] = {}
+    for info in MEASURES.values():
+        if not info.ir_native:
+            continue
+        for name in info.ir_names:
+            uncut, cut = table.get(name, (None, None))
+            table[name] = (uncut, info.name) if info.cutoff == "required" else (info.name, cut)
+    return table
+
+
+#: ir_measures' names (and their aliases) -> the registry names they read as without and with a cut-off:
+#: ``AP`` -> (map, map_cut), ``P`` -> (None, P), ``Rprec`` -> (Rprec, None).
+IR_NAMES: dict[str, tuple[str | None, str | None]] = _ir_names()
+
+_AGGREGATE_OF_NAME: dict[str, Aggregate] = {
+    name: info.aggregate for info in MEASURES.values() for name in (info.name, *info.ir_names)
+}
+
+
+def aggregation(key: str) -> Aggregate:
+    """How the per-query values of a result key are combined over queries: the ``aggregate`` of the measure it
+    names (``num_q``, ``NumRet(rel=2)``: sum; ``gm_map``: geometric), and the mean for every other key
+    (``P_5``, ``nDCG@10``, names as written such as ``hit_rate@10``)."""
+    return _AGGREGATE_OF_NAME.get(key.split("(")[0], "mean")
