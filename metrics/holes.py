@@ -59,6 +59,7 @@ from .names import Measure
 #: it over random partial judgments). Not when scored on the condensed list: judging a document there inserts it.
 BOUNDED = frozenset(name for name, info in MEASURES.items() if info.monotone)
 
+
 def hole_cutoff(measure: Measure) -> int:
     """The k of a measure's hole: its rank cut-off, or 0 for the whole ranking (uncut, or a cut-off that is not
     a rank: IPrec@x, Rprec_mult)."""

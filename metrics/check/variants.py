@@ -24,6 +24,7 @@ from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_one_measure
 from .finder import Finding, find_conventions
 
+
 @dataclass(frozen=True)
 class Variant:
     """One way the reported number may have been made: a label and the finder's answer under it."""
