@@ -17,7 +17,16 @@ EXIT_BROKEN_PIPE = 141
 
 
 def run_guarded(main: Callable[[], int], prog: str) -> NoReturn:
-    """Exit with ``main()``'s status; a closed output stops quietly, Ctrl-C prints one line."""
+    """Exit with ``main()``'s status; a reader that went away stops quietly, Ctrl-C prints one line.
+
+    A standard stream closed before the start (``>&-``, ``2>&-``) is None in Python: with no stdout there is
+    nowhere to write the result, so the command does no work and exits as for a broken pipe, saying why on stderr
+    if stderr is open; with no stderr, its messages are dropped and the exit status still tells."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the life of the process)
+    if sys.stdout is None:
+        print(f"{prog}: cannot write the output: standard output is closed", file=sys.stderr)
+        sys.exit(EXIT_BROKEN_PIPE)
     try:
         status = main()
         sys.stdout.flush()  # a pipe closed early shows here, not at interpreter exit

@@ -8,16 +8,21 @@ import contextlib
 import gzip
 import io
 import json
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import metrics
 from metrics import InputError
-from tests.support.paths import TEST_DATA
+from tests.support.paths import REPO, TEST_DATA
 
 CATALOGUE = TEST_DATA / "hostile_inputs.jsonl"
-SURFACES = ("cli", "check", "online", "reader", "api", "url")
+SURFACES = ("cli", "check", "online", "process", "reader", "api", "url")
+PROJECT = REPO
 
 #: Files every command-line case may name as {qrels} and {run}; a case's own "files" add to or replace them.
 GOOD_FILES = {
@@ -95,6 +100,25 @@ def run_command(case: dict, tmp_path: Path) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
+def run_process(case: dict, tmp_path: Path) -> tuple[int, str, str]:
+    """``python -m <module> argv`` in a child process: with its stdout closed (``close_stdout``), or under an
+    address-space limit of ``memory_mb`` MB, so that a regression fails this test instead of exhausting the machine."""
+    given = case["input"]
+    argv = fill(given["argv"], write_files(tmp_path, given.get("files", {})))
+    limit = given.get("memory_mb")
+
+    def in_the_child() -> None:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit << 20, limit << 20))
+        if given.get("close_stdout"):
+            os.close(1)
+
+    done = subprocess.run([sys.executable, "-m", given["module"], *argv], cwd=PROJECT, preexec_fn=in_the_child,
+                          stdin=subprocess.DEVNULL, capture_output=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
 def call(case: dict, tmp_path: Path) -> None:
     """Do what an api, reader or url case describes; it is expected to raise InputError."""
     given = case["input"]
@@ -130,8 +154,9 @@ def call(case: dict, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case["name"]) for case in CASES])
 def test_hostile_input_gets_one_clear_message(case, tmp_path):
-    if case["surface"] in ("cli", "check", "online"):
-        status, out, err = run_command(case, tmp_path)
+    if case["surface"] in ("cli", "check", "online", "process"):
+        runner = run_process if case["surface"] == "process" else run_command
+        status, out, err = runner(case, tmp_path)
         assert status == case.get("exit", 2), err
         assert "Traceback" not in err and "Traceback" not in out
         assert len(err.strip().splitlines()) == 1, err
