@@ -23,7 +23,7 @@ from typing import TextIO
 
 import numpy as np
 
-from .console import cannot_write
+from .console import MAX_NUMBER_CHARS, cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
 from .engine import aggregate_columns, grade_limit, is_count, nothing_to_evaluate
 from .holes import BOUNDED
@@ -351,11 +351,12 @@ def _choice(info: ConventionInfo, text: str) -> str:
 
 def _integer(flag: str, text: str, *, minimum: int) -> int:
     try:
-        value = int(text.strip())
+        value = int(text.strip()) if len(text) <= MAX_NUMBER_CHARS else None
     except ValueError:
         value = None
     if value is None or value < minimum:
-        raise UsageError(f"{flag} {text}: expected an integer >= {minimum}")
+        shown = text if len(text) <= MAX_NUMBER_CHARS else f"{text[:20]}... ({len(text):,} characters)"
+        raise UsageError(f"{flag} {shown}: expected an integer >= {minimum}")
     return value
 
 

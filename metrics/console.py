@@ -91,6 +91,37 @@ def run_command(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
     return one_line_errors(prog, err, body)
 
 
+#: The longest number a command line reads as given; longer text is refused with its start and its length.
+MAX_NUMBER_CHARS = 30
+
+
+def whole_number(text: str) -> int:
+    """argparse ``type`` for an integer option: a bad value is echoed cut to its start, never in full
+    (``--queries`` with 400 digits, or 5,000 digits that Python's ``int`` itself refuses)."""
+    try:
+        if len(text) > MAX_NUMBER_CHARS:
+            raise ValueError
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"has to be a whole number of at most {MAX_NUMBER_CHARS} characters, "
+                                         f"got {_shown(text)}") from None
+
+
+def real_number(text: str) -> float:
+    """argparse ``type`` for a number option, echoing a bad value cut to its start (see :func:`whole_number`)."""
+    try:
+        if len(text) > MAX_NUMBER_CHARS:
+            raise ValueError
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"has to be a number of at most {MAX_NUMBER_CHARS} characters, "
+                                         f"got {_shown(text)}") from None
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= MAX_NUMBER_CHARS else f"{text[:20]!r}... ({len(text):,} characters)"
+
+
 class OutputError(Exception):
     """The output could not be written; the message says so (not "cannot read")."""
 
@@ -116,5 +147,5 @@ def cannot_write(error: OSError) -> str:
     return f"cannot write the output: {error.strerror or error}"
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "OneLineParser", "OutputError", "cannot_write", "one_line_errors",
-           "run_command", "run_guarded", "write_output"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "MAX_NUMBER_CHARS", "OneLineParser", "OutputError", "cannot_write",
+           "one_line_errors", "real_number", "run_command", "run_guarded", "whole_number", "write_output"]

@@ -54,6 +54,8 @@ _CONVENTION_NAMES = tuple(field.name for field in dataclasses.fields(Conventions
 MAX_EXPONENTIAL_GRADE = 1000
 #: trec_eval's nDCG with gain parameters (ndcg.1=3,2=9) lists and sorts every grade from 0 to the largest, per query.
 MAX_GAIN_PARAMETER_GRADE = 1000
+#: ERR's chance that a document satisfies is gdeval's (2^grade - 1) / 2^4: above grade 4 it exceeds 1.
+MAX_ERR_GRADE = 4
 
 
 def grade_limit(measures: Sequence[Measure], conv: Conventions) -> tuple[int, str] | None:
@@ -61,7 +63,11 @@ def grade_limit(measures: Sequence[Measure], conv: Conventions) -> tuple[int, st
     or None when every grade in trec_eval's range works."""
     limits = []
     for measure in measures:
-        if uses_exponential_gain(measure, conv):
+        if measure.name == "ERR":
+            limits.append((MAX_ERR_GRADE, f"is above {MAX_ERR_GRADE}, the top of gdeval's scale for {measure.key}: "
+                           "its chance that a document satisfies, (2^grade - 1) / 2^4, would exceed 1; map the grades "
+                           f"to 0..{MAX_ERR_GRADE} first"))
+        elif uses_exponential_gain(measure, conv):
             limits.append((MAX_EXPONENTIAL_GRADE, "is too large for exponential gain (2^grade - 1 overflows); the "
                                                   f"limit is {MAX_EXPONENTIAL_GRADE}, or use linear gain"))
         elif measure.gain_map is not None:

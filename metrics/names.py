@@ -48,7 +48,10 @@ class Measure:
             return f"{self.name}_{self.gain_param_text}"
         if self.cutoff is None:
             return self.name
-        return f"{self.name}_{self.cutoff:3.2f}" if self.info.float_cutoffs else f"{self.name}_{self.cutoff}"
+        if self.info.float_cutoffs:  # trec_eval's %3.2f, or every digit when two decimals would change the value
+            two_decimals = f"{self.cutoff:3.2f}"
+            return f"{self.name}_{two_decimals if float(two_decimals) == self.cutoff else repr(float(self.cutoff))}"
+        return f"{self.name}_{self.cutoff}"
 
     @property
     def ir_name(self) -> str:
@@ -61,14 +64,14 @@ class Measure:
         if self.judged_only:
             params.append("judged_only=True")
         if self.name in ("rbp", "rbp_resid") and not self.gain_map:  # the persistence, always: defaults differ
-            params.append(f"p={(self.params or self.info.default_params)[0]:g}")
+            params.append(f"p={_number((self.params or self.info.default_params)[0])}")
         if self.params is not None and self.name == "F":
-            params.append(f"beta={self.params[0]:g}")
+            params.append(f"beta={_number(self.params[0])}")
         base = self.info.ir_name
         if self.name == "num_rel_ret" and self.relevance_level is not None:
             base = "NumRet"  # ir_measures writes relevant retrieved at a level as NumRet(rel=N)
         text = base + (f"({','.join(params)})" if params else "")
-        return text if self.cutoff is None else f"{text}@{self.cutoff:g}"
+        return text if self.cutoff is None else f"{text}@{_number(self.cutoff)}"
 
     @property
     def key(self) -> str:
@@ -80,11 +83,21 @@ class Measure:
         return self.key
 
 
+def _number(value: float) -> str:
+    """A parameter in a name, with every digit it has, so that the name reads back as the same measure:
+    ``0.8``, ``2``, ``0.99999999999`` (``:g`` alone made RBP(p=0.99999999999) RBP(p=1))."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
 _IR_PATTERN = re.compile(
     r"^(?P<name>[A-Za-z0-9_]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+(?:\.\d*)?|\.\d+))?$")
 _MAX_CUTOFF = 10_000_000
 #: The longest measure string read: every cut-off of it is a column of results, so the list has to be bounded.
 MAX_MEASURE_CHARS = 2_000
+#: The largest magnitude of a measure's parameter (a gain, a utility weight, F's beta): sums and products of larger
+#: values overflow to inf or nan (ndcg.1=1e308,2=1e308 printed nan).
+MAX_PARAMETER = 1e100
 _UNDERSCORE_CUTOFFS = re.compile(r"^(?P<name>\w+?)_(?P<params>\d[\d.,]*)$")
 
 
@@ -244,13 +257,20 @@ def _parse_trec(spec: str) -> list[Measure]:
     if info.params == "pairs" and params:
         return [_with_pairs(spec, name, params)]
     if info.params == "values" and params:
-        return [Measure(name, params=_parse_values(spec, params), gain_param_text=params)]
+        values = _parse_values(spec, params)
+        for text, value in zip(params.split(","), values, strict=True):
+            _check_parameter(spec, text, value)
+        return [Measure(name, params=values, gain_param_text=params)]
     if info.cutoff == "none":
         if params and info.params == "none":
             raise ValueError(f"measure {name!r} takes no parameters, got {spec!r}")
         return [Measure(name)]
     if info.float_cutoffs:
         cutoffs = _parse_values(spec, params) if params else list(info.default_cutoffs)
+        for text, value in zip(params.split(",") if params else (), cutoffs):
+            if abs(value) > _MAX_CUTOFF:
+                raise ValueError(f"measure {shown(spec)}: cut-off {shown(text.strip())} has to lie within "
+                                 f"±{_MAX_CUTOFF:,}")
     else:
         cutoffs = _parse_cutoffs(spec, params) if params else list(info.default_cutoffs)
     return [Measure(name, cutoff) for cutoff in sorted(set(cutoffs))]
@@ -268,6 +288,21 @@ def _parse_values(spec: str, params: str) -> tuple[float, ...]:
             raise ValueError(f"measure {spec!r}: parameter {text!r} has to be a number")
         values.append(value)
     return tuple(values)
+
+
+def _check_parameter(spec: str, text: str, value: float) -> None:
+    """Refuse a parameter beyond :data:`MAX_PARAMETER`, naming it."""
+    if abs(value) > MAX_PARAMETER:
+        raise ValueError(f"measure {shown(spec)}: parameter {shown(text.strip())} is beyond ±1e100, the limit "
+                         "(sums and products of larger values overflow to inf or nan)")
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``repr(text)`` for a message, cut to about ``limit`` characters with its length said: a 300-digit
+    parameter is echoed as its first digits and its length, not in full."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit - 10]!r}... ({len(text):,} characters)"
 
 
 def _parse_cutoffs(spec: str, params: str) -> list[int]:
@@ -310,6 +345,7 @@ def _with_pairs(spec: str, name: str, params: str) -> Measure:
         if grade < 0 or grade in gains or not math.isfinite(value):
             problem = "a negative grade" if grade < 0 else "given twice" if grade in gains else "not a finite gain"
             raise ValueError(f"measure {spec!r}: gain parameter {pair!r} is {problem}")
+        _check_parameter(spec, pair, value)
         gains[grade] = value
     # The order as written matters: trec_eval's ideal DCG depends on it when gains are less than 1 apart.
     return Measure(name, gain_map=tuple(gains.items()) or None, gain_param_text=params,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..cli import FIELD_WIDTH
-from ..console import OneLineParser, run_command, run_guarded
+from ..console import OneLineParser, run_command, run_guarded, whole_number
 from ..io.trec import read_qrels, read_run
 from ..model import InputError
 from .compare import compare_ann
@@ -28,13 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("exact_run", metavar="EXACT_RUN", help="run of the exact (flat, brute-force) search")
     parser.add_argument("ann_run", metavar="ANN_RUN", help="run of the approximate index, same queries")
     parser.add_argument("qrels", metavar="QRELS", nargs="?", help="judgments, for the retrieval side")
-    parser.add_argument("-k", dest="cutoffs", type=int, action="append",
+    parser.add_argument("-k", dest="cutoffs", type=whole_number, action="append",
                         help="cut-off; repeat for several (default 10)")
     parser.add_argument("-q", dest="per_query", action="store_true", help="print every query, then 'all'")
-    parser.add_argument("-l", dest="relevance_level", type=int, default=1,
+    parser.add_argument("-l", dest="relevance_level", type=whole_number, default=1,
                         help="lowest grade that counts as relevant (trec_eval -l, default 1)")
     parser.add_argument("--reranked", metavar="RUN", help="a reranked run: one more waterfall stage (needs QRELS)")
-    parser.add_argument("--context", metavar="C", type=int,
+    parser.add_argument("--context", metavar="C", type=whole_number,
                         help="passages a prompt holds: the last waterfall stage keeps the top C (needs QRELS)")
     return parser
 

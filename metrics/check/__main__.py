@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from ..console import cannot_write, run_guarded
+from ..console import cannot_write, run_guarded, whole_number
 from ..conventions import Conventions
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
@@ -45,19 +45,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--measure", "-m",
                         help="one measure in trec_eval (ndcg_cut.10) or ir_measures (nDCG@10) notation")
     parser.add_argument("--value", "-v", help="the reported value as printed, e.g. 0.412, 41.2 or 41.2%%")
-    parser.add_argument("--queries", type=int, metavar="N",
+    parser.add_argument("--queries", type=whole_number, metavar="N",
                         help="number of queries the mean is over: says whether the value is possible at all "
                              "(needs no QRELS or RUN)")
     parser.add_argument("--table", metavar="CSV",
                         help="check a whole table: a CSV with the columns run, measure, value (run = a run file, "
                              "relative to the CSV's folder); give QRELS only")
     parser.add_argument("--subset", metavar="FILE", help="also try the mean over these query ids (one per line)")
-    parser.add_argument("--cutoff", type=int, metavar="K", help="for an uncut measure, also try it cut at K")
+    parser.add_argument("--cutoff", type=whole_number, metavar="K", help="for an uncut measure, also try it cut at K")
     parser.add_argument("--variants", action="store_true",
                         help="also try what papers vary besides conventions (tried anyway when nothing matches)")
-    parser.add_argument("--depth", "-M", type=int, default=None,
+    parser.add_argument("--depth", "-M", type=whole_number, default=None,
                         help="evaluate only the top N documents of each ranking (trec_eval -M); not searched")
-    parser.add_argument("--nearest", type=int, default=5, help="how many nearest values to show when nothing matches")
+    parser.add_argument("--nearest", type=whole_number, default=5,
+                        help="how many nearest values to show when nothing matches")
     parser.add_argument("--explain", action="store_true",
                         help="after each line, say in plain words how it differs from trec_eval")
     return parser

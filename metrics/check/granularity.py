@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..model import InputError
+from ..model import InputError, short_repr
 from ..names import Measure, parse_one_measure
 from .reported import ReportedValue, parse_reported_value
 
@@ -57,7 +57,9 @@ class Granularity:
 def check_granularity(measure: str | Measure, value: str | float, queries: int) -> Granularity:
     """Whether ``value`` (as printed) can be the mean of ``measure`` over ``queries`` queries."""
     if isinstance(queries, bool) or not isinstance(queries, int) or not 1 <= queries <= MAX_QUERIES:
-        raise InputError(f"the number of queries has to be an integer from 1 to {MAX_QUERIES:,}, got {queries!r}")
+        got = (f"a number of {len(str(abs(queries))):,} digits" if isinstance(queries, int) and abs(queries) > 10**20
+               else short_repr(queries))
+        raise InputError(f"the number of queries has to be an integer from 1 to {MAX_QUERIES:,}, got {got}")
     parsed = parse_one_measure(measure)
     reported = parse_reported_value(value)
     verdict = _verdict(parsed, reported, queries)

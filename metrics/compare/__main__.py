@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..cli import add_convention_arguments, conventions_from
-from ..console import OneLineParser, run_command, run_guarded
+from ..console import OneLineParser, real_number, run_command, run_guarded, whole_number
 from ..model import InputError
 from .intervals import METHODS
 from .many import CORRECTIONS, MAX_RUNS, TESTS, ManyComparison, compare_many
@@ -34,14 +34,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--test", choices=TESTS, default="t", help="paired test (default t)")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help="multiple-testing correction over each measure's pairs (default holm)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--alpha", type=real_number, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--baseline", metavar="RUN", help="compare each run with this one (a RUN as given)")
     parser.add_argument("--format", dest="fmt", choices=FORMATS, default="text", help="table format (default text)")
     parser.add_argument("--interval", choices=METHODS, default="bca", help="bootstrap interval (default bca)")
-    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-    parser.add_argument("--permutations", type=int, default=10_000, help="randomisation test permutations")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the randomisation test")
-    parser.add_argument("--risk-alpha", type=float, default=1.0, help="risk aversion of URisk/TRisk (default 1)")
+    parser.add_argument("--resamples", type=whole_number, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--permutations", type=whole_number, default=10_000, help="randomisation test permutations")
+    parser.add_argument("--seed", type=whole_number, default=0, help="seed of the bootstrap and the randomisation test")
+    parser.add_argument("--risk-alpha", type=real_number, default=1.0, help="risk aversion of URisk/TRisk (default 1)")
     parser.add_argument("--details", action="store_true", help="also print every pair and the risk table")
     add_convention_arguments(parser)
     return parser

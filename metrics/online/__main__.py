@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..console import OneLineParser, run_command, run_guarded
+from ..console import OneLineParser, real_number, run_command, run_guarded
 from ..model import InputError
 from .models import DEFAULT_CONTINUATION, DEFAULT_ETA, MODEL_HELP, MODELS, SIGNAL_HELP, SIGNALS
 from .run import run_signals
@@ -65,9 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"simulate N sessions per query (1 to {MAX_SESSIONS:,}) instead of the expected values")
     parser.add_argument("--seed", metavar="S", type=_whole_number, default=None,
                         help="the simulation's seed (default 0; needs --sessions)")
-    parser.add_argument("--eta", metavar="E", type=float, default=None,
+    parser.add_argument("--eta", metavar="E", type=real_number, default=None,
                         help=f"pbm: rank r is examined with probability (1/r)^E (default {DEFAULT_ETA:g}; 0: no bias)")
-    parser.add_argument("--gamma", metavar="G", type=float, default=None,
+    parser.add_argument("--gamma", metavar="G", type=real_number, default=None,
                         help=f"dbn: the chance to go on after a rank that did not satisfy (default "
                              f"{DEFAULT_CONTINUATION:g}; cascade is dbn with 1)")
     return parser
