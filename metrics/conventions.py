@@ -9,6 +9,7 @@ the command line's ``--help``, the app's conventions panel and the convention fi
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -72,6 +73,11 @@ class Conventions:
     discount: Discount = "log2"
 
     def __post_init__(self) -> None:
+        # A numpy integer (np.int64(2), as a DataFrame hands one out) is an integer too: stored as Python's int.
+        for name in ("relevance_level", "depth"):
+            value = getattr(self, name)
+            if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+                object.__setattr__(self, name, int(value))
         if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
             raise ValueError(
                 f"Argument `relevance_level` has to be an integer, but got {self.relevance_level!r}"

@@ -16,7 +16,7 @@ import numpy as np
 from .conventions import Conventions
 from .ids import check_ids
 from .measures import MEASURES, Context, aggregation
-from .model import InputError, RankingBatch, check_grades, check_unique
+from .model import InputError, RankingBatch, check_grades, check_unique, short_repr
 from .names import Measure, parse_measures
 
 PerQuery = dict[str, dict[str, float]]
@@ -186,14 +186,24 @@ def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
 
     Values are summed in trec_eval's query order (byte order of the ids), whatever the dict's order, so the mean is
     the last bit of trec_eval's ``all`` line."""
+    if not isinstance(per_query, Mapping):
+        raise InputError(f"Argument `per_query` has to be a dict {{qid: {{measure: value}}}} as evaluate returns, "
+                         f"got {type(per_query).__name__}")
+    for qid, values in per_query.items():
+        if not isinstance(values, Mapping):
+            raise InputError(f"Argument `per_query`, query {short_repr(qid)}: has to map measure names to values, "
+                             f"got {type(values).__name__}")
     keys: dict[str, None] = {}
     for values in per_query.values():
         keys.update(dict.fromkeys(values))
     ordered = [per_query[qid] for qid in sorted(per_query)]
-    return aggregate_columns({
-        key: np.array([values[key] for values in ordered if key in values], dtype=np.float64)
-        for key in keys
-    })
+    columns = {}
+    for key in keys:
+        try:
+            columns[key] = np.array([values[key] for values in ordered if key in values], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"Argument `per_query`, measure {short_repr(key)}: values have to be numbers") from None
+    return aggregate_columns(columns)
 
 
 def aggregate_columns(columns: Mapping[str, np.ndarray]) -> dict[str, float]:
@@ -229,7 +239,10 @@ def as_measures(measures: str | Iterable[str | Measure]) -> list[Measure]:
                          f"got {type(measures).__name__}")
     # A dict keeps the first occurrence of each measure in order; a list scan made hundreds of cut-offs quadratic.
     parsed: dict[Measure, None] = {}
-    for item in measures:
+    for position, item in enumerate(measures):
+        if not isinstance(item, (str, Measure)):
+            raise InputError(f"Argument `measures`: item {position} has to be a measure name such as 'P.5' or "
+                             f"'nDCG@10', got {short_repr(item)} ({type(item).__name__})")
         try:
             found = [item] if isinstance(item, Measure) else parse_measures(item)
         except InputError:

@@ -120,15 +120,39 @@ def run_process(case: dict, tmp_path: Path) -> tuple[int, str, str]:
     return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
 
 
-def call(case: dict, tmp_path: Path) -> None:
-    """Do what an api, reader or url case describes; it is expected to raise InputError."""
+def typed(value: object) -> object:
+    """An api argument with the types JSON lacks (tests/data/README.md): ``{"$numpy": ["int64", 2]}`` is
+    ``np.int64(2)``, ``{"$complex": [1, 2]}`` is ``1+2j``, ``{"$frame": {column: [values]}}`` a pandas DataFrame
+    (a column may itself be ``{"$numpy": [dtype, [values]]}``)."""
+    if isinstance(value, list):
+        return [typed(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if set(value) == {"$numpy"}:
+        import numpy as np
+
+        dtype, given = value["$numpy"]
+        return np.array(given, dtype=dtype) if isinstance(given, list) else np.dtype(dtype).type(given)
+    if set(value) == {"$complex"}:
+        return complex(*value["$complex"])
+    if set(value) == {"$frame"}:
+        import pandas as pd
+
+        return pd.DataFrame({name: typed(column) for name, column in value["$frame"].items()})
+    return {key: typed(item) for key, item in value.items()}
+
+
+def call(case: dict, tmp_path: Path) -> object:
+    """Do what an api, reader or url case describes; it is expected to raise InputError (or, with ``returns``,
+    to return a result)."""
     given = case["input"]
     if case["surface"] == "api":
         module, _, name = given["call"].rpartition(".")  # "evaluate", or "check.check_granularity"
         target = getattr(importlib.import_module(f"metrics.{module}") if module else metrics, name)
-        result = target(*given.get("args", []), **given.get("kwargs", {}))
+        result = target(*typed(given.get("args", [])), **typed(given.get("kwargs", {})))
         if "method" in given:
-            getattr(result, given["method"])(*given.get("method_args", []))
+            result = getattr(result, given["method"])(*given.get("method_args", []))
+        return result
     elif case["surface"] == "reader":
         from metrics.io import trec as trec_io
 
@@ -166,6 +190,8 @@ def test_hostile_input_gets_one_clear_message(case, tmp_path):
         else:
             assert len(err.strip().splitlines()) == 1, err
             assert case["expect"] in err
+    elif case.get("returns"):  # a right answer: the call returns, and its repr holds the fragment
+        assert case["expect"] in repr(call(case, tmp_path))
     else:
         with pytest.raises(InputError) as raised:
             call(case, tmp_path)
@@ -178,7 +204,7 @@ def test_the_catalogue_is_well_formed():
     names = [case["name"] for case in CASES]
     assert len(names) == len(set(names)), "case names are unique"
     for case in CASES:
-        assert set(case) <= {"name", "surface", "input", "expect", "exit", "issue", "line"}, case["line"]
+        assert set(case) <= {"name", "surface", "input", "expect", "exit", "returns", "issue", "line"}, case["line"]
         assert case["surface"] in SURFACES, case["line"]
         assert case["expect"], case["line"]
 
