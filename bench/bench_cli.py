@@ -6,7 +6,8 @@ Ours is the command line (``python -m metrics``); pytrec_eval is ``bench/pipelin
 ``parse_qrel``/``parse_run``, ``RelevanceEvaluator(...).evaluate`` and ``compute_aggregated_measure``.
 
 Before timing, the ``all`` values are checked: ``metrics.bulk.evaluate_files`` (full precision, in a child
-process) must equal pytrec_eval's means to 1e-9, and the command line's printed lines must equal pytrec_eval's means printed as trec_eval prints them.
+process) must equal pytrec_eval's means to 1e-9, and the command line's printed lines must equal pytrec_eval's means
+printed as trec_eval prints them.
 
 ``msmarco_gz`` is the MS MARCO-scale run gzipped (pytrec_eval reads it through ``gzip.open``).
 ``lopsided`` (2,000 one-document queries and one 1,000,000-document query) is there for peak memory: a batch
@@ -99,7 +100,8 @@ def check_agreement(name: str, qrels: Path, run: Path) -> None:
     lines = measure_process(cli_command(qrels, run))[3].splitlines()
     cli = {line.split("\t")[0].strip(): line.split("\t")[2] for line in lines if line.split("\t")[1] == "all"}
     for key, value in reference.items():
-        assert cli[key] == printed(key, value), f"{name} {key}: CLI prints {cli[key]}, pytrec_eval {printed(key, value)}"
+        assert cli[key] == printed(key, value), (
+            f"{name} {key}: CLI prints {cli[key]}, pytrec_eval {printed(key, value)}")
     print(f"{name}: {len(reference)} means agree with pytrec_eval (max |diff| {worst:.1e}; printed forms equal)")
 
 
@@ -113,7 +115,8 @@ def bench_many(repeats: int) -> None:
     peer = [pytrec_eval_command(qrels, run) for run in runs]
     together = measure_process(one_call)[3]
     assert together == "".join(measure_process(command)[3] for command in separate), "blocks differ from single calls"
-    print(f"many4: the one call prints the four single calls' output byte for byte ({len(together.splitlines())} lines)")
+    print(f"many4: the one call prints the four single calls' output byte for byte "
+          f"({len(together.splitlines())} lines)")
     samples: dict[str, list[tuple[float, float, float]]] = {"one call": [], "4 calls": [], "pytrec_eval x4": []}
     loads: list[float] = []
 

@@ -12,8 +12,9 @@ than absolute times.
 2. ``msmarco.byrank.run``: the same 7M lines ordered by rank, so every query comes back 1,000 times and the run
    is grouped out of core: time and memory against the contiguous run, the output checked equal.
 3. ``msmarco70`` (70M lines, 2.6 GB; ``--large``): the streamed command line, peak RSS and lines per second
-   against the 7M run's, the two interleaved ``--repeats`` times, medians. Its means are checked against ten in-memory evaluations of slices of
-   6,980 queries each (under a 4 GB address-space cap), combined in sorted-qid order.
+   against the 7M run's, the two interleaved ``--repeats`` times, medians. Its means are checked against ten
+   in-memory evaluations of slices of 6,980 queries each (under a 4 GB address-space cap), combined in sorted-qid
+   order.
 
 Usage: ``python bench/bench_stream.py [--repeats 3] [--large]``.
 """
@@ -33,15 +34,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from bench_cli import cli_command, pytrec_eval_command
-from generate import (
+from bench_cli import cli_command, pytrec_eval_command  # noqa: E402
+from generate import (  # noqa: E402
     LARGE_QUERIES,
     MSMARCO_DEPTH,
     MSMARCO_QUERIES,
     generate,
     generate_large,
 )
-from pipelines import MEASURES
+from pipelines import MEASURES  # noqa: E402
 
 #: The command line with streaming off: the in-memory path of the same code.
 IN_MEMORY = ("import runpy, sys; import metrics.cli as cli; cli.STREAM_FROM_BYTES = 1 << 62; "

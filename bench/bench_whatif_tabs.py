@@ -62,7 +62,7 @@ def child(params: dict[str, str], repeats: int) -> dict:
     tabs = {}
     for tab in TABS:
         opened, edited = [], []
-        for step in range(repeats):
+        for _ in range(repeats):
             at.session_state["whatif_tab"] = TABS[0] if tab != TABS[0] else TABS[1]
             at.run()
             at.session_state["whatif_tab"] = tab

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ("generate.py", "bench_query.py", "bench_whatif.py", "bench_whatif_tabs.py", "bench_explorer.py", "bench_cli.py", "bench_stream.py",
-           "bench_ann.py", "bench_dask.py")
+SCRIPTS = ("generate.py", "bench_query.py", "bench_whatif.py", "bench_whatif_tabs.py", "bench_explorer.py",
+           "bench_cli.py", "bench_stream.py", "bench_ann.py", "bench_dask.py")
 
 
 def main() -> int:

@@ -212,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             size = shrink(path)
             with Image.open(path) as picture:
                 width, height = picture.size
-            print(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: {width}x{height}, {size / 1024:.0f} KB")
+            shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+            print(f"{shown}: {width}x{height}, {size / 1024:.0f} KB")
             page.close()
         context.close()
     return 0

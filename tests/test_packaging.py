@@ -97,7 +97,8 @@ def test_the_installed_package_carries_the_samples_and_not_the_app(installed):
     python, cwd = installed
     shown = _run(python, "-c", "from metrics.samples import load_samples; print(len(load_samples()))", cwd=cwd)
     assert int(shown) == len(list((REPO / "samples").glob("*.json"))) - 1  # index.json lists them
-    missing = _run(python, "-c", "import importlib.util as u; print([m for m in ('ui', 'app', 'tests') if u.find_spec(m)])",
+    missing = _run(python, "-c",
+                   "import importlib.util as u; print([m for m in ('ui', 'app', 'tests') if u.find_spec(m)])",
                    cwd=cwd)
     assert missing.strip() == "[]"
 
@@ -127,7 +128,8 @@ def test_requirements_dev_txt_is_the_dev_extra_of_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     declared = _requirement_names([spec for spec in project["optional-dependencies"]["dev"]
                                    if not spec.startswith(project["name"])])
-    listed = _requirement_names([line.split(" #")[0] for line in (REPO / "requirements-dev.txt").read_text().splitlines()
+    lines = (REPO / "requirements-dev.txt").read_text().splitlines()
+    listed = _requirement_names([line.split(" #")[0] for line in lines
                                  if line.strip() and not line.startswith(("#", "-r"))])
     assert listed == declared
 

@@ -124,10 +124,11 @@ def test_every_export_reproduces_the_page_under_every_convention_and_a_hand_made
         assert {row["ranking"] for row in table} == {" ".join(query.ranking)}
 
     outputs = snippet_outputs([files.snippet for _, _, _, files in exports], tmp_path)
-    for (name, query, numbers, files), output in zip(exports, outputs):
+    for (name, _, numbers, files), output in zip(exports, outputs):
         assert printed(output) == {key: f"{value:.4f}" for key, value in numbers.items()}, name
         assert files.snippet.splitlines()[0].startswith(
-            "# Reproduces the explorer's numbers with " + ("pytrec_eval" if files.tool == "pytrec_eval" else "IR Metrics"))
+            "# Reproduces the explorer's numbers with "
+            + ("pytrec_eval" if files.tool == "pytrec_eval" else "IR Metrics"))
 
 
 def test_near_tied_double_scores_export_the_order_each_score_precision_shows(tmp_path):

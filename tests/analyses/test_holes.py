@@ -96,8 +96,9 @@ def test_fully_judged_ranking_has_low_equal_high_equal_value():
 BOUNDED_SPECS = ["P.1,2,3,5,10,40", "recall.1,3,5,10,40", "success.1,3,10", "recip_rank", "RR@3", "RR@10",
                  "F@5", "F(beta=2)@10", "set_P", "set_recall", "set_F", "Judged@5", "Judged@20", "unj.5,10",
                  "num_rel", "num_rel_ret", "num_ret", "num_q", "P(rel=2)@5"]
-SCENARIO_SPECS = ["map", "map_cut.5,10", "ndcg", "ndcg_cut.5,10", "Rprec", "bpref", "infAP", "relative_P.5", "binG", "G", "Rndcg", "ndcg_rel", "iprec_at_recall", "Rprec_mult", "11pt_avg",
-                  "num_nonrel_judged_ret", "rbp", "rbp_resid", "ERR@10", "utility", "set_map", "set_relative_P"]
+SCENARIO_SPECS = ["map", "map_cut.5,10", "ndcg", "ndcg_cut.5,10", "Rprec", "bpref", "infAP", "relative_P.5", "binG",
+                  "G", "Rndcg", "ndcg_rel", "iprec_at_recall", "Rprec_mult", "11pt_avg", "num_nonrel_judged_ret",
+                  "rbp", "rbp_resid", "ERR@10", "utility", "set_map", "set_relative_P"]
 
 
 def _partial_judgments(rng, ranking, judgments, k, level, copies):

@@ -40,7 +40,8 @@ def test_bounds_prints_low_and_high_after_each_value(tmp_path):
         expected += [f"{'num_rel':<22}\t{qid}\t3", f"{'num_rel:low':<22}\t{qid}\t3", f"{'num_rel:high':<22}\t{qid}\t5",
                      f"{'map':<22}\t{qid}\t0.5556", f"{'map:low':<22}\t{qid}\t0.5556",
                      f"{'map:high':<22}\t{qid}\t0.8000",
-                     f"{'P_4':<22}\t{qid}\t0.5000", f"{'P_4:low':<22}\t{qid}\t0.5000", f"{'P_4:high':<22}\t{qid}\t1.0000"]
+                     f"{'P_4':<22}\t{qid}\t0.5000", f"{'P_4:low':<22}\t{qid}\t0.5000",
+                     f"{'P_4:high':<22}\t{qid}\t1.0000"]
     assert out.splitlines() == expected
 
 

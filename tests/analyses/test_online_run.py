@@ -21,7 +21,7 @@ PASTRY_RUN = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croi
 def random_collection(seed: int, queries: int = 60):
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
-    for q in range(queries):
+    for _ in range(queries):
         qid = f"q{rng.integers(0, 10**6)}"
         docs = [f"d{i}" for i in range(int(rng.integers(1, 25)))]
         qrels[qid] = {doc: int(rng.integers(-1, 4)) for doc in docs if rng.random() < 0.6} or {"x": 0}

@@ -13,7 +13,8 @@ def test_dunk_in_coffee_ties_biscotti_and_scone_and_trec_eval_puts_scone_first()
     sample = load_sample("dunk-in-coffee")
     scores = dict(sample.ranking)
     assert scores["biscotti"] == scores["scone"] == 0.8
-    assert sample.ordered("trec_eval")[:2] == ["scone", "biscotti"] and sample.ordered("docid_ascending")[0] == "biscotti"
+    assert sample.ordered("trec_eval")[:2] == ["scone", "biscotti"]
+    assert sample.ordered("docid_ascending")[0] == "biscotti"
 
 
 def test_gluten_free_has_unjudged_dishes_at_ranks_1_and_3():

@@ -59,7 +59,8 @@ def test_a_fully_judged_top_k_cannot_move():
     at = open_app(ranking="donut,muffin,scone", qrels="donut:1,muffin:1,scone:0", k="3")
     brackets = _brackets(at)
     assert brackets["P@3"][0] == "bounds [0.667, 0.667]"
-    assert brackets["P@3"][1] == "Every document in the top 3 is judged: no judgment can move P@3; low = high = the value."
+    assert brackets["P@3"][1] == ("Every document in the top 3 is judged: no judgment can move P@3; "
+                                  "low = high = the value.")
     assert any(c.value.startswith("Judged≥0@3 = 1.000: 0 of the top 3") for c in at.caption)
 
 

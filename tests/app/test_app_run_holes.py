@@ -34,7 +34,8 @@ def test_sweet_pastry_run_shows_p4_between_half_and_one_and_judged_at_4():
     assert list(per_query.columns) == list(means)
     assert per_query.loc["sweet_pastry", "P_4 high"] == 1.0
     caption = next(c.value for c in at.caption if c.value.startswith("Judged≥0@k:"))
-    assert "For P_4 they are bounds" in caption and "For map they are only the range between the two scenarios" in caption
+    assert "For P_4 they are bounds" in caption
+    assert "For map they are only the range between the two scenarios" in caption
 
 
 def test_trec_eval_test_files_columns_are_the_library_holes():
@@ -53,7 +54,8 @@ def test_trec_eval_test_files_columns_are_the_library_holes():
             assert per_query.loc[qid, f"{m.key} high"] == table.high[m.key][i]
             judged = f"Judged≥0@{m.cutoff}" if m.cutoff is not None else "Judged≥0@all"
             assert per_query.loc[qid, judged] == table.judged[m.key][i]
-            assert per_query.loc[qid, f"{m.key} low"] <= per_query.loc[qid, m.key] <= per_query.loc[qid, f"{m.key} high"]
+            low, value, high = (per_query.loc[qid, column] for column in (f"{m.key} low", m.key, f"{m.key} high"))
+            assert low <= value <= high
 
 
 def test_the_toggle_hides_the_hole_columns():

@@ -434,7 +434,8 @@ class ExplorerPage(AppPage):
         for key, path in (("upload_qrels", qrels), ("upload_run", run)):
             self.page.locator(f".st-key-{key} input[type=file]").set_input_files(path)
             expect(self.page.locator(f".st-key-{key}").get_by_text(path.name)).to_be_visible()
-        expect(self.page.get_by_text(re.compile(r"[1-9]\d* judged quer\w+, [1-9]\d* quer\w+ in the run"))).to_be_visible()
+        loaded = re.compile(r"[1-9]\d* judged quer\w+, [1-9]\d* quer\w+ in the run")
+        expect(self.page.get_by_text(loaded)).to_be_visible()
         self.wait_until_idle()
         self._pick("pick_query", next(
             text for text in self._option_texts("pick_query") if text.split(" (")[0] == query
@@ -499,7 +500,7 @@ class ExplorerPage(AppPage):
         """Type PBM's θ for the first ranks (``"1, 0.7, 0.5"``) and commit it with Enter."""
         box = self.page.locator(".st-key-online_bias input")
         self.wait_until_idle()
-        self.rerun_after(lambda: (box.fill(text), box.press("Enter")))
+        self.rerun_after(lambda box=box, text=text: (box.fill(text), box.press("Enter")))
 
     def online_signals(self) -> dict[str, dict[str, str]]:
         """The signals table: ``{signal: {"closed form": …, "simulated": …, "standard error": …}}`` (full values)."""
@@ -662,7 +663,7 @@ class RunsPage(AppPage):
             box = self.page.locator(f".st-key-{key} input")
             self.wait_until_idle()
             if box.input_value() != text:
-                self.rerun_after(lambda: (box.fill(text), box.press("Enter")))
+                self.rerun_after(lambda box=box, text=text: (box.fill(text), box.press("Enter")))
 
     def grade_the_chosen_document(self, grade: int) -> None:
         """In "Judge the holes": type ``grade`` for the document in the "Document" box and add the judgment; wait

@@ -28,9 +28,9 @@ TOLERANCE = 1e-12
 #: The conventions under which the engine reproduces the tool each test runs.
 PROFILES: dict[str, dict[str, object]] = {
     "test_pytrec_eval": {"score_precision": "float32", "tie_order": "trec_eval"} | {
-        name: getattr(metrics.TREC_EVAL, name) for name in ("gain", "ideal_from", "discount", "tied_gains", "empty_ideal",
-                                                            "ap_denominator", "unjudged", "precision_short_list",
-                                                            "missing_queries")},
+        name: getattr(metrics.TREC_EVAL, name)
+        for name in ("gain", "ideal_from", "discount", "tied_gains", "empty_ideal", "ap_denominator", "unjudged",
+                     "precision_short_list", "missing_queries")},
     "test_pytrec_eval_judged_docs_only": {"unjudged": "removed"},
     "test_ir_measures_pytrec_eval_provider": {
         "gain": "linear", "ideal_from": "judgments", "discount": "log2", "tied_gains": "ordered", "empty_ideal": "zero",
@@ -290,7 +290,8 @@ def test_scikit_learn_ndcg_score(k):
         labels, values = _labels(qrels[qid], scores)
         reference = sklearn_metrics.ndcg_score([labels], [values], k=k)
         assert abs(mine[qid][key] - reference) <= TOLERANCE, (qid, mine[qid][key], reference)
-    ordered = metrics.evaluate(qrels, run, [spec], **PROFILES["test_scikit_learn_ndcg_score"] | {"tied_gains": "ordered"})
+    ordered = metrics.evaluate(qrels, run, [spec],
+                               **PROFILES["test_scikit_learn_ndcg_score"] | {"tied_gains": "ordered"})
     assert any(abs(ordered[qid][key] - mine[qid][key]) > 0.01 for qid in run), "ties must matter here"
 
 
@@ -327,7 +328,7 @@ def test_pandas_sort():
     import pandas as pd
 
     qrels, run = collection(14)
-    for qid, scores in list(run.items())[:50]:
+    for scores in list(run.values())[:50]:
         frame = pd.DataFrame({"docid": list(scores), "score": list(scores.values())})
         by_pandas = frame.sort_values(["score", "docid"], ascending=[False, True], kind="stable")["docid"].tolist()
         assert by_pandas == metrics.order_documents(scores, "docid_ascending", score_precision="float64")
@@ -424,6 +425,6 @@ def test_trec_eval_10_transcription():
     # trec_format.h in trec_eval 10 reads sim as a double, and form_res_rels sorts by sim descending, then docno
     # descending (strcmp): the near-ties that trec_eval 9's floats merge stay apart.
     qrels, run = collection(19)
-    for qid, scores in run.items():
+    for scores in run.values():
         expected = sorted(scores, key=lambda doc: (scores[doc], doc.encode()), reverse=True)
         assert metrics.order_documents(scores, **{"score_precision": "float64"}) == expected

@@ -159,7 +159,8 @@ def test_ap_denominator_leaves_every_other_measure_alone():
 
 @pytest.mark.parametrize(
     "tie_order,order,reciprocal_rank",
-    [("trec_eval", ["c", "b", "a"], 1 / 3), ("as_given", ["b", "a", "c"], 1 / 2), ("docid_ascending", ["a", "b", "c"], 1.0)],
+    [("trec_eval", ["c", "b", "a"], 1 / 3), ("as_given", ["b", "a", "c"], 1 / 2),
+     ("docid_ascending", ["a", "b", "c"], 1.0)],
 )
 def test_tie_order_decides_where_equally_scored_documents_land(tie_order, order, reciprocal_rank):
     run = {"q": {"b": 1.0, "a": 1.0, "c": 1.0}}
@@ -360,7 +361,8 @@ def test_ir_measures_scores_judged_queries_missing_from_the_run_as_zero():
     run = {"a": {"d1": 1.0}, "not judged": {"d1": 1.0}}
     per_query = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.P @ 1], qrels, run)}
     assert per_query == {"a": 1.0, "b": 0.0, "c": 0.0}
-    assert per_query == {qid: v["P_1"] for qid, v in metrics.evaluate(qrels, run, ["P.1"], missing_queries="zero").items()}
+    ours = metrics.evaluate(qrels, run, ["P.1"], missing_queries="zero")
+    assert per_query == {qid: values["P_1"] for qid, values in ours.items()}
     assert ir_measures.calc_aggregate([ir_measures.P @ 1], qrels, run)[ir_measures.P @ 1] == pytest.approx(1 / 3)
     assert metrics.aggregate(metrics.evaluate(qrels, run, ["P.1"]))["P_1"] == 1.0  # trec_eval's mean
 

@@ -1,12 +1,14 @@
-"""Differential tests: the engine against pytrec_eval-terrier (trec_eval's C code inside) on thousands of seeded random queries.
+"""Differential tests: the engine against pytrec_eval-terrier (trec_eval's C code inside) on thousands of seeded
+random queries.
 
 Each test batches many queries into one ``evaluate`` call on each side, then compares every query and every key.
 The tolerance is 1e-12, but the values are expected to be bit-identical because the kernels accumulate in the
 same order as trec_eval; ``test_largest_difference_seen_is_zero`` pins that down.
 
 Two inputs crash pytrec_eval-terrier 0.5.11 and are kept away from it (``strategies.pytrec_eval_safe``):
-a query in the run with no documents (it reads uninitialised memory: sometimes zeros, sometimes a segfault), and a query whose judgments are all negative (trec_eval reads
-``rel_levels[-1]`` out of bounds and returns garbage or segfaults). The tests at the end pin down what our engine
+a query in the run with no documents (it reads uninitialised memory: sometimes zeros, sometimes a segfault), and a
+query whose judgments are all negative (trec_eval reads ``rel_levels[-1]`` out of bounds and returns garbage or
+segfaults). The tests at the end pin down what our engine
 does with them instead.
 """
 
@@ -67,7 +69,8 @@ def test_every_trec_eval_measure_matches_pytrec_eval_per_query(relevance_level, 
 def test_relevance_level_zero_matches_pytrec_eval_on_grades_shifted_up_by_one(judged_docs_only):
     # pytrec_eval refuses relevance_level=0 ("should be positive"). Adding 1 to every grade >= 0 and asking for
     # level 1 makes exactly the same documents relevant and judged, so every measure that reads only relevance
-    # (all but nDCG, ndcg_rel, Rndcg and G, whose gains are the grades themselves) must agree with our -l0 on the original grades.
+    # (all but nDCG, ndcg_rel, Rndcg and G, whose gains are the grades themselves) must agree with our -l0 on the
+    # original grades.
     qrels, run, specs = _collection(1300 + judged_docs_only)
     specs = [spec for spec in specs if "gain" not in metrics.MEASURES[spec.partition(".")[0]].conventions]
     shifted = {qid: {doc: g + 1 if g >= 0 else g for doc, g in js.items()} for qid, js in qrels.items()}
@@ -218,7 +221,10 @@ def _gain_map_reference(qrels, run, gains: str):
     ).evaluate(run)
 
 
-@pytest.mark.parametrize("seed,gains", list(enumerate(["1=3,2=9", "0=1,1=2,2=4,3=8", "1=10,3=1", "1=0", "2=-1", "1=1.5"])))
+GAIN_MAPS = ["1=3,2=9", "0=1,1=2,2=4,3=8", "1=10,3=1", "1=0", "2=-1", "1=1.5"]
+
+
+@pytest.mark.parametrize("seed,gains", list(enumerate(GAIN_MAPS)))
 def test_ndcg_gain_map_matches_trec_eval(seed, gains):
     qrels, run, _ = _collection(300 + seed, 400)
     reference = _gain_map_reference(qrels, run, gains)

@@ -209,7 +209,8 @@ def test_the_table_equals_evaluating_each_file_alone_and_takes_paths_tables_dict
     for name, path in zip(runs, paths):
         status, out, err = cli("-q", "-c", "-m", "map", "-m", "nDCG@10", "-m", "num_q", "-m", "gm_map", qrels, path)
         assert status == 0, err
-        printed = {(name_.rstrip(), qid): value for name_, qid, value in (line.split("\t") for line in out.splitlines())}
+        rows = (line.split("\t") for line in out.splitlines())
+        printed = {(name_.rstrip(), qid): value for name_, qid, value in rows}
         rows = table[table["run"] == name]
         # The same lines (the table keeps the measures in the order asked, the command line in trec_eval's).
         assert {(m, qid): str(int(v)) if m == "num_q" else f"{v:6.4f}"

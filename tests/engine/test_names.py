@@ -53,7 +53,7 @@ def test_parse_measures_keeps_first_seen_order_and_drops_repeats():
     assert [m.key for m in parse_measures("P.5")] == ["P_5"]
 
 
-# ---- ir_measures notation ---------------------------------------------------------------------------------------------
+# ---- ir_measures notation --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -86,8 +86,8 @@ def test_ir_measures_notation_parses_and_round_trips(spec, name, cutoff, relevan
 
 @pytest.mark.parametrize(
     "spec,canonical",
-    [("MAP@10", "AP@10"), ("NDCG@10", "nDCG@10"), ("MRR@10", "RR@10"), ("nDCG(dcg=exp-log2)@10", "nDCG(dcg='exp-log2')@10"),
-     ("P( rel=2 )@5", "P(rel=2)@5")],
+    [("MAP@10", "AP@10"), ("NDCG@10", "nDCG@10"), ("MRR@10", "RR@10"),
+     ("nDCG(dcg=exp-log2)@10", "nDCG(dcg='exp-log2')@10"), ("P( rel=2 )@5", "P(rel=2)@5")],
 )
 def test_ir_measures_aliases_and_spellings_become_the_canonical_name(spec, canonical):
     assert parse_measure(spec)[0].key == canonical
@@ -125,7 +125,7 @@ def test_a_measure_parameter_overrides_the_conventions_for_that_measure_only(jam
     assert round(values["nDCG@4"], 5) == 0.46724 and round(values["nDCG(dcg='exp-log2')@4"], 4) == 0.4138
 
 
-# ---- errors -------------------------------------------------------------------------------------------------------------
+# ---- errors ----------------------------------------------------------------------------------------------------------
 
 
 def test_numret_with_a_level_counts_relevant_retrieved_at_that_level_as_ir_measures_does():

@@ -103,7 +103,8 @@ def test_chunks_hold_whole_queries_and_number_their_lines_in_the_whole_file() ->
         assert [chunk.last for chunk in chunks] == [False] * (len(chunks) - 1) + [True]
         for chunk in chunks:
             assert chunk.first_line == text.count(b"\n", 0, text.index(chunk.text)) + 1
-        queries = [{line.split()[0] for line in bytes(chunk.text).splitlines() if not line.startswith(b"#")} for chunk in chunks]
+        queries = [{line.split()[0] for line in bytes(chunk.text).splitlines() if not line.startswith(b"#")}
+                   for chunk in chunks]
         assert sum(len(found) for found in queries) == 4  # each query in one chunk
 
 
@@ -230,7 +231,8 @@ def _write_run(path: Path, queries: int, depth: int = 100) -> None:
             qid = np.repeat(block, depth)
             doc = rng.permutation(qid.shape[0]) + start * depth  # distinct within the run
             score = np.tile(np.arange(depth, 0, -1), block.shape[0])
-            file.write("".join(f"q{q} Q0 d{d} 1 {s} t\n" for q, d, s in zip(qid.tolist(), doc.tolist(), score.tolist())))
+            lines = zip(qid.tolist(), doc.tolist(), score.tolist())
+            file.write("".join(f"q{q} Q0 d{d} 1 {s} t\n" for q, d, s in lines))
 
 
 def test_peak_memory_does_not_grow_with_the_number_of_queries(tmp_path) -> None:

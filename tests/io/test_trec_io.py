@@ -172,7 +172,8 @@ def test_a_judgment_twice_in_qrels_names_both_lines() -> None:
 def test_a_duplicate_in_a_file_on_disk_is_named_after_the_file(tmp_path: Path) -> None:
     path = tmp_path / "dup.run"
     path.write_text(RUN + "q2 Q0 d1 9 0.1 bm25\n")
-    with pytest.raises(TrecFormatError, match=r"^dup.run line 4: document 'd1' of query 'q2' already appears on line 3"):
+    refusal = r"^dup.run line 4: document 'd1' of query 'q2' already appears on line 3"
+    with pytest.raises(TrecFormatError, match=refusal):
         read_run(path)
 
 

@@ -2,9 +2,10 @@
 
 Every generator takes a ``numpy.random.Generator`` made with ``numpy.random.default_rng(seed)``, so a failing case
 is reproduced by its seed alone. The shapes are chosen to hit what makes evaluators disagree: many tied scores,
-float64 scores that tie only once rounded to float32, grades from -1 (unjudged) to 3, unjudged retrieved documents, judged documents never retrieved, queries with no
-relevant (or only grade-0) judgments, queries only in the run or only in the qrels, and doc ids whose byte order
-differs from their "natural" order ('10' < '9', 'Z' < 'a' < 'é' < '€' < '😀').
+float64 scores that tie only once rounded to float32, grades from -1 (unjudged) to 3, unjudged retrieved documents,
+judged documents never retrieved, queries with no relevant (or only grade-0) judgments, queries only in the run or
+only in the qrels, and doc ids whose byte order differs from their "natural" order
+('10' < '9', 'Z' < 'a' < 'é' < '€' < '😀').
 """
 
 from __future__ import annotations
