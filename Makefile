@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: app test bench install install-dev browser clean
+.PHONY: app test lint bench install install-dev browser clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,13 @@ app: install
 	$(PY) -m streamlit run app.py
 
 ## Run the whole test suite: unit, differential, conformance, AppTest and real-browser tests.
+## Any status but 0 fails, 5 (no test collected) included: a suite that runs nothing is not a green one.
 test: install-dev browser
 	$(PY) -m pytest
+
+## ruff over the whole tree, with the rules in pyproject.toml; .ci/run runs it before the tests.
+lint: install-dev
+	$(VENV)/bin/ruff check .
 
 ## Debian's Chromium for the browser tests (never a downloaded browser).
 browser:
