@@ -34,8 +34,10 @@ def _init(qrels) -> None:
 
 
 def _one(path: str) -> float:
-    from metrics.cli import evaluate_run, read_run_path, select_measures
+    from metrics.cli import select_measures
     from metrics.conventions import Conventions
+    from metrics.io.read import read_run_path
+    from metrics.many_runs import evaluate_run
 
     return float(evaluate_run(_QRELS, read_run_path(path), select_measures([]).measures, Conventions())[1]["map"].sum())
 
@@ -47,8 +49,9 @@ def child(mode: str, qrels_path: str, runs: list[str]) -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from metrics.cli import read_checked_qrels, select_measures
+    from metrics.cli import select_measures
     from metrics.conventions import Conventions
+    from metrics.io.read import read_checked_qrels
     from metrics.many_runs import evaluate_each
 
     start = time.perf_counter()

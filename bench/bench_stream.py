@@ -45,7 +45,7 @@ from generate import (  # noqa: E402
 from pipelines import MEASURES  # noqa: E402
 
 #: The command line with streaming off: the in-memory path of the same code.
-IN_MEMORY = ("import runpy, sys; import metrics.cli as cli; cli.STREAM_FROM_BYTES = 1 << 62; "
+IN_MEMORY = ("import runpy, sys; import metrics.many_runs as many_runs; many_runs.STREAM_FROM_BYTES = 1 << 62; "
              "sys.argv = ['metrics'] + sys.argv[1:]; runpy.run_module('metrics', run_name='__main__')")
 
 #: The command line streaming on one thread (no parsing of the next chunk while this one is scored).

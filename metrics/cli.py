@@ -18,17 +18,17 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
 from .console import MAX_NUMBER_CHARS, cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
-from .engine import aggregate_columns, grade_limit, is_count, nothing_to_evaluate
+from .engine import aggregate_columns, is_count, nothing_to_evaluate
 from .holes import BOUNDED
+from .io.read import read_checked_qrels, read_run_path
+from .many_runs import ALL_NUM_REL, check_run_paths, evaluate_each, evaluate_run, evaluate_run_files, evaluate_run_path
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
-from .model import InputError
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
 
 PROG = "python -m metrics"
@@ -363,145 +363,6 @@ def _integer(flag: str, text: str, *, minimum: int) -> int:
 # ---- evaluation and output ---------------------------------------------------------------------
 
 
-def evaluate_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
-                   relstring: tuple[str, int] | None = None):
-    """Read both files and evaluate: ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order.
-
-    Uses the columnar readers and the bulk path, so a run of millions of lines never becomes Python dicts. With
-    ``relstring`` (output name, length), ``values`` also holds each query's string of grades under that name.
-    With ``missing_queries="zero"`` (trec_eval -c), ``values`` holds ``ALL_NUM_REL``: the all-line of num_rel
-    as trec_eval prints it there (qrels lines with grade > 0, whatever -l says).
-    """
-    qrels = read_checked_qrels(qrels_path, measures, conventions)
-    return evaluate_run_path(qrels, run_path, measures, conventions, relstring=relstring)
-
-
-def evaluate_run_path(qrels, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
-                      relstring: tuple[str, int] | None = None, stop=None):
-    """:func:`evaluate_files` with the qrels read and checked already: a large run file streams, others are read
-    whole (every run of ``python -m metrics QRELS RUN RUN...`` goes through here). ``stop``: a threading.Event
-    that ends a streamed run early (:func:`metrics.stream.stream_run`)."""
-    if _streams(run_path):
-        return _evaluate_streamed(qrels, Path(run_path), measures, conventions, relstring, stop)
-    # The table goes straight into the call (no name holds it here), so evaluate_run can release it before the kernels.
-    return evaluate_run(qrels, read_run_path(run_path), measures, conventions, relstring=relstring)
-
-
-def read_run_path(run_path: str):
-    """The run named on the command line: a TREC or Parquet file, or standard input for '-' (as in trec_eval)."""
-    from .io.trec import read_run
-
-    if run_path == "-":
-        return read_run(sys.stdin.buffer, name="stdin")
-    return _read_table(Path(run_path), read_run, "run")
-
-
-def read_checked_qrels(qrels_path: str, measures: Sequence[Measure], conventions: Conventions):
-    """The qrels file read, with every grade checked against what the measures can score."""
-    from .io.trec import read_qrels
-
-    # Paths, never file content: a file name with spaces is still a name.
-    qrels = _read_table(Path(qrels_path), read_qrels, "qrels")
-    check_grade_limit(qrels, Path(qrels_path), measures, conventions)
-    return qrels
-
-
-def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventions, *,
-                 relstring: tuple[str, int] | None = None):
-    """:func:`evaluate_files` for tables already read (``qrels`` checked by :func:`read_checked_qrels`); the run
-    table is released before the kernels run once the caller drops its own reference."""
-    from .bulk import batches_for_run, evaluate_prepared, prepare_run
-    from .measures import relevance_strings
-
-    runid = run.runid
-    extra: dict[str, object] = {}
-    if conventions.missing_queries == "zero":
-        # trec_eval's -c sums every qrels line with rel > 0 for num_rel's all-line, whatever -l says.
-        extra[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
-    if relstring is not None:
-        _, groups = batches_for_run(qrels, run, conventions)
-        strings: list[str] = []
-        for rows, batch in groups:
-            text = relevance_strings(batch, relstring[1])
-            strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
-        if groups and groups[0][0] is not None:
-            strings = [text for _, text in sorted(strings)]
-        extra[relstring[0]] = strings
-    # A selection of only runid still needs the list of evaluated queries.
-    prepared = prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
-    del run  # hundreds of MB for a large run, not needed by the kernels
-    qids, values, _ = evaluate_prepared(prepared)
-    order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
-    values = {key: column[order] for key, column in values.items()}
-    for key, column in extra.items():
-        values[key] = [column[i] for i in order] if isinstance(column, list) else column
-    return [str(qids[i]) for i in order], values, runid
-
-
-def _read_table(path: Path, read_trec, kind: str):
-    """A TREC file with ``read_trec``, or a Parquet file (``PAR1`` at both ends) through :mod:`metrics.io.frames`."""
-    from .io.frames import is_parquet, read_parquet_qrels, read_parquet_run
-
-    if not is_parquet(path):
-        return read_trec(path)
-    return read_parquet_qrels(path) if kind == "qrels" else read_parquet_run(path)
-
-
-#: The key of trec_eval's -c all-line of num_rel in evaluate_files' values.
-ALL_NUM_REL = "num_rel (all, -c)"
-
-#: Run files (plain or gzip) at least this large are evaluated in chunks of whole queries (:mod:`metrics.stream`).
-STREAM_FROM_BYTES = 64 << 20
-
-
-def _streams(run_path: str) -> bool:
-    """Whether the run is a TREC file (plain or gzip) large enough to stream; standard input and Parquet are not."""
-    from .io.frames import is_parquet
-
-    path = Path(run_path)
-    try:
-        if run_path == "-" or not path.is_file() or is_parquet(path):
-            return False
-        with open(path, "rb") as file:
-            # Text size: a gzipped run expands 3 to 8 times (the benchmark's 3.7), so count it as four times larger.
-            expansion = 4 if file.read(2) == b"\x1f\x8b" else 1
-        return path.stat().st_size * expansion >= STREAM_FROM_BYTES
-    except OSError:
-        return False  # the in-memory reader names the problem
-
-
-def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conventions: Conventions,
-                       relstring: tuple[str, int] | None, stop=None):
-    """:func:`evaluate_files` in bounded memory: the run in chunks of whole queries, the same values and lines."""
-    from .stream import stream_run
-
-    result = stream_run(qrels, run_path, list(measures) or ["num_q"], conventions,
-                        relstring_length=relstring[1] if relstring is not None else None, stop=stop)
-    values: dict[str, object] = dict(result.values)
-    if conventions.missing_queries == "zero":
-        values[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
-    if relstring is not None:
-        values[relstring[0]] = result.relevance_strings
-    return result.qids, values, result.runid
-
-
-def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
-    """Raise InputError naming the qrels line of the first grade the measures cannot score (see
-    :func:`metrics.evaluate.grade_limit`: exponential gain overflows, gain parameters list every grade)."""
-    from .io.trec import line_number
-
-    limit = grade_limit(measures, conventions)
-    if limit is None:
-        return
-    too_large = np.flatnonzero(qrels.grade > limit[0])
-    if too_large.size:
-        from .io.frames import is_parquet
-
-        row = int(too_large[0])
-        where = f"row {row}" if is_parquet(source) else f"line {line_number(source, row, kind='qrels')}"
-        raise InputError(f"{qrels.name} {where}: grade {int(qrels.grade[row])} {limit[1]}")
-
-
 def format_line(key: str, qid: str, value: float) -> str:
     """One trec_eval output line: ``%-22s\\t%s\\t%6.4f``, or ``%ld`` for counts."""
     if is_count(key):
@@ -536,7 +397,7 @@ def report_lines(
         # Summed in trec_eval's query order, one query after another, so the mean is bit-identical to its own.
         means = aggregate_columns({key: values[key] for key in keys})
         if ALL_NUM_REL in values and "num_rel" in means:
-            means["num_rel"] = values[ALL_NUM_REL]  # trec_eval's -c quirk, see evaluate_files
+            means["num_rel"] = values[ALL_NUM_REL]  # trec_eval's -c quirk, see evaluate_run_files
         hole_means = bounds.means() if bounds is not None else {}
         for key in keys:
             lines.append(format_line(key, "all", means[key]))
@@ -598,8 +459,6 @@ def _write_lines(out: TextIO, lines: list[str]) -> None:
 
 def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions: Conventions, out: TextIO) -> None:
     """``QRELS RUN RUN...``: each run's block, in order, as that run alone prints it (see :mod:`metrics.many_runs`)."""
-    from .many_runs import check_run_paths, evaluate_each
-
     check_run_paths(args.runs)
     qrels = read_checked_qrels(args.qrels, selection.measures, conventions)
     results = evaluate_each(qrels, [(path, path) for path in args.runs], selection.measures, conventions,
@@ -632,7 +491,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             _print_many_runs(args, selection, conventions, out)
             return 0
         (run_path,) = args.runs
-        qids, values, tag = evaluate_files(args.qrels, run_path, selection.measures, conventions,
+        qids, values, tag = evaluate_run_files(args.qrels, run_path, selection.measures, conventions,
                                            relstring=selection.relstring if args.per_query else None)
         if not qids:
             raise UsageError(nothing_to_evaluate(run_path, args.qrels))
@@ -654,6 +513,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     return 2
 
 
+#: The names these functions had when they lived here (the reading moved to metrics.io.read, the evaluation of one
+#: run file to metrics.many_runs); ``evaluate_files`` is :func:`metrics.many_runs.evaluate_run_files`.
+evaluate_files = evaluate_run_files
+
 __all__ = ["NICKNAMES", "SUPPORTED_ORDER", "Selection", "TREC_EVAL_MEASURE_ORDER", "UsageError", "build_parser",
-           "evaluate_files", "evaluate_run", "evaluate_run_path", "format_line", "main", "read_checked_qrels", "report_lines",
-           "select_measures"]
+           "evaluate_files", "evaluate_run", "evaluate_run_path", "format_line", "main", "read_checked_qrels",
+           "read_run_path", "report_lines", "select_measures"]

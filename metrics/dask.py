@@ -22,12 +22,6 @@ LocalCluster, Kubernetes or Slurm (dask-jobqueue), provided the workers have thi
 
 from __future__ import annotations
 
-try:
-    import dask.dataframe as dd
-    import pandas as pd
-except ImportError:  # pragma: no cover - the message is the point
-    raise ImportError('metrics.dask needs Dask: pip install ".[dask]" (dask[dataframe] and distributed)') from None
-
 from collections.abc import Iterable
 
 import numpy as np
@@ -51,9 +45,16 @@ from .io.frames import (
     _Where,
     per_query_frame,
 )
-from .io.trec import QrelsTable, RunTable, to_numpy, value_codes
+from .io.trec import QrelsTable, RunTable, TrecFormatError, _no_data_lines, read_qrels, read_run, to_numpy, value_codes
 from .model import InputError
 from .names import Measure
+from .optional import require
+
+# The module is about Dask: importing it without the [dask] extra is the one line naming the extra.
+dask = require("dask", needed_by="metrics.dask")
+dd = require("dask.dataframe", needed_by="metrics.dask")
+read_bytes = require("dask.bytes", needed_by="metrics.dask").read_bytes
+pd = require("pandas", needed_by="metrics.dask")
 
 #: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0;
 #: part and row are the row's input partition and its row there, so a query's rows regain their input order.
@@ -75,9 +76,6 @@ def read_trec_qrels(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataF
 
 
 def _read_blocks(paths, blocksize, kind: str) -> dd.DataFrame:
-    import dask
-    from dask.bytes import read_bytes
-
     names = [paths] if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__") else list(paths)
     if any(str(name).endswith(".gz") for name in names):
         blocksize = None  # a gzip stream cannot be cut at a line end without decompressing it
@@ -88,8 +86,6 @@ def _read_blocks(paths, blocksize, kind: str) -> dd.DataFrame:
     parts = [dask.delayed(_parse_block)(block, label if whole else f"{label} (block {number})", kind, whole)
              for label, file_blocks in zip(labels, blocks) for number, block in enumerate(file_blocks)]
     if not parts:
-        from .io.trec import TrecFormatError, _no_data_lines
-
         raise TrecFormatError(_no_data_lines(", ".join(labels), kind, "is empty"))
     return dd.from_delayed(parts, meta=_block_frame(kind), verify_meta=False)
 
@@ -107,8 +103,6 @@ def _block_frame(kind: str, table=None) -> pd.DataFrame:
 
 def _parse_block(block: bytes, name: str, kind: str, whole: bool) -> pd.DataFrame:
     """One block's rows; a block of comments and blank lines is an empty piece of a longer file."""
-    from .io.trec import read_qrels, read_run
-
     if not whole and not _has_data_line(block):
         return _block_frame(kind)
     return _block_frame(kind, (read_run if kind == "run" else read_qrels)(block, name=name))

@@ -7,7 +7,7 @@ memory at once (a finished run keeps only its per-query values). Workers are thr
 the readers (pyarrow) and the kernels (numpy) release the GIL for most of their time (bench/README.md has the
 measurement against a process pool).
 
-The values of each run are those of evaluating it alone (the same code: :func:`metrics.cli.evaluate_run_path`, so
+The values of each run are those of evaluating it alone (the same code: :func:`evaluate_run_path`, so
 a run file large enough streams in chunks of whole queries, :mod:`metrics.stream`), and the means are summed in
 trec_eval's order, so the table and the blocks equal one call per run to the last bit.
 """
@@ -21,22 +21,27 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import bulk, stream
 from .conventions import Conventions
+from .engine import aggregate_columns, as_measures, grade_limit, make_conventions, nothing_to_evaluate
+from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
+from .io.read import read_checked_qrels, read_run_path
+from .io.trec import QrelsTable, RunTable
+from .measures import relevance_strings
 from .model import InputError
 from .names import Measure
+from .optional import require
 
-if TYPE_CHECKING:  # pyarrow and pandas load when first used: `import metrics` stays light
+if TYPE_CHECKING:  # pandas is optional (the app's extra): loaded when evaluate_runs builds its table
     import pandas as pd
-
-    from .io.trec import QrelsTable, RunTable
 
 #: A run as :func:`evaluate_runs` takes it: a TREC or Parquet file path ('-' is standard input), a pandas DataFrame
 #: or pyarrow Table (:mod:`metrics.io.frames`), a RunTable, or {qid: {doc: score}}.
-RunSource = Union[str, Path, "RunTable", Mapping]
+RunSource = str | Path | RunTable | Mapping
 
 #: Runs in one :func:`evaluate_runs` table (it holds every run's per-query values). The command line streams its
 #: blocks and takes any number of runs.
@@ -81,17 +86,106 @@ def check_run_paths(paths: Sequence[str]) -> None:
             raise InputError(f"cannot read {path}: {error.strerror or error}") from None
 
 
+# ---- one run, as the command line evaluates it ----------------------------------------------------------
+
+
+def evaluate_run_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
+                   relstring: tuple[str, int] | None = None):
+    """Read both files and evaluate the run as ``python -m metrics QRELS RUN`` does: ``(qids, {key: per-query
+    values}, run tag)``, qids in trec_eval's order.
+
+    Uses the columnar readers and the bulk path, so a run of millions of lines never becomes Python dicts. With
+    ``relstring`` (output name, length), ``values`` also holds each query's string of grades under that name.
+    With ``missing_queries="zero"`` (trec_eval -c), ``values`` holds ``ALL_NUM_REL``: the all-line of num_rel
+    as trec_eval prints it there (qrels lines with grade > 0, whatever -l says).
+    """
+    qrels = read_checked_qrels(qrels_path, measures, conventions)
+    return evaluate_run_path(qrels, run_path, measures, conventions, relstring=relstring)
+
+
+def evaluate_run_path(qrels, run_path: str, measures: Sequence[Measure], conventions: Conventions, *,
+                      relstring: tuple[str, int] | None = None, stop=None):
+    """:func:`evaluate_run_files` with the qrels read and checked already: a large run file streams, others are read
+    whole (every run of ``python -m metrics QRELS RUN RUN...`` goes through here). ``stop``: a threading.Event
+    that ends a streamed run early (:func:`metrics.stream.stream_run`)."""
+    if _streams(run_path):
+        return _evaluate_streamed(qrels, Path(run_path), measures, conventions, relstring, stop)
+    # The table goes straight into the call (no name holds it here), so evaluate_run can release it before the kernels.
+    return evaluate_run(qrels, read_run_path(run_path), measures, conventions, relstring=relstring)
+
+
+def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventions, *,
+                 relstring: tuple[str, int] | None = None):
+    """:func:`evaluate_run_files` for tables already read (``qrels`` checked by :func:`read_checked_qrels`); the run
+    table is released before the kernels run once the caller drops its own reference."""
+    runid = run.runid
+    extra: dict[str, object] = {}
+    if conventions.missing_queries == "zero":
+        # trec_eval's -c sums every qrels line with rel > 0 for num_rel's all-line, whatever -l says.
+        extra[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
+    if relstring is not None:
+        _, groups = bulk.batches_for_run(qrels, run, conventions)
+        strings: list[str] = []
+        for rows, batch in groups:
+            text = relevance_strings(batch, relstring[1])
+            strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
+        if groups and groups[0][0] is not None:
+            strings = [text for _, text in sorted(strings)]
+        extra[relstring[0]] = strings
+    # A selection of only runid still needs the list of evaluated queries.
+    prepared = bulk.prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
+    del run  # hundreds of MB for a large run, not needed by the kernels
+    qids, values, _ = bulk.evaluate_prepared(prepared)
+    order = np.asarray(sorted(range(len(qids)), key=lambda i: str(qids[i])), dtype=np.int64)
+    values = {key: column[order] for key, column in values.items()}
+    for key, column in extra.items():
+        values[key] = [column[i] for i in order] if isinstance(column, list) else column
+    return [str(qids[i]) for i in order], values, runid
+
+
+#: The key of trec_eval's -c all-line of num_rel in evaluate_run_files' values.
+ALL_NUM_REL = "num_rel (all, -c)"
+
+#: Run files (plain or gzip) at least this large are evaluated in chunks of whole queries (:mod:`metrics.stream`).
+STREAM_FROM_BYTES = 64 << 20
+
+
+def _streams(run_path: str) -> bool:
+    """Whether the run is a TREC file (plain or gzip) large enough to stream; standard input and Parquet are not."""
+    path = Path(run_path)
+    try:
+        if run_path == "-" or not path.is_file() or is_parquet(path):
+            return False
+        with open(path, "rb") as file:
+            # Text size: a gzipped run expands 3 to 8 times (the benchmark's 3.7), so count it as four times larger.
+            expansion = 4 if file.read(2) == b"\x1f\x8b" else 1
+        return path.stat().st_size * expansion >= STREAM_FROM_BYTES
+    except OSError:
+        return False  # the in-memory reader names the problem
+
+
+def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conventions: Conventions,
+                       relstring: tuple[str, int] | None, stop=None):
+    """:func:`evaluate_run_files` in bounded memory: the run in chunks of whole queries, the same values and lines."""
+    result = stream.stream_run(qrels, run_path, list(measures) or ["num_q"], conventions,
+                        relstring_length=relstring[1] if relstring is not None else None, stop=stop)
+    values: dict[str, object] = dict(result.values)
+    if conventions.missing_queries == "zero":
+        values[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
+    if relstring is not None:
+        values[relstring[0]] = result.relevance_strings
+    return result.qids, values, result.runid
+
+
 def evaluate_each(qrels: QrelsTable, runs: Sequence[tuple[str, RunSource]], measures: Sequence[Measure],
                   conventions: Conventions, *, relstring: tuple[str, int] | None = None,
                   workers: int | None = None) -> Iterator[RunValues]:
     """Each run's :class:`RunValues`, in the order given. ``qrels`` is read and checked already
-    (:func:`metrics.cli.check_grade_limit`). A run that cannot be read or evaluated raises its error when its turn
+    (:func:`metrics.io.read.check_grade_limit`). A run that cannot be read or evaluated raises its error when its turn
     comes: the runs before it have been yielded whole; of the runs after it, none is started, and those already
     started (at most ``workers - 1``) are told to stop and dropped. An interrupted or abandoned iteration (Ctrl-C)
     does the same and returns without waiting: a streamed run stops within a read step, removing its temporary
     files, and a run read whole finishes its reading in the background."""
-    from .cli import evaluate_run, evaluate_run_path
-
     if workers is None:
         workers = default_workers(len(runs))
     elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
@@ -160,10 +254,7 @@ def evaluate_runs(
     rows gives its wide means table. ``workers`` runs (default: one per core) are read and evaluated at once, in
     threads; ``workers=1`` holds one run in memory at a time. At most :data:`MAX_RUNS` runs per call.
     """
-    import pandas as pd
-
-    from .engine import as_measures, make_conventions, nothing_to_evaluate
-
+    pd = require("pandas", needed_by="metrics.evaluate_runs")
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
     parsed = as_measures(measures)
@@ -222,9 +313,6 @@ def _named_runs(runs: Mapping[object, RunSource]) -> list[tuple[str, RunSource]]
 
 def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tuple[str, str, float]]:
     """``(qid, measure key, value)`` of one run: what ``trec_eval -q`` prints (per query, then ``all``)."""
-    from .cli import ALL_NUM_REL
-    from .engine import aggregate_columns
-
     keys = [m.key for m in measures]
     per_query = [m.key for m in measures if m.name != "num_q" and m.info.per_query]
     columns = {key: np.asarray(result.values[key], dtype=np.float64) for key in per_query}
@@ -239,11 +327,6 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
 
 
 def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> QrelsTable:
-    from .cli import read_checked_qrels
-    from .engine import grade_limit
-    from .io.frames import as_qrels_table, is_frame
-    from .io.trec import QrelsTable
-
     if isinstance(qrels, (str, Path)):
         check_run_paths([str(qrels)])  # the same one line for a qrels file that cannot be opened
         return read_checked_qrels(str(qrels), measures, conv)
@@ -260,10 +343,6 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
 
 
 def _as_run_table(source: RunSource, name: str) -> RunTable:
-    from .cli import read_run_path
-    from .io.frames import as_run_table, is_frame
-    from .io.trec import RunTable
-
     if isinstance(source, (str, Path)):
         return read_run_path(str(source))  # TREC or Parquet; '-' is standard input
     if isinstance(source, (RunTable, Mapping)) or is_frame(source):
@@ -272,5 +351,6 @@ def _as_run_table(source: RunSource, name: str) -> RunTable:
                      f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
 
 
-__all__ = ["MAX_RUNS", "RunSource", "RunValues", "check_run_paths", "default_workers", "evaluate_each",
-           "evaluate_runs", "per_query_values", "result_rows"]
+__all__ = ["ALL_NUM_REL", "MAX_RUNS", "STREAM_FROM_BYTES", "RunSource", "RunValues", "check_run_paths",
+           "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files", "evaluate_run_path", "evaluate_runs",
+           "per_query_values", "result_rows"]

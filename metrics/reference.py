@@ -15,6 +15,7 @@ from .conventions import Conventions
 from .evaluate import evaluate_rankings
 from .model import order_documents
 from .names import parse_measures
+from .optional import require
 
 #: Values closer than this count as equal (the engine matches pytrec_eval to the last bit in tests).
 TOLERANCE = 1e-9
@@ -59,7 +60,7 @@ def check_against_trec_eval(
 ) -> Agreement:
     """Evaluate one query three ways (see the module docstring). Only ``relevance_level`` and ``unjudged``
     (-l and -J) are taken from ``conventions``: the others are not trec_eval's and pytrec_eval cannot follow them."""
-    import pytrec_eval  # imported lazily: the engine itself never needs it
+    pytrec_eval = require("pytrec_eval", needed_by="metrics.reference (the live trec_eval check)")
 
     conventions = conventions or Conventions()
     trec = Conventions(relevance_level=conventions.relevance_level, unjudged=conventions.unjudged)

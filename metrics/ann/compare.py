@@ -15,6 +15,7 @@ from ..conventions import Conventions
 from ..engine import check_qrels, check_run, make_conventions
 from ..evaluate import evaluate
 from ..model import InputError, iter_sorted_qids, order_documents
+from ..optional import require
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
@@ -64,8 +65,7 @@ class AnnComparison:
 
     def frame(self):
         """The rows as a pandas DataFrame (pandas is imported only here)."""
-        import pandas as pd
-
+        pd = require("pandas", needed_by="metrics.ann (AnnComparison.frame)")
         return pd.DataFrame(self.rows(), columns=["qid", *self.names])
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from ..model import InputError
+from ..optional import require
 
 IndexKind = Literal["hnsw", "ivf"]
 
@@ -56,9 +57,8 @@ def _judgments(query_ids, query_labels, doc_ids, doc_labels) -> dict[str, dict[s
 def digits_collection() -> Collection:
     """scikit-learn's handwritten digits (1,797 8x8 images, 64 dimensions, 10 classes; it ships with the package).
     Every ninth image is a query, the rest are documents; a document is relevant when it shows the same digit."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
+    datasets = require("sklearn.datasets", needed_by="metrics.ann (the digits collection)")
+    digits = datasets.load_digits()
     vectors = np.ascontiguousarray(digits.data, dtype=np.float32)
     is_query = np.arange(len(vectors)) % 9 == 0
     doc_ids = tuple(f"img{i:04d}" for i in np.flatnonzero(~is_query))
@@ -124,8 +124,7 @@ def _check_range(name: str, value: object, bounds: tuple[int, int]) -> None:
 
 
 def _faiss():
-    import faiss
-
+    faiss = require("faiss", needed_by="metrics.ann (a real index)")
     faiss.omp_set_num_threads(1)
     return faiss
 

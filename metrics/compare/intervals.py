@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from ..model import InputError
+from ..optional import require
 
 IntervalMethod = Literal["percentile", "bca"]
 METHODS: tuple[IntervalMethod, ...] = ("percentile", "bca")
@@ -53,8 +54,7 @@ def bootstrap_interval(values, *, method: IntervalMethod = "bca", confidence: fl
     mean = float(data.mean())
     if data.size < 2 or float(data.max()) == float(data.min()):
         return Interval(mean, mean, mean, confidence, method, resamples, seed)
-    from scipy.stats import bootstrap
-
+    bootstrap = require("scipy.stats", needed_by="metrics.compare (bootstrap intervals)").bootstrap
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns about degenerate BCa; handled below
         result = bootstrap((data,), np.mean, n_resamples=resamples, confidence_level=confidence,

@@ -33,6 +33,7 @@ from ..engine import is_count, is_geometric, make_conventions
 from ..measures import MEASURES
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
+from ..optional import require
 from .intervals import Interval, IntervalMethod, bootstrap_interval
 from .pairs import TIE_TOLERANCE, paired_t_test, randomisation_test
 from .risk import Risk, risk
@@ -296,16 +297,14 @@ def _p_value(test: Test, arrays: Mapping[str, np.ndarray], a: str, b: str, permu
         deltas = y - x
         if not np.any(np.abs(deltas) > TIE_TOLERANCE):
             return 1.0
-        from scipy.stats import wilcoxon
-
+        wilcoxon = require("scipy.stats", needed_by="metrics.compare (the Wilcoxon test)").wilcoxon
         return float(wilcoxon(deltas, zero_method="wilcox").pvalue)
     return tukey_hsd_p_value(arrays, a, b)
 
 
 def tukey_hsd_p_value(arrays: Mapping[str, np.ndarray], a: str, b: str) -> float:
     """Tukey's HSD p-value for runs a and b, with queries as blocks (the two-way ANOVA's residual mean square)."""
-    from scipy.stats import studentized_range
-
+    studentized_range = require("scipy.stats", needed_by="metrics.compare (Tukey's HSD)").studentized_range
     matrix = np.vstack([arrays[run] for run in arrays])  # runs x queries
     k, n = matrix.shape
     if n < 2:

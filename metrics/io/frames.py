@@ -31,6 +31,7 @@ from ..engine import check_qrels, check_run
 from ..ids import check_id
 from ..model import MAX_GRADE, MIN_GRADE, InputError, short_repr
 from ..model import _is_finite_number as _finite
+from ..optional import require
 from .trec import QrelsTable, RunTable, _check_unique_pairs, to_numpy, value_codes
 
 #: Accepted names of each column, in the order they are looked for.
@@ -120,8 +121,7 @@ def run_from_mapping(run: Mapping, name: str = "run") -> RunTable:
 
 def per_query_frame(qids: list[str], values: Mapping[str, np.ndarray]):
     """A pandas DataFrame ``qid, <measure>...`` with the queries in trec_eval's order (sorted ids)."""
-    import pandas as pd
-
+    pd = require("pandas", needed_by="metrics.io.frames (per-query DataFrames)")
     order = np.asarray(sorted(range(len(qids)), key=qids.__getitem__), dtype=np.int64)
     columns = {"qid": pd.Series([qids[i] for i in order], dtype=str)}
     columns.update({key: np.asarray(column, dtype=np.float64)[order] for key, column in values.items()})

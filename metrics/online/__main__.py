@@ -88,8 +88,8 @@ def report(args: argparse.Namespace) -> str:
     if args.gamma is not None and args.model != "dbn":
         raise InputError(f"--gamma is dbn's continuation; it has no effect with --model {args.model} "
                          "(cascade's is 1)")
-    from ..cli import read_checked_qrels, read_run_path
     from ..conventions import TREC_EVAL
+    from ..io.read import read_checked_qrels, read_run_path
 
     qrels = read_checked_qrels(args.qrels, [], TREC_EVAL)
     run = read_run_path(args.run)

@@ -14,8 +14,9 @@ import pytest
 import pytrec_eval
 
 import metrics
-from metrics.cli import main, read_checked_qrels, select_measures
+from metrics.cli import main, select_measures
 from metrics.conventions import Conventions
+from metrics.io.read import read_checked_qrels
 from metrics.many_runs import MAX_RUNS, evaluate_each
 from tests.support.paths import TEST_DATA
 from tests.support.strategies import pytrec_eval_safe, random_collection
@@ -101,8 +102,7 @@ def test_parallel_and_serial_evaluation_give_the_same_values_in_the_same_order(r
 
 
 def test_large_runs_stream_as_they_do_alone_and_print_the_same_blocks(random_files, monkeypatch):
-    from metrics import cli as cli_module
-    from metrics import stream
+    from metrics import many_runs, stream
 
     qrels, runs = random_files
     expected = "".join(alone(["-q", "-c"], qrels, run) for run in runs)
@@ -113,7 +113,7 @@ def test_large_runs_stream_as_they_do_alone_and_print_the_same_blocks(random_fil
         streamed.append(str(run_path))
         return original(qrels_table, run_path, *args, **kwargs)
 
-    monkeypatch.setattr(cli_module, "STREAM_FROM_BYTES", 0)  # every file counts as large
+    monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", 0)  # every file counts as large
     monkeypatch.setattr(stream, "stream_run", counting)
     status, out, err = cli("-q", "-c", qrels, *runs)
     assert (status, err) == (0, "")
@@ -269,8 +269,7 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
     import threading
     import time
 
-    from metrics import cli as cli_module
-    from metrics import stream
+    from metrics import many_runs, stream
     from metrics.stream import chunks
 
     lines = "".join(f"q{q} Q0 d{d} {d} {1000 - d} tag\n" for q in range(400) for d in range(100))
@@ -282,7 +281,7 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    monkeypatch.setattr(cli_module, "STREAM_FROM_BYTES", 0)  # every file streams
+    monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", 0)  # every file streams
     monkeypatch.setattr(chunks, "_READ_STEP", 4096)
     original = stream.stream_run
     monkeypatch.setattr(stream, "stream_run", lambda *args, **kwargs: original(*args, chunk_bytes=4096, **kwargs))

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics import Conventions, cli
+from metrics import Conventions, cli, many_runs
 from metrics.bulk import evaluate_files
 from metrics.io.trec import TrecFormatError, read_run
 from metrics.stream import evaluate_file, stream_run
@@ -134,7 +134,7 @@ def test_the_command_line_prints_the_same_lines_streamed(tmp_path, monkeypatch) 
         for path in (run, shuffled):
             outputs = []
             for threshold in (1 << 62, 0):
-                monkeypatch.setattr(cli, "STREAM_FROM_BYTES", threshold)
+                monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", threshold)
                 out, err = io.StringIO(), io.StringIO()
                 assert cli.main([*argv, str(qrels), str(path)], stdout=out, stderr=err) == 0, err.getvalue()
                 outputs.append(out.getvalue())
@@ -151,10 +151,10 @@ def test_the_command_line_streams_a_gzipped_run_by_its_text_size(tmp_path, monke
     real = metrics.stream.stream_run
     monkeypatch.setattr(metrics.stream, "stream_run", lambda *a, **k: streamed.append(a[1]) or real(*a, **k))
     # Smaller than the threshold on disk, larger once decompressed (counted as four times its size).
-    monkeypatch.setattr(cli, "STREAM_FROM_BYTES", 2 * packed.stat().st_size)
+    monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", 2 * packed.stat().st_size)
     assert cli.main([str(qrels), str(packed)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
     assert streamed == [packed]
-    monkeypatch.setattr(cli, "STREAM_FROM_BYTES", 5 * packed.stat().st_size)
+    monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", 5 * packed.stat().st_size)
     assert cli.main([str(qrels), str(packed)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
     assert streamed == [packed]  # not streamed this time
 
@@ -253,8 +253,8 @@ def test_peak_memory_does_not_grow_with_the_number_of_queries(tmp_path) -> None:
 
 _ONE_RUN_PEAK = """
 import resource, sys
-from metrics import cli
-cli.STREAM_FROM_BYTES = 0 if sys.argv[1] == "streamed" else 1 << 62
+from metrics import cli, many_runs
+many_runs.STREAM_FROM_BYTES = 0 if sys.argv[1] == "streamed" else 1 << 62
 status = cli.main(["-m", "map", "-m", "P.10", sys.argv[2], sys.argv[3]])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
@@ -287,7 +287,7 @@ def test_running_out_of_memory_while_streaming_is_one_line_naming_the_run(tmp_pa
         raise MemoryError("Unable to allocate 1.2 GiB for an array")
 
     monkeypatch.setattr(metrics.bulk, "prepare_run", no_memory)
-    monkeypatch.setattr(cli, "STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", 0)
     for text in (contiguous(run_text), run_text):  # read once, and grouped out of core
         run.write_text(text)
         out, err = io.StringIO(), io.StringIO()
