@@ -15,13 +15,12 @@ Every export reproduces the page: the list shown is the ranking scored, so
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 
 from .conventions import Conventions
 from .ids import to_trec_id
+from .io.csv_cells import csv_text
 from .model import Qrels, Run, order_documents
 
 #: Conventions pytrec_eval expresses, and the RelevanceEvaluator arguments that do so (trec_eval -l and -J).
@@ -137,11 +136,9 @@ def reproduction_snippet(qrels: Qrels, run: Run, measures: Sequence[str], conven
 
 def metrics_csv(rows: Sequence[tuple[str, str, float]], conventions: Conventions, ranking: Sequence[str]) -> str:
     """``metric,measure,value,conventions,ranking`` rows: each value with the conventions and the order
-    (doc ids, rank 1 first) that produced it."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["metric", "measure", "value", "conventions", "ranking"])
+    (doc ids, rank 1 first) that produced it; a doc id that a spreadsheet would run as a formula is made inert
+    (:func:`metrics.io.csv_cells.csv_text`)."""
     order = " ".join(ranking)
-    for label, measure, value in rows:
-        writer.writerow([label, measure, repr(float(value)), conventions.describe(), order])
-    return out.getvalue()
+    header = ["metric", "measure", "value", "conventions", "ranking"]
+    return csv_text([header, *([label, measure, float(value), conventions.describe(), order]
+                               for label, measure, value in rows)])

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..conventions import Conventions
 from ..engine import check_qrels, check_run, make_conventions
 from ..evaluate import evaluate
+from ..io.csv_cells import csv_text
 from ..model import InputError, iter_sorted_qids, order_documents
 from ..optional import require
 
@@ -67,6 +68,12 @@ class AnnComparison:
         """The rows as a pandas DataFrame (pandas is imported only here)."""
         pd = require("pandas", needed_by="metrics.ann (AnnComparison.frame)")
         return pd.DataFrame(self.rows(), columns=["qid", *self.names])
+
+    def csv(self) -> str:
+        """The rows as CSV text (``qid`` and the names), a qid a spreadsheet would run as a formula made inert
+        (:func:`metrics.io.csv_cells.csv_text`)."""
+        columns = ["qid", *self.names]
+        return csv_text([columns, *([row.get(name) for name in columns] for row in self.rows())])
 
 
 def compare_ann(

@@ -100,7 +100,7 @@ def summary(comparison, lists: data.AnnLists) -> None:
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={name: st.column_config.NumberColumn(name, format="%.4f")
                                     for name in comparison.names})
-        st.download_button("Download the table (CSV)", table.to_csv(index=False).encode(), "ann_recall.csv",
+        st.download_button("Download the table (CSV)", comparison.csv().encode(), "ann_recall.csv",
                            "text/csv", key="ann_download_csv")
 
 
