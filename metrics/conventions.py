@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import textwrap
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -30,32 +31,8 @@ Discount = Literal["log2", "jk_b2", "jk_b10"]
 class Conventions:
     """One complete set of evaluation conventions. The defaults are trec_eval's.
 
-    relevance_level: a judgment counts as relevant when grade >= relevance_level (trec_eval ``-l``).
-    gain: the gain of a judged document with grade g >= 0 in DCG: ``linear`` g (trec_eval),
-        ``exponential`` 2^g - 1 (Burges et al.), ``binary`` 1 if relevant else 0.
-    ideal_from: the ideal DCG sorts the gains of ``judgments`` (every judged document; trec_eval) or of the
-        ``retrieved`` list only (scikit-learn's ndcg_score).
-    ap_denominator: AP@k divides the summed precisions by ``R`` (all relevant; trec_eval map_cut),
-        ``min_R_k`` (min(R, k)), or ``retrieved_relevant`` (relevant documents in the top k).
-    tie_order: how documents with equal scores are ordered: ``trec_eval`` (doc id descending, byte order),
-        ``as_given`` (input order), ``docid_ascending``.
-    unjudged: unjudged retrieved documents count as ``nonrelevant`` (trec_eval) or are ``removed`` from the
-        ranking before scoring (the condensed list; trec_eval ``-J``).
-    precision_short_list: P@k divides by ``k`` (trec_eval) or by ``retrieved``, min(k, number retrieved).
-    missing_queries: queries judged in the qrels but absent from the run are ``skip``-ped (trec_eval) or
-        scored as empty rankings, i.e. ``zero`` (trec_eval ``-c``).
-    depth: evaluate only the top ``depth`` documents of each ranking (trec_eval ``-M``); None means all.
-    score_precision: scores are compared as ``float32`` (trec_eval up to 9.0.8 and pytrec_eval store them as C
-        floats, so two doubles that round to the same float tie and go to the tie order) or as ``float64``
-        (trec_eval 10).
-    tied_gains: in DCG, documents with equal scores each take the gain of their own grade at their rank
-        (``ordered``, in the tie order; trec_eval) or share the mean gain of their tie group (``averaged``;
-        scikit-learn's ndcg_score, torchmetrics). Rankings given without scores have no ties.
-    empty_ideal: nDCG of a ranking whose ideal DCG is 0 (no document with a positive gain): ``zero``
-        (trec_eval) or ``one`` (LightGBM, XGBoost's ``ndcg``).
-    discount: DCG divides the gain at rank r by ``log2`` (r + 1) (trec_eval, ir_measures; the base of this log
-        cancels in nDCG), or follows Järvelin & Kekäläinen (2002): no discount before rank b, then log_b(r),
-        with b = 2 (``jk_b2``) or b = 10 (``jk_b10``, their patient user).
+    Each field's meaning is the ``description`` of its :class:`ConventionInfo` in :data:`ALL_CONVENTIONS`,
+    listed below by :func:`help`.
     """
 
     relevance_level: int = 1
@@ -176,11 +153,25 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class ConventionInfo:
+    """Every fact about one convention (one field of :class:`Conventions`).
+
+    name: the field. label: a short title for a select box. affects: the measures it changes (``all``, ``mean``).
+    choices: its values with their meaning and tools, trec_eval's first; empty for a number (relevance_level,
+    depth). description: what the field means. scope: ``query`` when it means something for one ranked list,
+    ``run`` when only for a whole run (missing_queries, depth). url_param: the explorer's URL parameter, None when
+    the explorer does not offer it. orders_only: it only decides how scores order the documents (tie_order,
+    score_precision), so a list of scores that already gives the order carries any value of it.
+    """
+
     name: str
     label: str
     affects: tuple[str, ...]
     choices: tuple[Choice, ...]
     notes: tuple[str, ...] = ()  # tools whose behaviour no choice describes, and what they do instead
+    description: str = ""
+    scope: Literal["query", "run"] = "query"
+    url_param: str | None = None
+    orders_only: bool = False
 
 
 _TREC_EVAL = Attribution("trec_eval",
@@ -210,7 +201,17 @@ def _st(what: str) -> Attribution:
                        _SENTENCE_TRANSFORMERS)
 
 
-CONVENTION_INFO: tuple[ConventionInfo, ...] = (
+#: Every convention, one entry per field of :class:`Conventions`: those with choices in the order the command line
+#: and the panels list them, and the two numbers (relevance_level, depth).
+ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
+    ConventionInfo(
+        "relevance_level",
+        "Relevance threshold",
+        ("all",),
+        (),
+        description="a judgment counts as relevant when grade >= relevance_level (trec_eval ``-l``).",
+        url_param="level",
+    ),
     ConventionInfo(
         "gain",
         "Gain of a graded judgment",
@@ -226,6 +227,9 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
             Choice("binary", "gain = 1 if relevant, else 0", (_st("NDCG@k"),)),
         ),
+        description=("the gain of a judged document with grade g >= 0 in DCG: ``linear`` g (trec_eval), "
+                     "``exponential`` 2^g - 1 (Burges et al.), ``binary`` 1 if relevant else 0."),
+        url_param="gain",
     ),
     ConventionInfo(
         "ideal_from",
@@ -241,6 +245,9 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 _LIGHTGBM,
                 Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
         ),
+        description=("the ideal DCG sorts the gains of ``judgments`` (every judged document; trec_eval) or of "
+                     "the ``retrieved`` list only (scikit-learn's ndcg_score)."),
+        url_param="ideal",
     ),
     ConventionInfo(
         "tied_gains",
@@ -254,6 +261,10 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("torchmetrics retrieval_normalized_dcg", "test_torchmetrics_transcription",
                             _TORCHMETRICS + "ndcg.py"))),
         ),
+        description=("in DCG, documents with equal scores each take the gain of their own grade at their rank "
+                     "(``ordered``, in the tie order; trec_eval) or share the mean gain of their tie group "
+                     "(``averaged``; scikit-learn's ndcg_score, torchmetrics). Rankings given without scores "
+                     "have no ties."),
     ),
     ConventionInfo(
         "empty_ideal",
@@ -267,6 +278,8 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
             Choice("one", "is 1", (
                 _LIGHTGBM, Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
         ),
+        description=("nDCG of a ranking whose ideal DCG is 0 (no document with a positive gain): ``zero`` "
+                     "(trec_eval) or ``one`` (LightGBM, XGBoost's ``ndcg``)."),
     ),
     ConventionInfo(
         "discount",
@@ -280,6 +293,10 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
             Choice("jk_b10", "Järvelin & Kekäläinen: ranks 1-9 undiscounted, then gain / log10(rank)",
                    (_JARVELIN_KEKALAINEN_B10,)),
         ),
+        description=("DCG divides the gain at rank r by ``log2`` (r + 1) (trec_eval, ir_measures; the base of "
+                     "this log cancels in nDCG), or follows Järvelin & Kekäläinen (2002): no discount before "
+                     "rank b, then log_b(r), with b = 2 (``jk_b2``) or b = 10 (``jk_b10``, their patient "
+                     "user)."),
     ),
     ConventionInfo(
         "ap_denominator",
@@ -295,6 +312,9 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("torchmetrics retrieval_average_precision(top_k)", "test_torchmetrics_transcription",
                             _TORCHMETRICS + "average_precision.py"),)),
         ),
+        description=("AP@k divides the summed precisions by ``R`` (all relevant; trec_eval map_cut), "
+                     "``min_R_k`` (min(R, k)), or ``retrieved_relevant`` (relevant documents in the top k)."),
+        url_param="ap_denominator",
     ),
     ConventionInfo(
         "tie_order",
@@ -317,6 +337,10 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
             "ranx keeps the input order of tied documents only in lists of up to 15 documents (numba's insertion "
             "sort) and orders them arbitrarily beyond, so no tie order reproduces ranx on longer tied lists.",
         ),
+        description=("how documents with equal scores are ordered: ``trec_eval`` (doc id descending, byte "
+                     "order), ``as_given`` (input order), ``docid_ascending``."),
+        url_param="ties",
+        orders_only=True,
     ),
     ConventionInfo(
         "unjudged",
@@ -329,6 +353,9 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("trec_eval -J", "test_pytrec_eval_judged_docs_only"),
                 Attribution("ir_measures judged_only", "test_ir_measures_judged_only"))),
         ),
+        description=("unjudged retrieved documents count as ``nonrelevant`` (trec_eval) or are ``removed`` "
+                     "from the ranking before scoring (the condensed list; trec_eval ``-J``)."),
+        url_param="unjudged",
     ),
     ConventionInfo(
         "precision_short_list",
@@ -341,6 +368,8 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("torchmetrics retrieval_precision(adaptive_k=True)", "test_torchmetrics_transcription",
                             _TORCHMETRICS + "precision.py"),)),
         ),
+        description="P@k divides by ``k`` (trec_eval) or by ``retrieved``, min(k, number retrieved).",
+        url_param="p_short",
     ),
     ConventionInfo(
         "missing_queries",
@@ -355,6 +384,18 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("ranx (make_comparable=True)", "test_ranx_make_comparable"),
                 Attribution("MS MARCO eval script", "test_ms_marco_eval_transcription", _MS_MARCO))),
         ),
+        description=("queries judged in the qrels but absent from the run are ``skip``-ped (trec_eval) or "
+                     "scored as empty rankings, i.e. ``zero`` (trec_eval ``-c``)."),
+        scope="run",
+    ),
+    ConventionInfo(
+        "depth",
+        "Depth: documents evaluated per ranking",
+        ("all",),
+        (),
+        description=("evaluate only the top ``depth`` documents of each ranking (trec_eval ``-M``); None means "
+                     "all."),
+        scope="run",
     ),
     ConventionInfo(
         "score_precision",
@@ -374,5 +415,25 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = (
                 Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
                 _LIGHTGBM)),
         ),
+        description=("scores are compared as ``float32`` (trec_eval up to 9.0.8 and pytrec_eval store them as "
+                     "C floats, so two doubles that round to the same float tie and go to the tie order) or as "
+                     "``float64`` (trec_eval 10)."),
+        url_param="precision",
+        orders_only=True,
     ),
 )
+
+#: The conventions that have choices (every field but the numbers relevance_level and depth), in the order the
+#: command line, the panels and the convention finder list them.
+CONVENTION_INFO: tuple[ConventionInfo, ...] = tuple(info for info in ALL_CONVENTIONS if info.choices)
+#: Every convention by field name.
+CONVENTIONS_BY_NAME: dict[str, ConventionInfo] = {info.name: info for info in ALL_CONVENTIONS}
+#: The conventions that only order the documents by score (tie_order, score_precision).
+ORDER_CONVENTIONS: tuple[str, ...] = tuple(info.name for info in ALL_CONVENTIONS if info.orders_only)
+#: URL parameter of each convention the explorer offers for one query (every query-level one with a parameter).
+URL_PARAMS: dict[str, str] = {info.name: info.url_param for info in ALL_CONVENTIONS if info.url_param is not None}
+
+Conventions.__doc__ = (Conventions.__doc__ or "") + "\n" + "\n".join(
+    textwrap.fill(f"{name}: {CONVENTIONS_BY_NAME[name].description}", width=110, initial_indent="    ",
+                  subsequent_indent="        ")
+    for name in Conventions.__dataclass_fields__)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 
-from .conventions import Conventions
+from .conventions import ORDER_CONVENTIONS, Conventions
 from .ids import to_trec_id
 from .io.csv_cells import csv_text
 from .model import Qrels, Run, order_documents
@@ -28,9 +28,8 @@ PYTREC_EVAL_ARGUMENTS: dict[str, Callable[[object], dict[str, object]]] = {
     "relevance_level": lambda value: {"relevance_level": value},
     "unjudged": lambda value: {"judged_docs_only_flag": True} if value == "removed" else {},
 }
-#: Conventions that only order the documents: the exported run's scores already give the order shown, so any
-#: value of these is reproduced by every tool that sorts by score.
-ORDER_CONVENTIONS = frozenset({"tie_order", "score_precision"})
+# The conventions of ORDER_CONVENTIONS (``orders_only`` in the registry) only order the documents: the exported
+# run's scores already give the order shown, so any value of these is reproduced by every tool that sorts by score.
 
 
 def qrels_to_trec(qrels: Qrels) -> str:
@@ -83,12 +82,14 @@ def snippet_tool(conventions: Conventions) -> tuple[str, tuple[str, ...]]:
     """``("pytrec_eval", ())`` when pytrec_eval can express every convention in force, else ``("metrics", names)``
     with the conventions it cannot express. Order-only conventions are carried by the run's scores."""
     missing = tuple(
-        name for name in conventions.differences() if name not in PYTREC_EVAL_ARGUMENTS and name not in ORDER_CONVENTIONS
+        name for name in conventions.differences()
+        if name not in PYTREC_EVAL_ARGUMENTS and name not in ORDER_CONVENTIONS
     )
     return ("metrics", missing) if missing else ("pytrec_eval", ())
 
 
-def reproduction_snippet(qrels: Qrels, run: Run, measures: Sequence[str], conventions: Conventions | None = None) -> str:
+def reproduction_snippet(qrels: Qrels, run: Run, measures: Sequence[str],
+                         conventions: Conventions | None = None) -> str:
     """A self-contained Python program that prints ``measure<TAB>qid<TAB>value`` for every measure, equal to the
     engine's values on the run's order under ``conventions`` (``run`` from :func:`run_scores`)."""
     conventions = conventions or Conventions()

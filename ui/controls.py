@@ -12,14 +12,14 @@ from typing import Any
 import streamlit as st
 
 from metrics import CONVENTION_INFO, Conventions
-from metrics.conventions import ConventionInfo
+from metrics.conventions import URL_PARAMS, ConventionInfo
 
 from . import state
 from .query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
 
-#: Conventions that mean something for a single query (missing_queries and depth concern whole runs).
-QUERY_CONVENTIONS = ("gain", "ideal_from", "ap_denominator", "tie_order", "score_precision", "unjudged",
-                     "precision_short_list")
+#: The conventions the explorer offers a select box for: those with a URL parameter (relevance_level has its own
+#: number input).
+QUERY_CONVENTIONS = tuple(info.name for info in CONVENTION_INFO if info.name in URL_PARAMS)
 
 
 def bound(widget: Callable[..., Any], key: str, value: Any, on_change: Callable[[Any], None], **kwargs: Any) -> Any:
@@ -66,7 +66,8 @@ def k_and_level(query: QueryState) -> None:
         bound(st.number_input, "level_input", query.conventions.relevance_level,
               lambda level: _change(conventions=state.current().conventions.replace(relevance_level=int(level))),
               label="Relevance threshold", min_value=0, max_value=1000, step=1,
-              help="A document is relevant when its grade is at least this (trec_eval -l). nDCG uses the grades themselves.")
+              help="A document is relevant when its grade is at least this (trec_eval -l). "
+                   "nDCG uses the grades themselves.")
 
 
 def convention_select(info: ConventionInfo) -> dict[str, Any]:
@@ -107,5 +108,7 @@ def conventions_panel(query: QueryState) -> None:
                 **convention_select(info),
             )
             convention_meaning(info, chosen)
-        st.button("Reset to trec_eval's conventions", key="reset_conventions", disabled=not query.conventions.differences(),
-                  on_click=lambda: _change(conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))
+        st.button("Reset to trec_eval's conventions", key="reset_conventions",
+                  disabled=not query.conventions.differences(),
+                  on_click=lambda: _change(
+                      conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))

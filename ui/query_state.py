@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from metrics import Conventions, InputError
+from metrics.conventions import ORDER_CONVENTIONS, URL_PARAMS
 from metrics.ids import check_id
 from metrics.model import order_documents
 
@@ -26,17 +27,9 @@ MAX_DOC_CHARS = 200
 MAX_K = 10_000
 MAX_GRADE = 1_000
 
-#: URL parameter name of each convention the explorer exposes (missing_queries and depth make no sense for one query).
-CONVENTION_PARAMS = {
-    "relevance_level": "level",
-    "gain": "gain",
-    "ideal_from": "ideal",
-    "ap_denominator": "ap_denominator",
-    "tie_order": "ties",
-    "score_precision": "precision",
-    "unjudged": "unjudged",
-    "precision_short_list": "p_short",
-}
+#: URL parameter name of each convention the explorer exposes (the registry's ``url_param``; missing_queries and
+#: depth make no sense for one query).
+CONVENTION_PARAMS = URL_PARAMS
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +103,6 @@ def use_this_order(state: QueryState) -> QueryState:
     scores = iter(range(active, 0, -1))
     return state.replace(items=tuple(
         item if item.removed else dataclasses.replace(item, score=float(next(scores))) for item in state.items))
-
-
-#: Conventions that decide how scores order the documents (and nothing else).
-ORDER_CONVENTIONS = ("tie_order", "score_precision")
 
 
 def set_order_convention(state: QueryState, name: str, value: str) -> QueryState:
@@ -251,7 +240,8 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
         if not isinstance(text, str):
             raise InputError(f"URL parameter {name!r} is not text")
         if len(text) > MAX_PARAM_CHARS:
-            raise InputError(f"URL parameter {name!r} is {len(text):,} characters long; the limit is {MAX_PARAM_CHARS:,}")
+            raise InputError(f"URL parameter {name!r} is {len(text):,} characters long; "
+                             f"the limit is {MAX_PARAM_CHARS:,}")
         values[name] = text
 
     items: list[Item] = []
@@ -283,14 +273,16 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
     changes: dict[str, object] = {}
     for name, param in CONVENTION_PARAMS.items():
         if param in values:
-            changes[name] = parse_grade(values[param], where="URL parameter 'level'") if name == "relevance_level" else values[param]
+            is_level = name == "relevance_level"
+            changes[name] = parse_grade(values[param], where="URL parameter 'level'") if is_level else values[param]
     try:
         conventions = Conventions(**changes)  # type: ignore[arg-type]
     except ValueError as error:
         raise InputError(f"URL conventions: {error}") from None
     check_state(tuple(items), judgments)
     query = check_id(values.get("query", "query")[:200] or "query", "query id", where="URL parameter 'query'")
-    # A list that arrives with scores is ordered as its tie-order convention says: what you see is what trec_eval scores.
+    # A list that arrives with scores is ordered as its tie-order convention says: what you see is what trec_eval
+    # scores.
     return sort_by_score(QueryState(tuple(items), judgments, k, conventions, query))
 
 
