@@ -188,7 +188,8 @@ INVARIANTS: dict[str, Callable] = {
     "the order of queries changes nothing": the_order_of_queries_changes_nothing,
     "a query scores the same alone": a_query_scores_the_same_alone,
     "renaming queries changes nothing": renaming_queries_changes_nothing,
-    "an increasing transform of untied scores changes nothing": an_increasing_transform_of_untied_scores_changes_nothing,
+    "an increasing transform of untied scores changes nothing":
+        an_increasing_transform_of_untied_scores_changes_nothing,
     "the cut form beyond every list is the uncut form": the_cut_form_beyond_every_list_is_the_uncut_form,
     "the mean aggregates as the registry says": the_mean_aggregates_as_the_registry_says,
 }
