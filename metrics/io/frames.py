@@ -187,29 +187,94 @@ def read_parquet_run(path: str | os.PathLike) -> RunTable:
 
 
 def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, ...], ...]) -> pa.Table:
-    """The wanted columns, decoded a batch at a time; refused once they pass ``PARQUET_MAX_RATIO`` x the file."""
+    """The wanted columns, refused once their decoded size passes ``PARQUET_MAX_RATIO`` x the file (at least
+    ``PARQUET_ALWAYS``).
+
+    The decoded size counts every column with its dictionary expanded, and is known before it is decoded: the
+    footer's sizes are checked first (each column chunk's uncompressed bytes, and at least its rows x the width of
+    one value); then each row group is read with its text columns kept as dictionaries, its expanded size added
+    to a running total from the dictionary's value lengths, and only within the cap decoded."""
     import pyarrow.parquet as pq
 
     size = os.path.getsize(path)
     limit = max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
+    refusal = InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the file's size "
+                         f"({_file_size(size)}) once decoded, past the cap of {limit / 2**20:,.0f} MiB "
+                         f"({PARQUET_MAX_RATIO} x the file, at least {PARQUET_ALWAYS >> 20} MiB); a run or qrels "
+                         "file does not, so the file is refused (write it with fewer repeated values, or as TREC text)")
     try:
         file = pq.ParquetFile(path)
         present = file.schema_arrow.names
-        columns = [column for names in wanted for column in names if column in present]
-        batches, decoded = [], 0
-        for batch in file.iter_batches(batch_size=_PARQUET_BATCH, columns=list(dict.fromkeys(columns))):
-            decoded += batch.nbytes
+        columns = list(dict.fromkeys(column for names in wanted for column in names if column in present))
+        if _stored_size(file.metadata, columns) > limit:
+            raise refusal
+        texts = [column for column in columns if _is_text(file.schema_arrow.field(column).type)]
+        if texts:  # text columns come out as dictionaries: the size of their expansion is known before it happens
+            file = pq.ParquetFile(path, read_dictionary=texts)
+        tables, decoded = [], 0
+        for group in range(file.num_row_groups):
+            table = file.read_row_group(group, columns=columns, use_threads=False)
+            decoded += _expanded_size(table)
             if decoded > limit:
-                raise InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the file's size "
-                                 f"({size / 2**20:.1f} MiB) once decoded; a run or qrels file does not, so the "
-                                 "file is refused (write it with fewer repeated values, or as TREC text)")
-            batches.append(batch)
-        if batches:
-            return _with_columns(pa.Table.from_batches(batches), present)
-        return _with_columns(file.schema_arrow.empty_table().select(list(dict.fromkeys(columns))), present)
+                raise refusal
+            tables.append(_decoded(table))
+        if tables:
+            return _with_columns(pa.concat_tables(tables), present)
+        return _with_columns(file.schema_arrow.empty_table().select(columns), present)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as error:
         raise InputError(f"{name}: cannot be read as Parquet ({_first_line(error)}); give a Parquet file with the "
                          "columns qid, docno and score (run) or label (qrels), or a TREC file") from None
+
+
+def _file_size(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 // 10 else f"{size:,} bytes"
+
+
+#: Bytes per value of each Parquet physical type once decoded (text: its 4-byte offset, the bytes counted apart).
+_VALUE_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "BYTE_ARRAY": 4, "INT64": 8, "DOUBLE": 8, "INT96": 12}
+
+
+def _stored_size(metadata, columns: Sequence[str]) -> int:
+    """The footer's lower bound on the decoded size of ``columns``: each column chunk's uncompressed bytes, and at
+    least its values x the width of one (a file of a billion run-length-encoded rows is a few bytes)."""
+    wanted, total = set(columns), 0
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            chunk = row_group.column(index)
+            if chunk.path_in_schema.split(".")[0] in wanted:
+                width = _VALUE_WIDTH.get(chunk.physical_type, 8)
+                total += max(chunk.total_uncompressed_size, chunk.num_values * width)
+    return total
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind))
+
+
+def _expanded_size(table: pa.Table) -> int:
+    """The bytes ``table`` takes with every dictionary expanded, counted without expanding: a dictionary's value
+    lengths taken at its indices, plus one offset per row."""
+    total = 0
+    for column in table.columns:
+        for chunk in column.chunks:
+            if not pa.types.is_dictionary(chunk.type):
+                total += chunk.nbytes
+            elif _is_text(chunk.dictionary.type):
+                lengths = pc.binary_length(chunk.dictionary)
+                total += (pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0) + 4 * len(chunk)
+            else:
+                total += chunk.dictionary.type.bit_width // 8 * len(chunk)
+    return total
+
+
+def _decoded(table: pa.Table) -> pa.Table:
+    """``table`` with its dictionary columns expanded (once :func:`_expanded_size` said that fits)."""
+    for index, column in enumerate(table.columns):
+        if pa.types.is_dictionary(column.type):
+            table = table.set_column(index, table.field(index).name, pc.cast(column, column.type.value_type))
+    return table
 
 
 # ---- columns ---------------------------------------------------------------------------------------

@@ -61,7 +61,32 @@ def materialise(content: object) -> bytes:
         if kind == "repeat":
             part, times = value
             return materialise(part) * times
+        if kind == "parquet":
+            return parquet_bytes(**value)
     raise ValueError(f"unknown content {content!r}")
+
+
+def parquet_bytes(columns: dict, rows: int, row_groups: int = 1, dictionary: bool = False) -> bytes:
+    """A Parquet file of ``row_groups`` row groups of ``rows`` rows, each column one value repeated (a content, or
+    a number); with ``dictionary`` its text columns are arrow dictionaries of that one value."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {}
+    for name, value in columns.items():
+        if isinstance(value, (int, float)):
+            arrays[name] = pa.array(np.full(rows, value))
+        elif dictionary:
+            text = materialise(value).decode("utf-8")
+            arrays[name] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array([text]))
+        else:
+            arrays[name] = pa.array([materialise(value).decode("utf-8")] * rows)
+    table, out = pa.table(arrays), io.BytesIO()
+    with pq.ParquetWriter(out, table.schema) as writer:
+        for _ in range(row_groups):
+            writer.write_table(table)
+    return out.getvalue()
 
 
 def write_files(tmp_path: Path, files: dict) -> dict[str, str]:
