@@ -49,7 +49,7 @@ def child(params: dict[str, str], repeats: int) -> dict:
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
 
-    from ui.whatif_panel import TABS
+    from ui.explore.whatif import TABS
 
     at = AppTest.from_file(APP, default_timeout=300)
     for name, value in params.items():

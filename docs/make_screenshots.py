@@ -112,7 +112,7 @@ def judge_holes(page: Page, base_url: str) -> Region:
     document relevant (at its query's highest grade, as the influence assumes): the banner, the mean before → after,
     the next candidates, and the added judgment ready to download."""
     from metrics.judging import find_holes
-    from ui.run_data import _built_in
+    from ui.runs.data import _built_in
 
     collection = _built_in()
     first = find_holes(collection.qrels, {"samples": collection.runs["samples"]}, "ndcg_cut.10", 10).holes[0]

@@ -20,9 +20,16 @@ from metrics.explain import explain
 from metrics.export import reproduction_snippet, run_scores, snippet_tool, trec_query_id
 from metrics.samples import load_samples
 from tests.support.paths import REPO
-from ui.exports import query_exports
-from ui.query_state import CONVENTION_PARAMS, ORDER_CONVENTIONS, QueryState, decode_url, move, set_order_convention
-from ui.state import state_from_sample
+from ui.common.query_state import (
+    CONVENTION_PARAMS,
+    ORDER_CONVENTIONS,
+    QueryState,
+    decode_url,
+    move,
+    set_order_convention,
+)
+from ui.common.state import state_from_sample
+from ui.explore.exports import query_exports
 
 
 def convention_changes() -> list[tuple[str, object]]:

@@ -45,4 +45,4 @@ def assert_no_failure(at: AppTest) -> None:
 
 
 def open_runs_page() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=120).run().switch_page("ui/page_runs.py").run()
+    return AppTest.from_file(APP, default_timeout=120).run().switch_page("ui/runs/entry.py").run()

@@ -15,7 +15,7 @@ DATA = TEST_DATA / "trec_eval"
 
 
 def open_ann_page() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=180).run().switch_page("ui/page_ann.py").run()
+    return AppTest.from_file(APP, default_timeout=180).run().switch_page("ui/ann/entry.py").run()
 
 
 @pytest.fixture(scope="module")

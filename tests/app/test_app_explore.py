@@ -8,8 +8,8 @@ from streamlit.proto.Metric_pb2 import Metric as MetricProto
 import metrics
 from metrics.samples import load_samples
 from tests.app.support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
-from ui.query_state import remove_active
-from ui.text import shown as as_shown  # what the page shows of a literal() message
+from ui.common.query_state import remove_active
+from ui.common.text import shown as as_shown  # what the page shows of a literal() message
 
 
 def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval():

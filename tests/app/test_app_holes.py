@@ -83,7 +83,7 @@ def test_with_unjudged_documents_removed_precision_is_only_a_range_and_the_help_
 def test_the_help_names_the_grade_of_the_all_relevant_scenario_by_its_rule_not_as_the_querys_top_grade():
     # Only grade 0 judged: the query's top grade is 0, the scenario judges the hole at the relevance threshold 1.
     from metrics.holes import query_holes, top_grade
-    from ui.holes_panel import hole_help
+    from ui.explore.holes import hole_help
 
     judgments = {"donut": 0}
     (hole,) = query_holes(["donut", "bagel"], judgments, ["P.2"]).values()

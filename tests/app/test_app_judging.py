@@ -13,7 +13,7 @@ from metrics.io.trec import read_qrels, read_run
 from metrics.judging import ADDED_ITERATION, find_holes, merged_trec
 from tests.app.support import assert_no_failure, open_runs_page
 from tests.app.test_app_runs import JAM_QRELS, JAM_RUN, upload
-from ui.text import shown as as_shown
+from ui.common.text import shown as as_shown
 
 EDITOR = "judge_editor_0"  # the grading table's key until its first use
 
@@ -57,7 +57,7 @@ def grade_in_table(at: AppTest, grades: dict[int, object]) -> AppTest:
 
 def the_collection(downloads: dict[str, bytes]):
     """The qrels the page downloads with the added judgments, and the built-in runs, as pytrec_eval dicts."""
-    from ui.run_data import _built_in
+    from ui.runs.data import _built_in
 
     built_in = _built_in()
     qrels = read_qrels(downloads["Download the qrels with them (qrels)"]).to_dict()
@@ -97,7 +97,7 @@ def test_grading_a_candidate_moves_the_mean_by_its_influence_and_the_download_sc
     added = downloads["Download the added judgments (qrels)"].decode()
     assert added == f"{first['query']} {ADDED_ITERATION} {first['document']} {int(first['if relevant'])}\n"
     # The merged file is the built-in qrels, line for line, with the added line after them.
-    from ui.run_data import _built_in
+    from ui.runs.data import _built_in
     original = _built_in().qrels_text()
     assert downloads["Download the qrels with them (qrels)"] == merged_trec(original, {
         (first["query"], first["document"]): int(first["if relevant"])})
@@ -183,9 +183,9 @@ def test_a_run_without_holes_says_so():
 
 
 def test_the_page_says_when_only_the_highest_ranked_candidates_are_scored(monkeypatch):
-    import ui.runs_judging
+    import ui.runs.judging
 
-    monkeypatch.setattr(ui.runs_judging, "MAX_CANDIDATES", 3)
+    monkeypatch.setattr(ui.runs.judging, "MAX_CANDIDATES", 3)
     at = samples_page("map")
     assert len(candidates(at)) == 3
     (cap,) = [info for info in at.info if "highest-ranked" in info.value]

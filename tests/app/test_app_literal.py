@@ -1,11 +1,11 @@
 """Every element that shows user text (ids, the ``query`` link parameter, file names, typed values) gets it in
-ui.text.literal's form, so Streamlit's Markdown shows it as typed. The browser-side proof (no link, image or
+ui.common.text.literal's form, so Streamlit's Markdown shows it as typed. The browser-side proof (no link, image or
 request leaves the app) is tests/browser/test_browser_injection.py; these check each sink's text, element by element."""
 
 from __future__ import annotations
 
 from tests.app.support import assert_no_failure, open_app, open_runs_page
-from ui.text import literal, shown
+from ui.common.text import literal, shown
 
 LOGIN_LINK = "[Session expired, sign in](https://evil.example/login)"
 IDS = ["![x](https://evil.example/pixel.png)", "https://evil.example/a", "**bold**", ":red[red]", "$$x$$"]

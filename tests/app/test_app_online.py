@@ -11,8 +11,8 @@ import metrics.online
 from tests.app.support import assert_no_failure, open_app, open_runs_page
 from tests.app.test_app_runs import upload
 from tests.app.test_app_whatif import figures
-from ui.query_state import reorder_active
-from ui.text import shown as as_shown  # what the page shows of a literal() message
+from ui.common.query_state import reorder_active
+from ui.common.text import shown as as_shown  # what the page shows of a literal() message
 
 PASTRY_QRELS = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
 PASTRY_RUN = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}
@@ -85,7 +85,7 @@ def test_an_attractive_unjudged_document_draws_clicks_the_offline_metrics_never_
 
 
 def test_a_negative_grade_is_unjudged_for_the_click_model_as_in_trec_eval_and_the_list():
-    from ui.online_panel import UNJUDGED, Settings, grade_levels
+    from ui.explore.online import UNJUDGED, Settings, grade_levels
 
     assert grade_levels({"a": 1, "b": -1}, ["a", "b"]) == [0, 1, UNJUDGED]
     settings = Settings("cascade", 1, ((0, 0.4), (1, 0.5), (UNJUDGED, 0.1)), (), 1.0, (), 0.9, 100, 0)

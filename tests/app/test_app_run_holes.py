@@ -9,7 +9,7 @@ from metrics.holes import holes_files
 from tests.app.support import assert_no_failure, open_runs_page
 from tests.app.test_app_runs import upload
 from tests.support.paths import TEST_DATA
-from ui import run_holes
+from ui.runs import holes as run_holes
 
 DATA = TEST_DATA / "trec_eval"
 PASTRY_QRELS = b"sweet_pastry 0 donut 1\nsweet_pastry 0 muffin 1\nsweet_pastry 0 scone 1\n"

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 import metrics
 from tests.app.support import assert_no_failure, open_runs_page
 from tests.support.paths import TEST_DATA
-from ui.text import shown as as_shown  # what the page shows of a literal() message
+from ui.common.text import shown as as_shown  # what the page shows of a literal() message
 
 DATA = TEST_DATA / "trec_eval"
 JAM_QRELS = b"jam 0 bagel 2\njam 0 croissant 2\njam 0 roll 2\njam 0 scone 1\njam 0 muffin 1\njam 0 donut 1\n"
@@ -215,11 +215,13 @@ def test_the_comparison_opens_a_query_at_the_compared_measures_cut_off():
 
 def test_every_run_builds_its_own_page_objects():
     """st.Page objects hold per-run state; objects shared by every session raced when two sessions reran at once."""
-    from ui import pages
+    import app
+    from ui.common import pages
 
-    first, second = pages.build(), pages.build()
+    first, second = app.build_pages(), app.build_pages()
     assert not {id(page) for page in first} & {id(page) for page in second}
-    assert not [name for name, value in vars(pages).items() if type(value).__name__ in ("Page", "StreamlitPage")]
+    for module in (app, pages):
+        assert not [name for name, value in vars(module).items() if type(value).__name__ in ("Page", "StreamlitPage")]
 
 
 def test_the_page_states_the_upload_limit_where_the_uploaders_are():

@@ -10,7 +10,7 @@ from metrics.compare import compare_many
 from metrics.io.trec import read_qrels, read_run
 from tests.app.support import assert_no_failure, open_runs_page
 from tests.support.paths import TEST_DATA
-from ui.text import shown as as_shown
+from ui.common.text import shown as as_shown
 
 DATA = TEST_DATA / "trec_eval"
 QRELS = (DATA / "qrels.test").read_bytes()

@@ -9,8 +9,8 @@ import sys
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from tests.app.support import assert_no_failure, open_app, open_runs_page
-from ui import data_io
-from ui.uploads import CACHE
+from ui.common.uploads import CACHE
+from ui.explore import data_io
 
 QRELS = b"q1 0 d1 1\nq1 0 d3 1\nq2 0 d1 1\n"
 RUN = b"q1 Q0 d1 1 0.9 mine\nq1 Q0 d2 2 0.8 mine\nq2 Q0 d1 1 0.5 mine\n"

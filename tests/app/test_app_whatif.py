@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.app.support import assert_no_failure, open_app, shown
-from ui.whatif_panel import TABS
+from ui.explore.whatif import TABS
 
 
 def _decode(value):
@@ -32,7 +32,7 @@ def figures(at) -> list:
 
 
 def unescaped(markdown: str) -> str:
-    """The text a reader sees of Markdown made literal by ui.text.literal."""
+    """The text a reader sees of Markdown made literal by ui.common.text.literal."""
     return markdown.replace("\\", "")
 
 
@@ -159,13 +159,13 @@ def test_applying_a_move_confirms_it_under_the_chart_with_an_undo_beside_it():
 
 @pytest.mark.parametrize("tab", TABS)
 def test_only_the_open_tab_builds_its_figure(tab, monkeypatch):
-    import ui.charts
+    import ui.explore.charts
 
     built = []
     for name in ("k_curves_figure", "swap_heatmaps_figure", "move_preview_figure", "removal_bars_figure",
                  "range_figure", "baseline_figure"):
-        builder = getattr(ui.charts, name)
-        monkeypatch.setattr(ui.charts, name, lambda *a, _b=builder, _n=name, **kw: built.append(_n) or _b(*a, **kw))
+        builder = getattr(ui.explore.charts, name)
+        monkeypatch.setattr(ui.explore.charts, name, lambda *a, _b=builder, _n=name, **kw: built.append(_n) or _b(*a, **kw))
     at = open_app(**LONG)
     at.button(key="pin_baseline").click().run()
     built.clear()

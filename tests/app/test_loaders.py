@@ -9,7 +9,7 @@ import pytest
 
 from metrics import InputError
 from metrics.io.trec import read_run
-from ui.loaders import MAX_UPLOAD_BYTES, load_run
+from ui.common.loaders import MAX_UPLOAD_BYTES, load_run
 
 
 def test_an_upload_over_the_explorers_limit_is_refused_in_the_unit_the_page_states():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ui.online_charts import CLICK_RANKS_SHOWN, ab_figure, click_figure
+from ui.explore.online_charts import CLICK_RANKS_SHOWN, ab_figure, click_figure
 
 DOCS = ["donut", "bagel", "muffin", "croissant"]
 CLICKS = [0.5, 0.0, 0.25, 0.0]

@@ -6,7 +6,7 @@ import pytest
 
 from metrics import Conventions, InputError
 from metrics.whatif import Change
-from ui.query_state import (
+from ui.common.query_state import (
     Item,
     QueryState,
     apply_judgment_edits,

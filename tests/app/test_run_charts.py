@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ui.run_charts import difference_figure, distribution_figure
+from ui.runs.charts import difference_figure, distribution_figure
 
 VALUES = {"P_10": np.array([0.2, 0.3, 0.7]), "ndcg_cut_10": np.array([0.5, 0.55, 0.84])}
 QIDS = ["301", "302", "303"]

@@ -1,4 +1,4 @@
-"""User text in the UI: literal Markdown (ui.text.literal) and a query filter that no pattern can stall."""
+"""User text in the UI: literal Markdown (ui.common.text.literal) and a query filter that no pattern can stall."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ui.text import WORD_JOINER, literal, matches_filter, shown
+from ui.common.text import WORD_JOINER, literal, matches_filter, shown
 
 
 @pytest.mark.parametrize("typed", [

@@ -58,7 +58,7 @@ new MutationObserver(records => {
                       attributeFilter: ['data-test-script-state']});
 """
 
-#: The ranked-list editor's columns, left to right (ui/editor.py), and the grid's geometry in CSS pixels.
+#: The ranked-list editor's columns, left to right (ui/explore/editor.py), and the grid's geometry in CSS pixels.
 RANKING_COLUMNS = ("rank", "document", "score", "grade", "judged", "removed")
 HEADER_HEIGHT = 36
 ROW_HEIGHT = 35
@@ -414,7 +414,7 @@ class ExplorerPage(AppPage):
         return self.page.get_by_role("combobox", name="Move document").input_value()
 
     def press_move_button(self, key: str) -> None:
-        """``key`` is ``move_up``, ``move_down``, ``move_top`` or ``move_to`` (ui/editor.py)."""
+        """``key`` is ``move_up``, ``move_down``, ``move_top`` or ``move_to`` (ui/explore/editor.py)."""
         button = self.page.locator(f".st-key-{key} button:visible")
         expect(button).to_be_enabled()
         button.click()
@@ -463,7 +463,7 @@ class ExplorerPage(AppPage):
     # ---- the what-if charts -------------------------------------------------------------------------
 
     def open_whatif_tab(self, name: str) -> None:
-        """Open one of the "What if…" tabs (ui/whatif_panel.py TABS), e.g. "Swapping two ranks"."""
+        """Open one of the "What if…" tabs (ui/explore/whatif.py TABS), e.g. "Swapping two ranks"."""
         self.open_tab(name)
 
     def whatif_confirmation(self):
@@ -486,7 +486,7 @@ class ExplorerPage(AppPage):
     def removal_bars(self) -> PlotlyChart:
         return self.chart("What removing one item does to each metric")
 
-    # ---- online signals (ui/online_panel.py) --------------------------------------------------------
+    # ---- online signals (ui/explore/online.py) --------------------------------------------------------
 
     def choose_click_model(self, label: str) -> None:
         """Pick a click model by its shown name, e.g. "PBM (position-based)"."""

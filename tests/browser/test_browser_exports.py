@@ -31,7 +31,7 @@ LABELS = {"P_4": "P@4", "recall_4": "Recall@4", "recip_rank": "RR", "map_cut_4":
 
 
 def download(explorer: ExplorerPage, key: str, folder: Path) -> Path:
-    """Click the download button ``key`` (ui/data_io.py) and keep the file."""
+    """Click the download button ``key`` (ui/explore/data_io.py) and keep the file."""
     expander = explorer.page.get_by_text("Download this query")
     if not explorer.page.locator(f".st-key-{key} button").first.is_visible():
         expander.click()

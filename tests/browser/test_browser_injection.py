@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.support import AppPage, ExplorerPage, RunsPage, chromium_missing_reason
-from ui.query_state import Item, QueryState, encode_url
+from ui.common.query_state import Item, QueryState, encode_url
 
-WORD_JOINER = "\u2060"  # ui.text.literal puts these (invisible) inside autolink and arrow patterns
+WORD_JOINER = "\u2060"  # ui.common.text.literal puts these (invisible) inside autolink and arrow patterns
 
 pytestmark = [
     pytest.mark.browser,

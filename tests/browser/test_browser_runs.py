@@ -73,7 +73,7 @@ def test_a_reported_ndcg_at_10_is_reproduced_by_trec_evals_defaults(runs_page: R
 
 
 def test_comparing_the_built_in_runs_shows_wins_ties_losses_and_the_differences(runs_page: RunsPage) -> None:
-    from ui.run_data import _built_in  # the collection the toggle loads
+    from ui.runs.data import _built_in  # the collection the toggle loads
 
     collection = _built_in()
     per_query = {name: evaluate_tables(collection.qrels, run, ["ndcg_cut.10"]) for name, run in collection.runs.items()}
@@ -114,7 +114,7 @@ def test_a_malformed_run_is_refused_with_its_line_and_no_traceback(runs_page: Ru
 
 def test_judging_the_most_influential_hole_moves_the_means_the_page_shows(runs_page: RunsPage) -> None:
     from metrics.judging import find_holes, merge_judgments_table
-    from ui.run_data import _built_in
+    from ui.runs.data import _built_in
 
     collection = _built_in()
     (first, *_) = find_holes(collection.qrels, {"samples": collection.runs["samples"]}, "P.10", 10).holes
@@ -144,7 +144,7 @@ def test_judging_the_most_influential_hole_moves_the_means_the_page_shows(runs_p
 
 def test_a_new_measure_starts_the_document_box_at_the_head_of_its_table(runs_page: RunsPage) -> None:
     from metrics.judging import find_holes
-    from ui.run_data import _built_in
+    from ui.runs.data import _built_in
 
     collection = _built_in()
     run = {"samples": collection.runs["samples"]}

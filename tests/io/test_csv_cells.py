@@ -13,8 +13,8 @@ import pytest
 from metrics.ann.compare import AnnComparison
 from metrics.io.csv_cells import FORMULA_STARTS, csv_text, safe_cell
 from tests.support.paths import REPO
-from ui.exports import query_exports
-from ui.query_state import Item, QueryState
+from ui.common.query_state import Item, QueryState
+from ui.explore.exports import query_exports
 
 LINK = '=HYPERLINK("http://evil.example","click")'
 

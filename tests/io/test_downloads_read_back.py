@@ -18,10 +18,10 @@ from metrics.export import run_scores, trec_query_id
 from metrics.io.json import read_json_qrels, read_json_run
 from metrics.io.trec import read_qrels, read_run
 from metrics.samples import load_samples
-from ui.exports import query_exports
-from ui.loaders import load_qrels, load_run
-from ui.query_state import Item, QueryState
-from ui.state import state_from_sample
+from ui.common.loaders import load_qrels, load_run
+from ui.common.query_state import Item, QueryState
+from ui.common.state import state_from_sample
+from ui.explore.exports import query_exports
 
 ROWS = [("P@3", "P.3", 0.25), ("nDCG@3", "ndcg_cut.3", 0.5)]
 HOSTILE_DOCS = [

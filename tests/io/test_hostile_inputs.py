@@ -196,7 +196,7 @@ def call(case: dict, tmp_path: Path) -> object:
 
             getattr(json_io, f"read_{given['read']}")(source, **given.get("kwargs", {}))
     elif case["surface"] == "url":
-        from ui.query_state import decode_url
+        from ui.common.query_state import decode_url
 
         decode_url(given["params"])
     else:

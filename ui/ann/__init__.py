@@ -7,9 +7,9 @@ import streamlit as st
 
 from metrics.ann import Waterfall, compare_ann, pipeline_stages, recall_waterfall
 from metrics.ann import index as ann_index
+from ui.common import pages, state
+from ui.common.text import literal
 
-from .. import pages, state
-from ..text import literal
 from . import charts, data
 
 INTRO = (

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..charts import _layout, metric_colour
+from ui.common.chart_layout import apply_layout, metric_colour
 
 ANN_COLOUR, EXACT_COLOUR, QPS_COLOUR = "#CC79A7", "#555555", "#009E73"
 
@@ -43,7 +43,7 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
     fig.update_xaxes(type="log", dtick=0.30102999566, row=1, col=1)
     fig.update_yaxes(range=[0, 1.05], title_text="value", row=1, col=1)
     fig.update_yaxes(type="log", dtick=1, title_text="queries/s", row=2, col=1)
-    fig = _layout(fig, f"What {parameter} buys",
+    fig = apply_layout(fig, f"What {parameter} buys",
                   "ANN recall reaches 1 as the search widens; the system's recall stops at the exact list's "
                   f"(dashed). Dotted: {parameter}={current}", height=620)
     # Six series: the legend goes under the chart, where it cannot cover the subtitle.
@@ -72,5 +72,5 @@ def waterfall_figure(stages: Sequence[str], kept: Sequence[int], lost: Sequence[
                      ticktext=[names[0]] + [f"{name}<br>{note}" for name, note in zip(names[1:], notes[1:])])
     fig.update_yaxes(title_text="relevant documents", rangemode="tozero")
     fig.update_layout(showlegend=False)
-    return _layout(fig, "Relevant documents after each stage",
+    return apply_layout(fig, "Relevant documents after each stage",
                    "Each bar: the relevant documents still present after that stage, over all queries", height=420)

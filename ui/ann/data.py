@@ -11,9 +11,8 @@ from metrics import TREC_EVAL, InputError
 from metrics.ann import compare_ann
 from metrics.ann import index as ann_index
 from metrics.ann.compare import ranked
-
-from .. import run_data
-from ..text import literal
+from ui.common.text import literal
+from ui.common.uploads import parsed
 
 #: The page compares runs query by query in memory; whole MS MARCO-size runs belong to ``python -m metrics.ann``.
 MAX_LINES = 1_000_000
@@ -137,7 +136,7 @@ def uploaded_lists(k: int) -> AnnLists | None:
 
 
 def _as_dict(kind: str, upload) -> dict:
-    table = run_data.parsed(kind, upload)
+    table = parsed(kind, upload)
     if len(table) > MAX_LINES:
         raise InputError(f"{upload.name} has {len(table):,} lines; this page reads at most {MAX_LINES:,} per file "
                          "(use python -m metrics.ann for larger runs)")

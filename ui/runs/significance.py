@@ -11,8 +11,7 @@ from metrics import InputError
 from metrics.compare import compare_values_many, report_table
 from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
 from metrics.compare.report import run_letter
-
-from .text import literal
+from ui.common.text import literal
 
 SETTINGS = "significance_settings"
 RESAMPLES = 2_000

@@ -9,10 +9,10 @@ import streamlit as st
 from metrics import InputError, reading_note
 from metrics.compare import compare_values
 from metrics.model import order_documents
+from ui.common import pages, state
+from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
-from . import pages, run_charts, run_data, run_holes, runs_checks, runs_judging, runs_online, runs_significance, state
-from .explore import show_message
-from .text import MAX_FILTER_CHARS, literal, matches_filter
+from . import charts, checks, data, holes, judging, online, significance
 
 
 def page() -> None:
@@ -23,39 +23,39 @@ def page() -> None:
         "Upload qrels and one or more runs. Read every query's numbers, find the conventions behind a reported "
         "score, and compare two runs with significance tests."
     )
-    show_message()
-    collection = run_data.inputs()
+    state.show_message()
+    collection = data.inputs()
     if collection is None:
         with st.expander("Is a reported number possible at all? (no files needed)"):
-            runs_checks.possible_at_all()
+            checks.possible_at_all()
         return
-    measures, conventions = run_data.settings()
-    collection = run_data.with_added_judgments(collection)  # judgments added in "Judge the holes" count everywhere
-    runs_judging.added_banner(collection)
-    results = run_data.evaluate_all(collection, measures, conventions)
-    run_data.coverage_notes(collection, results)
+    measures, conventions = data.settings()
+    collection = data.with_added_judgments(collection)  # judgments added in "Judge the holes" count everywhere
+    judging.added_banner(collection)
+    results = data.evaluate_all(collection, measures, conventions)
+    data.coverage_notes(collection, results)
 
-    per_query, check, compare, judge, online = st.tabs(["Per-query results", "Check a reported score",
-                                                        "Compare runs", "Judge the holes", "Online signals"])
-    with per_query:
-        results_tab(collection, results, conventions, run_data.explorer_k(measures), measures)
-    with check:
+    results_pane, check_pane, compare_pane, judge_pane, online_pane = st.tabs(
+        ["Per-query results", "Check a reported score", "Compare runs", "Judge the holes", "Online signals"])
+    with results_pane:
+        results_tab(collection, results, conventions, data.explorer_k(measures), measures)
+    with check_pane:
         check_tab(collection, conventions)
-    with compare:
+    with compare_pane:
         if len(collection.runs) >= 2:
-            runs_significance.significance_section(results, conventions, collection.qrels_name)
+            significance.significance_section(results, conventions, collection.qrels_name)
             st.divider()
         compare_tab(collection, results, conventions, measures)
-    with judge:
-        runs_judging.judge_tab(collection, results, measures, conventions)
-    with online:
-        runs_online.online_tab(collection)
+    with judge_pane:
+        judging.judge_tab(collection, results, measures, conventions)
+    with online_pane:
+        online.online_tab(collection)
 
 
 # ---- per-query results ---------------------------------------------------------------------------------------------
 
 
-def results_tab(collection: run_data.Collection, results: dict, conventions, k: int,
+def results_tab(collection: data.Collection, results: dict, conventions, k: int,
                 measures: list[str] | None = None) -> None:
     names = list(collection.runs)
     name = st.selectbox("Run", names, key="results_run") if len(names) > 1 else names[0]
@@ -67,12 +67,12 @@ def results_tab(collection: run_data.Collection, results: dict, conventions, k: 
     shown_values, shown_means = values, means
     if measures and st.toggle("Judgment holes: Judged≥0@k and each measure's low and high", value=True,
                               key="results_holes"):
-        holes = run_holes.hole_table(collection, name, measures, conventions)
-        shown_values, shown_means = run_holes.with_holes(qids, values, means, holes)
-        st.caption(run_holes.holes_caption(holes))
+        run_holes = holes.hole_table(collection, name, measures, conventions)
+        shown_values, shown_means = holes.with_holes(qids, values, means, run_holes)
+        st.caption(holes.holes_caption(run_holes))
     st.markdown(f"**Means over {len(qids)} queries** · conventions: {conventions.describe()}")
     st.dataframe(pd.DataFrame([shown_means]), hide_index=True, width="stretch",
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=run_holes.column_help(key))
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=holes.column_help(key))
                                 for key in shown_means})
     frame = pd.DataFrame(shown_values, index=pd.Index(qids, name="query"))
     pattern = st.text_input("Filter queries (text, or a pattern with * and ?)", key="query_filter",
@@ -81,16 +81,16 @@ def results_tab(collection: run_data.Collection, results: dict, conventions, k: 
         frame = frame[[matches_filter(str(qid), pattern) for qid in frame.index]]
     st.caption(f"{len(frame)} queries shown. Click a column header to sort.")
     st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=run_holes.column_help(key))
+                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=holes.column_help(key))
                                 for key in frame.columns})
     scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
     if scores and qids:
-        st.plotly_chart(run_charts.distribution_figure(scores, qids), key="distribution_chart")
+        st.plotly_chart(charts.distribution_figure(scores, qids), key="distribution_chart")
     if qids:
         open_in_explorer(collection, name, qids, k, key="results")
 
 
-def open_in_explorer(collection: run_data.Collection, run_name: str, qids: list[str], k: int, *, key: str) -> None:
+def open_in_explorer(collection: data.Collection, run_name: str, qids: list[str], k: int, *, key: str) -> None:
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     qid = left.selectbox("Open a query in the explorer", qids, key=f"{key}_open_qid")
     right.button("Open in explorer", key=f"{key}_open", on_click=_open_query, args=(collection, run_name, qid, k),
@@ -98,7 +98,7 @@ def open_in_explorer(collection: run_data.Collection, run_name: str, qids: list[
                  help=f"Opens the query with k = {k}, the cut-off of the measures on this page.")
 
 
-def _open_query(collection: run_data.Collection, run_name: str, qid: str, k: int) -> None:
+def _open_query(collection: data.Collection, run_name: str, qid: str, k: int) -> None:
     state.open_query(qid, collection.qrels.query(qid), collection.runs[run_name].query(qid), k=k,
                      source=f" of {run_name}")
     st.session_state["switch_to_explorer"] = True
@@ -107,15 +107,15 @@ def _open_query(collection: run_data.Collection, run_name: str, qid: str, k: int
 # ---- convention finder ---------------------------------------------------------------------------------------------
 
 
-def check_tab(collection: run_data.Collection, conventions) -> None:
+def check_tab(collection: data.Collection, conventions) -> None:
     finder(collection, conventions)
     st.divider()
-    runs_checks.possible_at_all()
+    checks.possible_at_all()
     st.divider()
-    runs_checks.table_check(collection, conventions)
+    checks.table_check(collection, conventions)
 
 
-def finder(collection: run_data.Collection, conventions) -> None:
+def finder(collection: data.Collection, conventions) -> None:
     st.markdown("Type a score you read somewhere. Every applicable combination of conventions is tried on these "
                 "files; the ones that round to the digits you typed are listed, most common first.")
     names = list(collection.runs)
@@ -130,7 +130,7 @@ def finder(collection: run_data.Collection, conventions) -> None:
         return
     try:
         with st.spinner("Trying every combination of conventions…"):
-            finding = run_data.find(collection, name, measure, value, conventions.depth)
+            finding = data.find(collection, name, measure, value, conventions.depth)
     except (InputError, ValueError) as error:
         st.error(literal(error))
         return
@@ -142,7 +142,7 @@ def finder(collection: run_data.Collection, conventions) -> None:
                    f"({finding.combinations} tried on {finding.num_queries} queries).")
     else:
         st.warning(f"No combination of conventions gives {literal(value.strip())}. The nearest values:")
-    runs_checks.variants(collection, name, measure, value, conventions.depth, matched=bool(finding.matches))
+    checks.variants(collection, name, measure, value, conventions.depth, matched=bool(finding.matches))
     st.dataframe(pd.DataFrame({
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],
@@ -170,7 +170,7 @@ def differences(rows) -> None:
 # ---- compare two runs ----------------------------------------------------------------------------------------------
 
 
-def compare_tab(collection: run_data.Collection, results: dict, conventions, measures: list[str]) -> None:
+def compare_tab(collection: data.Collection, results: dict, conventions, measures: list[str]) -> None:
     names = list(collection.runs)
     if len(names) < 2:
         st.info("Upload a second run to compare them query by query.")
@@ -203,12 +203,12 @@ def compare_tab(collection: run_data.Collection, results: dict, conventions, mea
             st.caption(f"Not compared, {label}: {len(qids)} queries ({literal(', '.join(map(str, qids[:10])))}"
                        + ("…" if len(qids) > 10 else "") + ")")
     ordered = comparison.sorted_deltas()
-    st.plotly_chart(run_charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
+    st.plotly_chart(charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
                                                  name_a, name_b), key="difference_chart")
-    side_by_side(collection, name_a, name_b, [r.qid for r in ordered], run_data.explorer_k(measures, measure))
+    side_by_side(collection, name_a, name_b, [r.qid for r in ordered], data.explorer_k(measures, measure))
 
 
-def side_by_side(collection: run_data.Collection, name_a: str, name_b: str, qids: list[str], k: int) -> None:
+def side_by_side(collection: data.Collection, name_a: str, name_b: str, qids: list[str], k: int) -> None:
     st.subheader("One query, both rankings")
     qid = st.selectbox("Query (sorted by difference)", qids, key="compare_qid")
     judgments = collection.qrels.query(qid)

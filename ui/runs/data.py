@@ -18,13 +18,10 @@ from metrics.export import qrels_to_trec, run_to_trec
 from metrics.io.trec import QrelsTable, RunTable, read_qrels, read_run
 from metrics.judging import merge_judgments_table
 from metrics.samples import load_samples, sample_to_trec
+from ui.common.conventions import convention_meaning, convention_select
+from ui.common.text import literal
+from ui.common.uploads import MAX_RUN_BYTES, parsed
 
-from .controls import convention_meaning, convention_select
-from .text import literal
-from .uploads import parsed_upload
-
-#: Whole runs: an MS MARCO dev run (7M lines) is about 240 MB.
-MAX_RUN_BYTES = 256 * 1024 * 1024
 MAX_RUNS = 5
 DEFAULT_MEASURES = ["P.10", "recall.100", "recip_rank", "map", "ndcg_cut.10", "success.1"]
 SUGGESTED_MEASURES = DEFAULT_MEASURES + ["P.5", "ndcg_cut.20", "ndcg", "map_cut.10", "recip_rank_cut.10",
@@ -54,16 +51,6 @@ class Collection:
         if run_name not in self.dicts:
             self.dicts[run_name] = self.runs[run_name].to_dict()
         return self.dicts["qrels"], self.dicts[run_name]
-
-
-def parsed(kind: str, upload) -> QrelsTable | RunTable:
-    """An upload parsed once per session (ui.uploads); errors are raised each time it is asked for."""
-    def parse() -> QrelsTable | RunTable:
-        reader = read_qrels if kind == "qrels" else read_run
-        with st.spinner(f"Reading {literal(upload.name)} ({upload.size / 2**20:.1f} MiB)…"):
-            return reader(upload.getvalue(), name=upload.name, max_bytes=MAX_RUN_BYTES)
-
-    return parsed_upload(kind, upload, parse)
 
 
 def _built_in() -> Collection:

@@ -1,5 +1,6 @@
 """Page script: Evaluate a run (a file, so that st.switch_page and AppTest can address it)."""
 
-from ui import evaluate_run, guard
+from ui.common.guard import guarded
+from ui.runs import page
 
-guard.guarded(evaluate_run.page)()
+guarded(page)()

@@ -10,9 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import state
-from .holes_panel import JUDGED_MARK, UNJUDGED_MARK
-from .query_state import (
+from ui.common import state
+from ui.common.query_state import (
     NO_RANK,
     UNJUDGED_TEXT,
     QueryState,
@@ -22,6 +21,8 @@ from .query_state import (
     move,
     unretrieved_judgments,
 )
+
+from .holes import JUDGED_MARK, UNJUDGED_MARK
 
 
 def ranking_frame(query: QueryState) -> pd.DataFrame:

@@ -10,15 +10,15 @@ from metrics.check.granularity import check_granularity
 from metrics.check.table import check_table, read_table
 from metrics.check.variants import find_with_variants, read_query_subset
 from metrics.conventions import Conventions
+from ui.common.text import literal
 
-from . import run_data
-from .text import literal
+from . import data
 
 MAX_TABLE_BYTES = 1024 * 1024
 MAX_SUBSET_BYTES = 1024 * 1024
 
 
-def variants(collection: run_data.Collection, run_name: str, measure: str, value: str, depth: int | None, *,
+def variants(collection: data.Collection, run_name: str, measure: str, value: str, depth: int | None, *,
              matched: bool) -> None:
     """What papers vary besides conventions (BEIR's identical ids, dropped queries, neighbouring cut-offs, cut or
     uncut, a query subset): the variants that reproduce the value, each with its most common conventions. Tried
@@ -71,7 +71,7 @@ def possible_at_all() -> None:
     show(f"{label}: {literal(verdict.explanation)}")
 
 
-def table_check(collection: run_data.Collection, conventions) -> None:
+def table_check(collection: data.Collection, conventions) -> None:
     """A CSV (run, measure, value) whose runs are the uploaded ones: one setting for every row, or the rows left."""
     st.markdown("**Check a whole table.** A CSV with the columns run, measure and value (run = one of the uploaded "
                 "runs' names): one set of conventions that explains every row, or the rows no setting explains.")

@@ -12,10 +12,10 @@ from typing import Any
 import streamlit as st
 
 from metrics import CONVENTION_INFO, Conventions
-from metrics.conventions import URL_PARAMS, ConventionInfo
-
-from . import state
-from .query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
+from metrics.conventions import URL_PARAMS
+from ui.common import state
+from ui.common.conventions import convention_meaning, convention_select
+from ui.common.query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
 
 #: The conventions the explorer offers a select box for: those with a URL parameter (relevance_level has its own
 #: number input).
@@ -70,29 +70,12 @@ def k_and_level(query: QueryState) -> None:
                    "nDCG uses the grades themselves.")
 
 
-def convention_select(info: ConventionInfo) -> dict[str, Any]:
-    """Label, options and help of a convention's select box, from its documentation. The options are the short
-    names, which fit a sidebar; the help says what each means and who uses it, and :func:`convention_meaning`
-    writes the chosen one's meaning under the box."""
-    return dict(
-        label=info.label, options=[choice.value for choice in info.choices],
-        help="\n".join(f"- `{c.value}`: {c.meaning}. Used by {', '.join(c.used_by) or '—'}." for c in info.choices),
-    )
-
-
 def _set_convention(name: str, value: Any) -> None:
     if name in ORDER_CONVENTIONS:
         # A list that follows its scores is re-sorted, so tied documents visibly take the new order.
         state.commit(set_order_convention(state.current(), name, value), refresh_editor=True)
     else:
         _change(conventions=state.current().conventions.replace(**{name: value}))
-
-
-def convention_meaning(info: ConventionInfo, value: Any) -> None:
-    """The chosen option's meaning, as a caption that wraps (an option text would be cut off in the sidebar)."""
-    meaning = next((choice.meaning for choice in info.choices if choice.value == value), None)
-    if meaning:
-        st.caption(meaning)
 
 
 def conventions_panel(query: QueryState) -> None:

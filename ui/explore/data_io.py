@@ -7,17 +7,17 @@ import hashlib
 import streamlit as st
 
 from metrics import InputError
+from ui.common import state
+from ui.common.loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
+from ui.common.query_state import QueryState
+from ui.common.text import literal
+from ui.common.uploads import parsed_text, parsed_upload
 
-from . import state
 from .exports import query_exports
-from .loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
-from .query_state import QueryState
-from .text import literal
-from .uploads import parsed_text, parsed_upload
 
 
 def _read(kind: str, upload, pasted: str) -> dict | None:
-    """The upload (or else the pasted text) as a pytrec_eval-shaped dict, parsed once (ui.uploads)."""
+    """The upload (or else the pasted text) as a pytrec_eval-shaped dict, parsed once (ui.common.uploads)."""
     def parse(data: bytes, label: str) -> dict:
         with st.spinner(f"Reading {literal(label)}…"):
             return load_qrels(data, label) if kind == "qrels" else load_run(data, label)

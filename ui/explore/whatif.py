@@ -20,10 +20,11 @@ from metrics.whatif import (
     compare_to_baseline,
     move_preview,
 )
+from ui.common import state
+from ui.common.query_state import QueryState, remove_active, reorder_active
+from ui.common.text import escape_markdown, literal
 
-from . import charts, state
-from .query_state import QueryState, remove_active, reorder_active
-from .text import escape_markdown, literal
+from . import charts
 
 SHOWN_CALLOUTS = 4
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",

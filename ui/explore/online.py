@@ -3,7 +3,7 @@ would make on the page (the top k), in closed form and simulated; against the pi
 and team-draft interleaving beside the offline deltas.
 
 Every number comes from :mod:`metrics.online`; this module turns widget values into a click model and results into
-tables and charts (:mod:`ui.online_charts`). Simulations are cached per session input, and their work is bounded:
+tables and charts (:mod:`ui.explore.online_charts`). Simulations are cached per session input, and their work is bounded:
 sessions x ranks of the page stays under :data:`MAX_SESSION_RANKS`.
 """
 
@@ -33,12 +33,12 @@ from metrics.online import (
     team_draft,
 )
 from metrics.online.experiments import DEFAULT_INTERLEAVING_DEPTH
+from ui.common.labels import MODEL_LABELS
+from ui.common.query_state import QueryState
+from ui.common.text import literal
 
-from . import metrics_panel, online_charts
-from .query_state import QueryState
-from .text import literal
+from . import online_charts, scores
 
-MODEL_LABELS = {"cascade": "Cascade", "pbm": "PBM (position-based)", "dbn": "DBN (dynamic Bayesian network)"}
 MODEL_NAMES = {"cascade": "cascade", "pbm": "PBM", "dbn": "DBN"}
 #: The signals in the order the table shows them, with their labels.
 SIGNAL_LABELS = {"ctr_1": "CTR@1", "ctr": "CTR of the page", "abandonment": "Abandonment (no click)",
@@ -370,8 +370,8 @@ def against_baseline(query: QueryState, baseline: dict | None, settings: Setting
 def offline_change(query: QueryState, baseline: dict) -> pd.DataFrame:
     """The explorer's metrics for the baseline and the current list, and their change, one row per metric."""
     labels, measures = zip(*explorer_measures(query.k))
-    before = metrics_panel.baseline_values(baseline, list(measures), query.conventions) or {}
-    after = metrics_panel.baseline_values({"ranking": query.ranking, "judgments": dict(query.judgments)},
+    before = scores.baseline_values(baseline, list(measures), query.conventions) or {}
+    after = scores.baseline_values({"ranking": query.ranking, "judgments": dict(query.judgments)},
                                           list(measures), query.conventions) or {}
     return pd.DataFrame({"metric": labels, "baseline": [before[m] for m in measures],
                          "current": [after[m] for m in measures],

@@ -9,10 +9,10 @@ from metrics import Conventions
 from metrics.engine import is_count, is_geometric
 from metrics.holes import HoleTable, holes_tables
 
-from . import run_data
+from . import data
 
 
-def hole_table(collection: run_data.Collection, run_name: str, measures: list[str],
+def hole_table(collection: data.Collection, run_name: str, measures: list[str],
                conventions: Conventions) -> HoleTable:
     """The holes of one run (metrics.holes, the bulk path), kept for the session like the values."""
     cache = st.session_state.setdefault("run_holes", {})

@@ -11,10 +11,9 @@ import streamlit as st
 from metrics.explain import Explanation
 from metrics.export import run_scores, snippet_tool
 from metrics.reference import check_against_trec_eval
-
-from . import state
-from .query_state import QueryState, score_order, scores_contradict_order, sort_by_score, use_this_order
-from .text import literal
+from ui.common import state
+from ui.common.query_state import QueryState, score_order, scores_contradict_order, sort_by_score, use_this_order
+from ui.common.text import literal
 
 #: Height of the box in CSS pixels: room for a message and the conflict notice with its two buttons.
 BOX_HEIGHT = 190
@@ -22,20 +21,11 @@ BOX_HEIGHT = 190
 
 def status_box(query: QueryState, explanations: list[Explanation], labels: dict[str, str]) -> None:
     with st.container(height=BOX_HEIGHT, border=True, key="list_status"):
-        show_message()
+        state.show_message()
         if scores_contradict_order(query):
             _conflict(query)
         else:
             _agreement(query, explanations, labels)
-
-
-def show_message() -> None:
-    """The last message (an edit refused, a sample loaded…), shown once."""
-    message = state.pop_message()
-    if message:
-        kind, text = message
-        # Messages quote ids, file names and typed values: shown literally.
-        {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(literal(text))
 
 
 def _conflict(query: QueryState) -> None:

@@ -15,8 +15,13 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from metrics import InputError
+from metrics.io.trec import QrelsTable, RunTable, read_qrels, read_run
+
+from .text import literal
 
 CACHE = "parsed_uploads"
+#: Whole runs: an MS MARCO dev run (7M lines) is about 240 MB.
+MAX_RUN_BYTES = 256 * 1024 * 1024
 T = TypeVar("T")
 
 
@@ -27,6 +32,16 @@ def parsed_upload(kind: str, upload: UploadedFile, parse: Callable[[], T]) -> T:
     for key in [key for key in cache if key[1] not in live and not key[1].startswith("pasted")]:
         del cache[key]
     return _kept(cache, (kind, upload.file_id, upload.size), parse)
+
+
+def parsed(kind: str, upload) -> QrelsTable | RunTable:
+    """A qrels or run upload read into a table once per session; errors are raised each time it is asked for."""
+    def parse() -> QrelsTable | RunTable:
+        reader = read_qrels if kind == "qrels" else read_run
+        with st.spinner(f"Reading {literal(upload.name)} ({upload.size / 2**20:.1f} MiB)…"):
+            return reader(upload.getvalue(), name=upload.name, max_bytes=MAX_RUN_BYTES)
+
+    return parsed_upload(kind, upload, parse)
 
 
 def parsed_text(kind: str, text: str, parse: Callable[[], T]) -> T:

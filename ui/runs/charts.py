@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .charts import _layout, metric_colour, plain
+from ui.common.chart_layout import apply_layout, metric_colour, plain
 
 #: The explorer's metric families by measure name, so that a metric has one colour on every page.
 _FAMILY = {"P": "P", "recall": "Recall", "recip_rank": "RR", "recip_rank_cut": "RR", "map": "AP", "map_cut": "AP",
@@ -41,7 +41,7 @@ def distribution_figure(values: Mapping[str, np.ndarray], qids: Sequence[str]) -
         ))
     fig.update_layout(showlegend=False)
     fig.update_yaxes(title_text="value per query", rangemode="tozero")
-    return _layout(fig, "Per-query distribution of each measure",
+    return apply_layout(fig, "Per-query distribution of each measure",
                    "Each dot left of a box is a query; the box spans the middle half, the dashed line is the mean", height=420)
 
 
@@ -68,5 +68,5 @@ def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str
                      zerolinecolor="#888", tickformat="+.2f")
     wins = int((deltas > 1e-12).sum())
     losses = int((deltas < -1e-12).sum())
-    return _layout(fig, f"Where {plain(name_b)} beats {plain(name_a)}, query by query",
+    return apply_layout(fig, f"Where {plain(name_b)} beats {plain(name_a)}, query by query",
                    f"Blue: {plain(name_b)} better ({wins}); orange: worse ({losses}); grey: tied", height=400)

@@ -1,5 +1,6 @@
 """Page script: ANN recall vs retrieval recall (a file, so that st.switch_page and AppTest can address it)."""
 
-from ui import ann, guard
+from ui.ann import page
+from ui.common.guard import guarded
 
-guard.guarded(ann.page)()
+guarded(page)()

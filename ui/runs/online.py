@@ -11,16 +11,16 @@ import streamlit as st
 
 from metrics import InputError
 from metrics.online import MODEL_HELP, SIGNAL_HELP, run_signals
+from ui.common.labels import MODEL_LABELS
+from ui.common.text import literal
 
-from . import run_data
-from .online_panel import MODEL_LABELS
-from .text import literal
+from . import data
 
 RUN_SIGNAL_LABELS = {"ctr": "CTR", "ctr_1": "CTR@1", "abandonment": "abandonment", "first_click_rank":
                      "first-click rank", "clicks": "clicks"}
 
 
-def online_tab(collection: run_data.Collection) -> None:
+def online_tab(collection: data.Collection) -> None:
     """Every query of a run under a click model (closed forms): the zero-result rate, the abandonment rate, and the
     signals per query."""
     st.markdown("A click model reads each query's ranked list (its whole depth) with attractiveness "
@@ -65,7 +65,7 @@ def online_tab(collection: run_data.Collection) -> None:
                  column_config={column: st.column_config.NumberColumn(format="%.4f") for column in frame.columns})
 
 
-def _run_signals(collection: run_data.Collection, name: str, kind: str, eta: float, continuation: float):
+def _run_signals(collection: data.Collection, name: str, kind: str, eta: float, continuation: float):
     """run_signals of one run, kept for the session (one result: whole runs are large)."""
     cache = st.session_state.setdefault("runs_online_signals", {})
     key = (collection.key, name, kind, eta, continuation)

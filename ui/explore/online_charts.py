@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .charts import _layout, plain
+from ui.common.chart_layout import apply_layout, plain
 
 #: The click chart shows the top this many ranks; a longer list is named in the subtitle.
 CLICK_RANKS_SHOWN = 30
@@ -80,7 +80,7 @@ def click_figure(docs: Sequence[str], click_probability: Sequence[float], attrac
     fig.update_xaxes(title_text="rank", tickmode="array", tickvals=ranks,
                      ticktext=[str(rank) for rank in ranks])
     fig.update_yaxes(title_text="probability", range=[0, 1.05])
-    return _layout(fig, f"Clicks per rank against relevance per rank ({model})", subtitle, height=420)
+    return apply_layout(fig, f"Clicks per rank against relevance per rank ({model})", subtitle, height=420)
 
 
 def ab_figure(rows: Sequence[tuple[str, float, float, float, float]], sessions: int, *,
@@ -109,5 +109,5 @@ def ab_figure(rows: Sequence[tuple[str, float, float, float, float]], sessions: 
     fig.add_vline(x=0, line=dict(color="#444444", width=1))
     fig.update_xaxes(title_text=f"{plain(current)} − {plain(baseline)}", zeroline=False)
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, "A/B test against the baseline", "An interval that crosses 0: these sessions cannot tell "
+    return apply_layout(fig, "A/B test against the baseline", "An interval that crosses 0: these sessions cannot tell "
                    "the two lists apart", height=300)

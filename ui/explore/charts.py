@@ -34,16 +34,8 @@ from metrics.whatif import (
     format_delta,
     join_words,
 )
+from ui.common.chart_layout import METRIC_COLOURS, apply_layout, metric_colour, plain
 
-#: One colour per metric family in every chart (Okabe-Ito palette).
-METRIC_COLOURS: dict[str, str] = {
-    "P": "#0072B2",
-    "Recall": "#E69F00",
-    "RR": "#009E73",
-    "AP": "#CC79A7",
-    "nDCG": "#D55E00",
-    "Success": "#56B4E9",
-}
 BASELINE_COLOUR = "#A0A4AB"
 #: Swap heatmaps of lists up to this long carry clickable, named cells.
 CLICKABLE_SWAPS_UP_TO = 40
@@ -60,30 +52,6 @@ CURVE_HINTS: dict[str, str] = {
     "RR": "0 until the first hit (card RR: uncut)",
     "Success": "0 until the first hit, then 1",
 }
-
-_FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13, color="#1f2328")
-
-
-def metric_colour(family: str) -> str:
-    """The colour of a metric family (``"AP"``) in every chart."""
-    return METRIC_COLOURS.get(family, "#333333")
-
-
-def _layout(fig: go.Figure, title: str, subtitle: str | None = None, *, height: int | None = None) -> go.Figure:
-    fig.update_layout(
-        template="plotly_white",
-        font=_FONT,
-        title=dict(text=title, subtitle=dict(text=subtitle or ""), x=0.0, xanchor="left"),
-        margin=dict(l=50, r=20, t=110 if subtitle else 70, b=50),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1.0),
-        hoverlabel=dict(bgcolor="white", font_size=13),
-    )
-    # Subplot titles are annotations: same font as the rest, a little smaller than the title.
-    fig.update_annotations(font=dict(family=_FONT["family"], size=13, color=_FONT["color"]))
-    if height is not None:
-        fig.update_layout(height=height)
-    return fig
-
 
 def _grid(count: int, columns: int) -> tuple[int, int]:
     if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
@@ -109,11 +77,6 @@ def _vertical_line(index: int, x: float, line: dict) -> dict:
 def _horizontal_line(index: int, y: float, line: dict) -> dict:
     suffix = _axis_suffix(index)
     return dict(type="line", xref=f"x{suffix} domain", yref=f"y{suffix}", x0=0, x1=1, y0=y, y1=y, line=line)
-
-
-def plain(text: str) -> str:
-    """User text (a doc id) shown literally in plotly labels, which would otherwise read some HTML tags."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 # ---- 1. changing k -----------------------------------------------------------------------------------------------
@@ -157,7 +120,7 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     fig.update_xaxes(range=[0.5, float(ks[-1]) + 0.5] if ks.size else None)
     for col in range(1, columns + 1):
         fig.update_xaxes(title_text="cut-off k", row=rows, col=col)
-    return _layout(
+    return apply_layout(
         fig,
         f"Every metric at every cut-off k (dashed line: current k = {k})",
         "P@k can fall as non-relevant documents enter, recall@k never falls, RR is flat after the first hit",
@@ -248,7 +211,7 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
              else f"All {n} ranks.")
     action = ("Click a cell to apply the swap." if clickable else
               f"Windows over {CLICKABLE_SWAPS_UP_TO} ranks: hover shows ranks; apply moves from the move preview.")
-    figure = _layout(
+    figure = apply_layout(
         fig,
         "What swapping two ranks does to each metric",
         "Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
@@ -289,7 +252,7 @@ def move_preview_figure(preview: MovePreview) -> go.Figure:
     fig = _before_after_bars(specs, preview.before, preview.after, ("Before", "After"),
                              "%{x} after: %{y:.3f}<extra></extra>",
                              customdata=[preview.change.customdata] * len(specs))
-    return _layout(fig, plain(f"{preview.change.describe(preview.ranking_before)}: before and after"),
+    return apply_layout(fig, plain(f"{preview.change.describe(preview.ranking_before)}: before and after"),
                    plain(preview.sentence), height=380)
 
 
@@ -327,7 +290,7 @@ def removal_bars_figure(removals: RemovalDeltas, *, window: int = REMOVAL_BARS_U
     subtitle = "Above zero the list is better without that item. Click a bar to remove the item."
     if len(ranking) < len(removals.ranking):
         subtitle += f"<br>Ranks 1-{len(ranking)} of {len(removals.ranking):,}."
-    figure = _layout(fig, "What removing one item does to each metric", subtitle, height=420)
+    figure = apply_layout(fig, "What removing one item does to each metric", subtitle, height=420)
     if len(ranking) < len(removals.ranking):
         figure.update_layout(margin=dict(t=130))  # room for the two-line subtitle
     return figure
@@ -369,7 +332,7 @@ def range_figure(ranges: ValueRange) -> go.Figure:
     at_best = [label for label, now, top in zip(labels, ranges.current, ranges.maximum) if now >= top - SAME]
     subtitle = (f"{join_words(at_best)} {'is' if len(at_best) == 1 else 'are'} already at the best this order "
                 f"can reach" if at_best else "Every metric could still rise by reordering")
-    return _layout(fig, "How good is this order? Worst, random and best orders of the same documents", subtitle,
+    return apply_layout(fig, "How good is this order? Worst, random and best orders of the same documents", subtitle,
                    height=400)
 
 
@@ -387,7 +350,7 @@ def baseline_figure(comparison: BaselineComparison) -> go.Figure:
                              customdata=comparison.deltas)
     changed = [f"{spec.label} {format_delta(d)}" for spec, d in zip(specs, comparison.deltas) if abs(d) > SAME]
     subtitle = "Changed: " + join_words(changed) if changed else "No metric changed since the baseline was pinned"
-    return _layout(fig, "Current ranking against the pinned baseline", subtitle, height=380)
+    return apply_layout(fig, "Current ranking against the pinned baseline", subtitle, height=380)
 
 
 def baseline_from_values(metrics: MetricSet, baseline: Mapping[str, float],

@@ -1,5 +1,6 @@
 """Page script: Explore a query (a file, so that st.switch_page and AppTest can address it)."""
 
-from ui import explore, guard
+from ui.common.guard import guarded
+from ui.explore import page
 
-guard.guarded(explore.page)()
+guarded(page)()

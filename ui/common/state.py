@@ -13,6 +13,7 @@ from metrics.model import order_documents
 from metrics.samples import Sample, load_samples
 
 from .query_state import MAX_ITEMS, MAX_K, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url, sort_by_score
+from .text import literal
 
 QUERY = "query_state"
 EDITOR_VERSION = "editor_version"
@@ -123,6 +124,15 @@ def say(kind: str, text: str) -> None:
 
 def pop_message() -> tuple[str, str] | None:
     return st.session_state.pop(MESSAGE, None)
+
+
+def show_message() -> None:
+    """The last message (an edit refused, a sample loaded…), shown once."""
+    message = pop_message()
+    if message:
+        kind, text = message
+        # Messages quote ids, file names and typed values: shown literally.
+        {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(literal(text))
 
 
 def editor_key(name: str) -> str:

@@ -7,13 +7,12 @@ import streamlit as st
 
 from metrics import evaluate_rankings, parse_measure
 from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
-
-from . import state
+from ui.common import state
 
 
 def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None, holes: dict | None = None) -> None:
     """One card per metric: value, change against the baseline, and under it the bracket of its judgment hole
-    (``holes``: ui.holes_panel.CardHole by measure string) with a help text saying what low and high are."""
+    (``holes``: ui.explore.holes.CardHole by measure string) with a help text saying what low and high are."""
     for column, item in zip(st.columns(len(explanations)), explanations):
         delta, colour, arrow = None, "normal", "auto"
         if baseline is not None and item.measure in baseline:

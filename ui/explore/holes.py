@@ -10,7 +10,7 @@ from metrics import Conventions, parse_measure
 from metrics.explain import Explanation
 from metrics.holes import MeasureHole, query_holes, top_grade
 
-#: How the ranked list marks a document without a grade >= 0 (ui/editor.py's "judged" column).
+#: How the ranked list marks a document without a grade >= 0 (ui/explore/editor.py's "judged" column).
 UNJUDGED_MARK = "✗"
 JUDGED_MARK = "✓"
 

@@ -6,10 +6,10 @@ import streamlit as st
 
 from metrics import parse_measure
 from metrics.explain import explain, missed_relevant_note
+from ui.common import state
+from ui.common.text import literal
 
-from . import controls, data_io, editor, holes_panel, list_status, metrics_panel, online_panel, state, whatif_panel
-from .list_status import show_message  # noqa: F401 - the runs page shows the same messages at its top
-from .text import literal
+from . import controls, data_io, editor, holes, list_status, online, scores, whatif
 
 #: The page's one statement of how it scores (the list status box says when the scores disagree with it).
 SCORING_MODEL = (
@@ -33,11 +33,11 @@ def page() -> None:
     baseline = st.session_state.get(state.BASELINE)
 
     controls.k_and_level(query)
-    holes = holes_panel.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
-    metrics_panel.metric_cards(explanations, metrics_panel.baseline_values(
-        baseline, [item.measure for item in explanations], query.conventions), holes)
-    holes_panel.judged_caption(holes, query.k, len(query.ranking[: query.conventions.depth or None]))
-    metrics_panel.baseline_controls()
+    card_holes = holes.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
+    scores.metric_cards(explanations, scores.baseline_values(
+        baseline, [item.measure for item in explanations], query.conventions), card_holes)
+    holes.judged_caption(card_holes, query.k, len(query.ranking[: query.conventions.depth or None]))
+    scores.baseline_controls()
     st.caption("Conventions: " + query.conventions.describe())
 
     list_side, explain_side = st.columns([3, 2], gap="large")
@@ -51,11 +51,11 @@ def page() -> None:
         editor.judgments_editor(query)
     with explain_side:
         st.subheader("How each number is computed")
-        metrics_panel.explanations_panel(explanations)
-        metrics_panel.metric_guide()
+        scores.explanations_panel(explanations)
+        scores.metric_guide()
 
-    whatif_panel.whatif_section(query, baseline)
-    online_panel.online_section(query, baseline)
+    whatif.whatif_section(query, baseline)
+    online.online_section(query, baseline)
 
     data_io.data_in()
     data_io.data_out(query, [(e.label, e.measure, e.value) for e in explanations])

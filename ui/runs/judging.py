@@ -13,9 +13,10 @@ from metrics import InputError, parse_measures
 from metrics.bulk import evaluate_tables
 from metrics.engine import is_geometric
 from metrics.judging import MAX_CANDIDATES, MAX_K, Holes, additions_to_trec, find_holes, merged_trec
+from ui.common import state
+from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
-from . import run_data, state
-from .text import MAX_FILTER_CHARS, literal, matches_filter
+from . import data
 
 #: Candidates shown (and gradable) at once.
 MAX_SHOWN = 200
@@ -26,10 +27,10 @@ MAX_GRADE = 1000
 ONE_RUN = "(one run)"
 
 
-def added_banner(collection: run_data.Collection) -> None:
+def added_banner(collection: data.Collection) -> None:
     """Above the tabs: how many judgments were added, and a button to discard them. The container is there even
     when empty, so the tabs below keep their place (and the open tab stays open) when the first judgment is added."""
-    grades = run_data.added_judgments(collection)
+    grades = data.added_judgments(collection)
     banner = st.container()
     if not grades:
         return
@@ -41,7 +42,7 @@ def added_banner(collection: run_data.Collection) -> None:
                  width="stretch")
 
 
-def judge_tab(collection: run_data.Collection, results: dict, measures: list[str], conventions) -> None:
+def judge_tab(collection: data.Collection, results: dict, measures: list[str], conventions) -> None:
     st.markdown("The unjudged documents of the top k, most influential first: the **influence** is how far the mean "
                 "(or, for two runs, the mean difference B − A) moves if that one document is judged relevant at its "
                 "query's highest grade instead of non-relevant, as trec_eval counts it. Grade them here: the whole "
@@ -57,7 +58,7 @@ def judge_tab(collection: run_data.Collection, results: dict, measures: list[str
     name_b = top[1].selectbox("Compared with (B)", [ONE_RUN] + [n for n in names if n != name_a], key="judge_other",
                               help="Two runs: the documents one retrieves in its top k and the other does not.")
     measure = by_key[top[2].selectbox("Measure", keys, key="judge_measure")]
-    k = int(top[3].number_input("k", min_value=1, max_value=MAX_K, value=run_data.explorer_k(measures),
+    k = int(top[3].number_input("k", min_value=1, max_value=MAX_K, value=data.explorer_k(measures),
                                 key="judge_k"))
     pattern = st.text_input("Only the queries matching (text, or a pattern with * and ?)", key="judge_filter",
                             max_chars=MAX_FILTER_CHARS, placeholder="all queries")
@@ -75,7 +76,7 @@ def judge_tab(collection: run_data.Collection, results: dict, measures: list[str
     added_panel(collection)
 
 
-def change_so_far(collection: run_data.Collection, results: dict, run_names: tuple[str, ...], measure,
+def change_so_far(collection: data.Collection, results: dict, run_names: tuple[str, ...], measure,
                   conventions) -> None:
     """The mean (or mean difference) now, and its change since the qrels as uploaded."""
     after = _means(results, run_names, measure.key)
@@ -89,7 +90,7 @@ def change_so_far(collection: run_data.Collection, results: dict, run_names: tup
                       delta=None if original is None else f"{after - before:+.4f}", delta_color="off")
     if original is not None:
         columns[1].metric("before the added judgments", f"{before:+.4f}" if len(run_names) == 2 else f"{before:.4f}")
-        columns[2].metric("judgments added", len(run_data.added_judgments(collection)))
+        columns[2].metric("judgments added", len(data.added_judgments(collection)))
 
 
 def candidates(holes: Holes, pattern: str) -> None:
@@ -149,8 +150,8 @@ def _label(hole) -> str:
     return f"{hole.qid} · {hole.doc}"
 
 
-def added_panel(collection: run_data.Collection) -> None:
-    grades = run_data.added_judgments(collection)
+def added_panel(collection: data.Collection) -> None:
+    grades = data.added_judgments(collection)
     if not grades:
         return
     st.subheader(f"Added judgments ({len(grades)})")
@@ -180,7 +181,7 @@ def added_panel(collection: run_data.Collection) -> None:
 # ---- state -------------------------------------------------------------------------------------------------------
 
 
-def _holes(collection: run_data.Collection, run_names: tuple[str, ...], measure, k: int, pattern: str,
+def _holes(collection: data.Collection, run_names: tuple[str, ...], measure, k: int, pattern: str,
            conventions) -> Holes:
     """find_holes on the qrels with the added judgments, kept for the session (one result)."""
     key = (collection.key, run_names, measure, k, pattern, conventions)
@@ -197,7 +198,7 @@ def _holes(collection: run_data.Collection, run_names: tuple[str, ...], measure,
     return kept[1]
 
 
-def _before(original: run_data.Collection, run_names: tuple[str, ...], measure, conventions) -> dict:
+def _before(original: data.Collection, run_names: tuple[str, ...], measure, conventions) -> dict:
     key = (original.key, run_names, measure, conventions)
     kept = st.session_state.get("judge_before")
     if kept is None or kept[0] != key:
@@ -218,7 +219,7 @@ def _means(results: dict, run_names: tuple[str, ...], key: str) -> float:
     return float(np.mean([b[q] - a[q] for q in paired])) if paired else 0.0
 
 
-def _merged_text(collection: run_data.Collection, grades: dict) -> bytes | None:
+def _merged_text(collection: data.Collection, grades: dict) -> bytes | None:
     source = collection.original if collection.original is not None else collection
     if source.qrels_text is None:
         return None
@@ -239,7 +240,7 @@ def _add(pair: tuple[str, str], grade: object) -> bool:
         st.session_state[state.MESSAGE] = ("error", f"Grade {literal(grade)} for {literal(pair[1])} was not added: "
                                                     f"grades are whole numbers from 0 to {MAX_GRADE}.")
         return False
-    st.session_state[run_data.ADDED]["grades"][pair] = int(grade)
+    st.session_state[data.ADDED]["grades"][pair] = int(grade)
     return True
 
 
@@ -258,4 +259,4 @@ def _add_one(pairs: dict[str, tuple[str, str]]) -> None:
 
 
 def _discard() -> None:
-    st.session_state[run_data.ADDED]["grades"] = {}
+    st.session_state[data.ADDED]["grades"] = {}

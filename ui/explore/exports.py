@@ -19,8 +19,7 @@ from metrics.export import (
     to_json,
     trec_query_id,
 )
-
-from .query_state import QueryState
+from ui.common.query_state import QueryState
 
 
 @dataclass(frozen=True, slots=True)
