@@ -61,6 +61,9 @@ def materialise(content: object) -> bytes:
         if kind == "repeat":
             part, times = value
             return materialise(part) * times
+        if kind == "lines":  # distinct lines: the template with {i} = 0, 1, ... count - 1
+            template, count = value
+            return "".join(template.replace("{i}", str(i)) for i in range(count)).encode("utf-8")
         if kind == "parquet":
             return parquet_bytes(**value)
     raise ValueError(f"unknown content {content!r}")
@@ -128,14 +131,17 @@ def run_command(case: dict, tmp_path: Path) -> tuple[int, str, str]:
 
 def run_process(case: dict, tmp_path: Path) -> tuple[int, str, str]:
     """``python -m <module> argv`` in a child process: with its stdout closed (``close_stdout``), or under an
-    address-space limit of ``memory_mb`` MB, so that a regression fails this test instead of exhausting the machine."""
+    address-space limit of ``memory_mb`` MB and a CPU-time limit of ``cpu_seconds``, so that a regression fails
+    this test instead of exhausting the machine."""
     given = case["input"]
     argv = fill(given["argv"], write_files(tmp_path, given.get("files", {})))
-    limit = given.get("memory_mb")
+    limit, cpu = given.get("memory_mb"), given.get("cpu_seconds")
 
     def in_the_child() -> None:
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limit << 20, limit << 20))
+        if cpu is not None:  # a guard against a runaway regression, far above the need: never a timing assertion
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         if given.get("close_stdout"):
             os.close(1)
 
