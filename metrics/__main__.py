@@ -4,6 +4,8 @@ import ctypes
 import ctypes.util
 from typing import NoReturn
 
+import pyarrow
+
 from .cli import PROG, main
 from .console import run_guarded
 
@@ -27,8 +29,6 @@ def keep_freed_memory() -> None:
         libc.mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
     except (OSError, AttributeError):  # not glibc: nothing to tune
         return
-    import pyarrow
-
     # Arrow's own allocator maps and unmaps its buffers too; through malloc they share the kept heap.
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
 

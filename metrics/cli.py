@@ -25,7 +25,7 @@ import numpy as np
 from .console import MAX_NUMBER_CHARS, cannot_write
 from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
 from .engine import aggregate_columns, is_count, nothing_to_evaluate
-from .holes import BOUNDED
+from .holes import BOUNDED, holes_tables
 from .io.read import read_checked_qrels, read_run_path
 from .many_runs import ALL_NUM_REL, check_run_paths, evaluate_each, evaluate_run, evaluate_run_files, evaluate_run_path
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
@@ -418,8 +418,6 @@ def hole_table(args: argparse.Namespace, run_path: str, measures: Sequence[Measu
                qids: Sequence[str]):
     """--bounds: the holes of every measure (metrics.holes) of one run, over the same queries as its values; None
     when only runid or relstring is asked for. Both files are read as the values were (TREC or Parquet)."""
-    from .holes import holes_tables
-
     if not measures:
         return None
     table = holes_tables(read_checked_qrels(args.qrels, measures, conventions), read_run_path(run_path),

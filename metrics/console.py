@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn, TextIO
 
+from .model import InputError
+
 #: Exit status after Ctrl-C, as shells report a process ended by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
 #: Exit status when the reader of the output went away, as for a process ended by SIGPIPE (128 + 13).
@@ -49,8 +51,6 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse whose usage errors raise ``InputError`` (reported in one line by :func:`one_line_errors`)."""
 
     def error(self, message: str) -> NoReturn:
-        from .model import InputError
-
         raise InputError(f"{message} (see --help)")
 
 

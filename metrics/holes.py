@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bulk import batches_for_run
 from .conventions import Conventions
 from .engine import (
     aggregate_columns,
@@ -48,6 +49,7 @@ from .engine import (
     judged_only,
     make_conventions,
 )
+from .io.trec import read_qrels, read_run
 from .measures import MEASURES, Context
 from .measures.judgments import judged_fraction
 from .model import NO_JUDGMENT, Qrels, RankingBatch, Run, compared_scores, rankings_for_run
@@ -283,8 +285,6 @@ def holes(qrels: Qrels, run: Run, measures: str | Iterable[str | Measure], *, re
 def holes_tables(qrels, run, measures: str | Iterable[str | Measure], conventions: Conventions | None = None
                  ) -> HoleTable:
     """Holes of parsed TREC tables (:mod:`metrics.io.trec`) by the bulk path: no per-line Python."""
-    from .bulk import batches_for_run
-
     conv = make_conventions(conventions)
     parsed = as_measures(measures)
     # The whole rankings: the scenarios judge documents before -J would drop them.
@@ -307,8 +307,6 @@ def holes_tables(qrels, run, measures: str | Iterable[str | Measure], convention
 def holes_files(qrels_source, run_source, measures: str | Iterable[str | Measure],
                 conventions: Conventions | None = None) -> HoleTable:
     """Read TREC qrels and a run (paths, ``.gz`` or binary streams), then :func:`holes_tables`."""
-    from .io.trec import read_qrels, read_run
-
     return holes_tables(read_qrels(qrels_source), read_run(run_source), measures, conventions)
 
 

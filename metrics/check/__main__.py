@@ -16,6 +16,7 @@ from typing import NoReturn, TextIO
 
 from ..console import cannot_write, run_guarded, whole_number
 from ..conventions import Conventions
+from ..io.trec import read_qrels, read_run
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
 from .granularity import Granularity, check_granularity
@@ -140,8 +141,6 @@ def _require(args: argparse.Namespace, *names: str) -> None:
 
 def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
     """The plain finding and, when asked or when it matches nothing, the variants that match."""
-    from ..io.trec import read_qrels, read_run
-
     if args.nearest < 1:
         raise ValueError(f"--nearest has to be a positive integer, got {args.nearest}")
     base = Conventions(depth=args.depth)
@@ -172,8 +171,6 @@ def _report_granularity(verdict: Granularity, out: TextIO) -> int:
 
 
 def _table(args: argparse.Namespace) -> TableCheck:
-    from ..io.trec import read_qrels, read_run
-
     if args.qrels is None or args.run is not None:
         raise InputError("with --table, give QRELS only: the runs are named in the table")
     table_path = Path(args.table)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..engine import is_count, is_geometric, make_conventions
+from ..many_runs import per_query_values
 from ..measures import MEASURES
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
@@ -141,8 +142,6 @@ def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str 
                   conventions: Conventions) -> tuple[dict[str, dict[str, dict[str, float]]], list[Measure]]:
     """``{measure key: {run: {qid: value}}}`` for every run, with the parsed measures. Runs (and qrels) may be dicts,
     file paths or tables: the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`)."""
-    from ..many_runs import per_query_values
-
     parsed = comparable_measures(measures)
     return per_query_values(qrels, runs, parsed, conventions), parsed
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..engine import check_qrels, check_run
 from ..ids import check_id
@@ -194,8 +195,6 @@ def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, .
     footer's sizes are checked first (each column chunk's uncompressed bytes, and at least its rows x the width of
     one value); then each row group is read with its text columns kept as dictionaries, its expanded size added
     to a running total from the dictionary's value lengths, and only within the cap decoded."""
-    import pyarrow.parquet as pq
-
     size = os.path.getsize(path)
     limit = max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
     refusal = InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the file's size "

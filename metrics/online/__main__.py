@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..console import OneLineParser, real_number, run_command, run_guarded
+from ..conventions import TREC_EVAL
+from ..io.read import read_checked_qrels, read_run_path
 from ..model import InputError
 from .models import DEFAULT_CONTINUATION, DEFAULT_ETA, MODEL_HELP, MODELS, SIGNAL_HELP, SIGNALS
 from .run import run_signals
@@ -88,9 +90,6 @@ def report(args: argparse.Namespace) -> str:
     if args.gamma is not None and args.model != "dbn":
         raise InputError(f"--gamma is dbn's continuation; it has no effect with --model {args.model} "
                          "(cascade's is 1)")
-    from ..conventions import TREC_EVAL
-    from ..io.read import read_checked_qrels, read_run_path
-
     qrels = read_checked_qrels(args.qrels, [], TREC_EVAL)
     run = read_run_path(args.run)
     try:

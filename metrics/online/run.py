@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bulk import batches_for_run
 from ..engine import check_qrels, check_run, nothing_to_evaluate
 from ..io.trec import QrelsTable, RunTable
 from ..model import NO_JUDGMENT, InputError, RankingBatch, rankings_for_run, short_repr
@@ -133,8 +134,6 @@ def _from_dicts(qrels, run) -> tuple[list[str], list[tuple[np.ndarray | None, Ra
 
 
 def _from_tables(qrels: QrelsTable, run: RunTable):
-    from ..bulk import batches_for_run
-
     qids, batches = batches_for_run(qrels, run)
     return qids, batches, set(qrels.qids), set(run.qids)
 

@@ -28,7 +28,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from .. import bulk
 from ..conventions import Conventions
+from ..engine import aggregate_columns, as_measures
 from ..io.trec import (
     QrelsTable,
     RunTable,
@@ -38,7 +40,9 @@ from ..io.trec import (
     read_qrels,
     read_run,
 )
+from ..measures import relevance_strings
 from ..names import Measure
+from .buckets import give_back_memory, grouped_tables
 from .chunks import DEFAULT_CHUNK_BYTES, Stopped, open_run, parse_chunk, query_chunks
 
 #: Whether the next chunks are parsed on other threads while this one is scored (``stream_run``'s default).
@@ -101,8 +105,6 @@ def stream_run(
     ``None`` follows :data:`OVERLAP`. Once ``stop`` is set (Ctrl-C during several runs), :class:`Stopped` is
     raised within a read step (4 MiB) or a bucket, and the temporary files are removed.
     """
-    from ..engine import as_measures
-
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"Argument `chunk_bytes` has to be a positive integer, but got {chunk_bytes!r}")
     conv = conventions if conventions is not None else Conventions()
@@ -128,8 +130,6 @@ def _stream(table: QrelsTable, run_path, measures: list[Measure], conv: Conventi
     finally:
         reader.close()
     if grouped:
-        from .buckets import give_back_memory, grouped_tables
-
         scorer.reset()
         give_back_memory()  # the first pass's chunks: freed, not yet returned
         with tempfile.TemporaryDirectory(prefix="metrics-stream-") as directory:
@@ -148,13 +148,11 @@ class _ChunkScorer:
 
     def __init__(self, qrels: QrelsTable, measures: list[Measure], conventions: Conventions,
                  relstring_length: int | None):
-        from ..bulk import _query_codes
-
         self.qrels, self.measures, self.conventions = qrels, measures, conventions
         self.relstring_length = relstring_length
         # Chunks are scored without -c; the judged queries the run lacks are added at the end.
         self.chunk_conventions = conventions.replace(missing_queries="skip")
-        codes, self.qrels_qids = _query_codes(qrels)
+        codes, self.qrels_qids = bulk._query_codes(qrels)
         self.qrels_order = np.argsort(codes, kind="stable")
         self.qrels_bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(self.qrels_qids)))])
         self.reset()
@@ -185,11 +183,8 @@ class _ChunkScorer:
         self._score(qrels, run, self.chunk_conventions)
 
     def _score(self, qrels: QrelsTable, run: RunTable, conventions: Conventions) -> None:
-        from ..bulk import batches_for_run, evaluate_prepared, prepare_run
-        from ..measures import relevance_strings
-
         if self.relstring_length is not None:
-            _, groups = batches_for_run(qrels, run, conventions)
+            _, groups = bulk.batches_for_run(qrels, run, conventions)
             strings: list = []
             for rows, batch in groups:
                 text = relevance_strings(batch, self.relstring_length)
@@ -197,27 +192,25 @@ class _ChunkScorer:
             if groups and groups[0][0] is not None:
                 strings = [text for _, text in sorted(strings)]
             self.strings.extend(strings)
-        qids, values, _ = evaluate_prepared(prepare_run(qrels, run, self.measures or ["num_q"], conventions))
+        qids, values, _ = bulk.evaluate_prepared(bulk.prepare_run(qrels, run, self.measures or ["num_q"], conventions))
         self.qids.extend(qids)
         self.columns.append(values)
 
     def qrels_of(self, qids: pa.Array) -> QrelsTable:
         """The qrels lines of the given queries (by query, in file order within each)."""
-        from ..bulk import _index_in
-
-        codes = _index_in(qids, self.qrels_qids)
+        codes = bulk._index_in(qids, self.qrels_qids)
         codes = codes[codes >= 0]
         starts, ends = self.qrels_bounds[codes], self.qrels_bounds[codes + 1]
         lengths = ends - starts
         # Every line of each query: its start repeated, plus its position inside the query.
-        positions = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
+        positions = (np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+                     + np.arange(lengths.sum()))
         rows = self.qrels_order[positions.astype(np.int64)]
         take = from_numpy(rows.astype(np.int64))
-        return QrelsTable(self.qrels.qid.take(take), self.qrels.docno.take(take), self.qrels.grade[rows], self.qrels.name)
+        return QrelsTable(self.qrels.qid.take(take), self.qrels.docno.take(take), self.qrels.grade[rows],
+                          self.qrels.name)
 
     def result(self, grouped: bool) -> StreamedRun:
-        from ..engine import aggregate_columns
-
         if self.conventions.missing_queries == "zero":
             missing = [qid for qid in self.qrels_qids.to_pylist() if qid not in self.seen]
             if missing:

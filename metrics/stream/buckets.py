@@ -9,6 +9,7 @@ the file, keeping only the queries of those buckets, finds the lines.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import threading
@@ -40,8 +41,6 @@ def give_back_memory() -> None:
 
 def _glibc():
     try:
-        import ctypes
-
         libc = ctypes.CDLL("libc.so.6")
         return libc if hasattr(libc, "malloc_trim") else None
     except (OSError, AttributeError):
