@@ -165,3 +165,28 @@ def test_metrics_dask_without_dask_says_how_to_install_it_in_one_line():
             "    print(error)\n")
     assert _run(sys.executable, "-c", code, cwd=REPO) == (
         'metrics.dask needs Dask: pip install ".[dask]" (dask[dataframe] and distributed)\n')
+
+
+def test_python_m_metrics_compare_without_scipy_prints_one_line_naming_the_extra():
+    """`pip install .` brings numpy and pyarrow only: a comparison then asks for the extra, never a traceback."""
+    data = REPO / "tests" / "data" / "trec_eval"
+    code = ("import runpy, sys; sys.modules['scipy'] = None\n"  # as if it were not installed
+            "sys.argv = ['metrics.compare', *sys.argv[1:]]\n"
+            "runpy.run_module('metrics.compare', run_name='__main__', alter_sys=True)\n")
+    result = subprocess.run([sys.executable, "-c", code, str(data / "qrels.test"), str(data / "results.test"),
+                             str(data / "results.test")], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr == ('python -m metrics.compare: metrics.compare (bootstrap intervals) needs scipy: '
+                             'pip install ".[stats]"\n')
+
+
+def test_evaluate_runs_without_pandas_names_the_extra_that_installs_it():
+    code = ("import sys; sys.modules['pandas'] = None\n"  # as if it were not installed
+            "import metrics\n"
+            "try:\n"
+            "    metrics.evaluate_runs({'q': {'d': 1}}, {'a': {'q': {'d': 1.0}}}, ['map'])\n"
+            "except ImportError as error:\n"
+            "    print(type(error).__name__, isinstance(error, metrics.InputError), error)\n")
+    assert _run(sys.executable, "-c", code, cwd=REPO) == (
+        'MissingDependency True metrics.evaluate_runs needs pandas: pip install ".[app]"\n')
