@@ -138,12 +138,17 @@ class ManyComparison:
         return f"{TEST_NAMES[self.test]}{correction}, alpha = {self.alpha:g}, {over}"
 
 
-def evaluate_runs(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str | Measure],
+def values_by_run(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str | Measure],
                   conventions: Conventions) -> tuple[dict[str, dict[str, dict[str, float]]], list[Measure]]:
     """``{measure key: {run: {qid: value}}}`` for every run, with the parsed measures. Runs (and qrels) may be dicts,
-    file paths or tables: the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`)."""
+    file paths or tables: the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`).
+    :func:`metrics.evaluate_runs` gives the same numbers as one long table."""
     parsed = comparable_measures(measures)
     return per_query_values(qrels, runs, parsed, conventions), parsed
+
+
+#: The name :func:`values_by_run` had, which :func:`metrics.evaluate_runs` (a DataFrame) also has.
+evaluate_runs = values_by_run
 
 
 def comparable_measures(measures: Sequence[str | Measure]) -> list[Measure]:
@@ -183,7 +188,7 @@ def compare_many(
     """Compare ``runs`` (``{name: run}``) on ``measures``: every pair, or every run against ``baseline``. ``qrels``
     and each run may be a dict, a file path or a table (read once, evaluated by :mod:`metrics.many_runs`)."""
     conv = make_conventions(conventions, **convention_changes)
-    values, _ = evaluate_runs(qrels, runs, measures, conv)
+    values, _ = values_by_run(qrels, runs, measures, conv)
     return compare_values_many(values, test=test, correction=correction, alpha=alpha, baseline=baseline,
                                interval=interval, resamples=resamples, permutations=permutations, seed=seed,
                                conventions=conv)
