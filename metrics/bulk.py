@@ -29,7 +29,7 @@ from .conventions import Conventions
 from .engine import aggregate_columns, as_measures, evaluate_batch, grade_limit, judged_only
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
-from .model import NO_JUDGMENT, InputError, RankingBatch
+from .model import NO_JUDGMENT, InputError, RankingBatch, in_ranking_order
 from .names import Measure
 
 
@@ -282,72 +282,17 @@ def _single(values) -> pa.Array:
 
 def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndarray, exact: bool,
                       tie_order: str, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``rows`` and ``grades`` sorted by batch row, then score descending, then the tie order."""
-    n = rows.shape[0]
-    if n == 0:
-        return rows, grades
-    same_row = rows[1:] == rows[:-1]
-    # Run files are usually written grouped by query and by score already; then no full sort is needed.
-    if bool((rows[1:] >= rows[:-1]).all() and (~same_row | (scores[1:] <= scores[:-1])).all()):
-        order = None
-        tied_with_next = same_row
-        tied_with_next &= scores[1:] == scores[:-1]
-    else:
-        del same_row
-        order = np.lexsort((-scores, rows))
-        rows, grades, scores = rows[order], grades[order], scores[order]
-        tied_with_next = (rows[1:] == rows[:-1]) & (scores[1:] == scores[:-1])
-    if tie_order == "as_given" or not tied_with_next.any():
-        return rows, grades
-    in_tie = np.zeros(n, dtype=bool)
-    in_tie[:-1] |= tied_with_next
-    in_tie[1:] |= tied_with_next
-    tied = np.flatnonzero(in_tie)
-    # A tie group starts where a tied element is not tied with its predecessor.
-    starts = np.ones(tied.shape[0], dtype=bool)
-    starts[1:] = ~tied_with_next[tied[1:] - 1]
-    del tied_with_next
-    group = np.cumsum(starts, dtype=np.int64)
-    source = tied if order is None else order[tied]  # line numbers (in the run as read) of the tied documents
-    descending = tie_order == "trec_eval"
-    if exact:
-        # Packed big-endian keys compare as the strings do in byte order.
-        tie_keys = keys[source]
-        within = _sort_within_groups(~tie_keys if descending else tie_keys, group)
-    else:
-        line_order = np.argsort(source, kind="stable")
-        in_file_order = np.zeros(n, dtype=bool)
-        in_file_order[source] = True
-        tied_docno = _single(pc.filter(docno, from_numpy(in_file_order)))  # the tied docnos, in line order
-        position_in_filtered = np.empty(source.shape[0], dtype=np.int64)
-        position_in_filtered[line_order] = np.arange(source.shape[0])
-        table = pa.Table.from_arrays([from_numpy(group), tied_docno.take(from_numpy(position_in_filtered))],
-                                     names=["group", "docno"])
-        direction = "descending" if descending else "ascending"
-        within = to_numpy(pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", direction)]))
-    # Permuting inside tie groups leaves each element's row unchanged.
-    grades[tied] = grades[tied[within]]
-    return rows, grades
+    """``rows`` and ``grades`` sorted by batch row, then score descending, then the tie order
+    (:func:`metrics.model.in_ranking_order`)."""
 
+    def doc_keys(lines: np.ndarray) -> np.ndarray:
+        if exact:
+            return keys[lines]  # packed big-endian keys compare as the strings do in byte order
+        # The tied docnos' dense ranks in byte order (Arrow compares strings byte by byte).
+        tied_docno = _single(docno.take(from_numpy(lines)))
+        return to_numpy(pc.rank(tied_docno, sort_keys="ascending", tiebreaker="dense"))
 
-def _sort_within_groups(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Permutation sorting ``values`` ascending inside each run of equal, sorted ``group`` ids.
-
-    Tie groups are mostly pairs, so an odd-even transposition sort (one vectorised compare-and-swap pass per
-    element of the largest group) beats a full lexsort; large groups use the lexsort.
-    """
-    largest = int(np.bincount(group).max(initial=0)) if group.shape[0] else 0
-    if largest > 16:
-        return np.lexsort((values, group))
-    values = values.copy()
-    permutation = np.arange(values.shape[0])
-    for step in range(largest):
-        left = np.arange(step % 2, values.shape[0] - 1, 2)
-        left = left[(group[left] == group[left + 1]) & (values[left] > values[left + 1])]
-        right = left + 1
-        values[left], values[right] = values[right], values[left].copy()
-        permutation[left], permutation[right] = permutation[right], permutation[left].copy()
-    return permutation
+    return in_ranking_order(rows, scores, tie_order, doc_keys, rows, grades, overwrite=True)
 
 
 def _position_in_group(rows: np.ndarray) -> np.ndarray:

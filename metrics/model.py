@@ -12,7 +12,7 @@ Ties are resolved before a batch exists, so kernels never see scores.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,29 +42,109 @@ def order_documents(
     scores: Mapping[str, float], tie_order: TieOrder = "trec_eval", *, qid: str = "",
     score_precision: ScorePrecision = "float32",
 ) -> list[str]:
-    """Doc ids by score descending; equal scores are ordered by ``tie_order``.
+    """Doc ids by score descending; equal scores are ordered by ``tie_order`` (:func:`in_ranking_order` for one
+    query).
 
     ``trec_eval`` breaks ties by doc id descending in byte order (Python compares ``str`` by code point, which is
     UTF-8 byte order), ``docid_ascending`` the other way, and ``as_given`` keeps the mapping's insertion order.
     With ``score_precision="float32"`` (trec_eval 9 and pytrec_eval) scores are compared after rounding to 32-bit
     floats, so 0.1 and 0.1 + 1e-9 tie; ``float64`` compares them as given (trec_eval 10).
     """
-    items = list(scores.items())
-    for doc, score in items:
-        if not _is_finite_number(score):
+    docs = list(scores)
+    for doc in docs:
+        if not _is_finite_number(scores[doc]):
             where = f"query {qid!r}, " if qid else ""
-            raise InputError(f"{where}document {doc!r}: score must be a finite number, got {short_repr(score)}")
-    if tie_order == "trec_eval":
-        items.sort(key=lambda item: item[0], reverse=True)
-    elif tie_order == "docid_ascending":
-        items.sort(key=lambda item: item[0])
-    elif tie_order != "as_given":
-        raise ValueError(f"Argument `tie_order` has to be 'trec_eval', 'as_given' or 'docid_ascending', got {tie_order!r}")
-    sort_keys = compared_scores(np.fromiter((_as_double(score) for _, score in items), dtype=np.float64, count=len(items)),
-                                score_precision).tolist()
-    # Python's sort is stable, also with reverse=True, so the tie order set above survives.
-    order = sorted(range(len(items)), key=sort_keys.__getitem__, reverse=True)
-    return [items[i][0] for i in order]
+            raise InputError(f"{where}document {doc!r}: score must be a finite number, got {short_repr(scores[doc])}")
+    _check_tie_order(tie_order)
+    compared = compared_scores(np.fromiter((_as_double(scores[doc]) for doc in docs), dtype=np.float64,
+                                           count=len(docs)), score_precision)
+
+    def doc_codes(lines: np.ndarray) -> np.ndarray:
+        tied = [docs[line] for line in lines.tolist()]
+        code_of = {doc: code for code, doc in enumerate(sorted(tied))}  # doc ids are distinct within a query
+        return np.fromiter((code_of[doc] for doc in tied), dtype=np.int64, count=len(tied))
+
+    (order,) = in_ranking_order(np.zeros(len(docs), dtype=np.int64), compared, tie_order, doc_codes,
+                                np.arange(len(docs)))
+    return [docs[i] for i in order.tolist()]
+
+
+def in_ranking_order(
+    groups: np.ndarray, scores: np.ndarray, tie_order: TieOrder, doc_keys: Callable[[np.ndarray], np.ndarray],
+    *columns: np.ndarray, overwrite: bool = False,
+) -> tuple[np.ndarray, ...]:
+    """``columns`` (arrays with one value per line) permuted into trec_eval's ranking order: by ``groups``
+    ascending (the query of each line), then ``scores`` descending, then equal scores by ``tie_order``: doc id
+    descending in byte order (``trec_eval``), ascending (``docid_ascending``), or the input order (``as_given``).
+
+    The one tie sort of the project: the explorer's lists, the bulk path and the convention finder all go through
+    it. ``scores`` are compared as given (round them with :func:`compared_scores` first). ``doc_keys(lines)``
+    returns, for the given line numbers, integers that sort as those lines' doc ids do in byte order; it is called
+    once, and only for the lines that tie, so its cost follows the ties. Input already in order (as run files
+    usually are) is not sorted again; with ``overwrite`` its columns are then reordered in place (no copy).
+    """
+    _check_tie_order(tie_order)
+    n = groups.shape[0]
+    if n == 0:
+        return columns
+    same_group = groups[1:] == groups[:-1]
+    if bool((groups[1:] >= groups[:-1]).all() and (~same_group | (scores[1:] <= scores[:-1])).all()):
+        order = None
+        tied_with_next = same_group
+        tied_with_next &= scores[1:] == scores[:-1]
+    else:
+        del same_group
+        order = np.lexsort((-scores, groups))  # stable: equal scores keep the input order (as_given)
+        columns = tuple(column[order] for column in columns)
+        sorted_groups, sorted_scores = groups[order], scores[order]
+        tied_with_next = (sorted_groups[1:] == sorted_groups[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
+        del sorted_groups, sorted_scores
+    if tie_order == "as_given" or not tied_with_next.any():
+        return columns
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[:-1] |= tied_with_next
+    in_tie[1:] |= tied_with_next
+    tied = np.flatnonzero(in_tie)
+    # A tie group starts where a tied element is not tied with its predecessor.
+    starts = np.ones(tied.shape[0], dtype=bool)
+    starts[1:] = ~tied_with_next[tied[1:] - 1]
+    del tied_with_next
+    group = np.cumsum(starts, dtype=np.int64)
+    keys = doc_keys(tied if order is None else order[tied])  # the tied lines, numbered as in the input
+    within = _sort_within_groups(~keys if tie_order == "trec_eval" else keys, group)
+    permuted = []
+    for column in columns:
+        if order is None and not overwrite:
+            column = column.copy()  # the caller's array stays as it was
+        column[tied] = column[tied[within]]
+        permuted.append(column)
+    return tuple(permuted)
+
+
+def _check_tie_order(tie_order: str) -> None:
+    if tie_order not in ("trec_eval", "as_given", "docid_ascending"):
+        raise ValueError(f"Argument `tie_order` has to be 'trec_eval', 'as_given' or 'docid_ascending', "
+                         f"got {tie_order!r}")
+
+
+def _sort_within_groups(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Permutation sorting ``values`` ascending inside each run of equal, sorted ``group`` ids.
+
+    Tie groups are mostly pairs, so an odd-even transposition sort (one vectorised compare-and-swap pass per
+    element of the largest group) beats a full lexsort; large groups use the lexsort.
+    """
+    largest = int(np.bincount(group).max(initial=0)) if group.shape[0] else 0
+    if largest > 16:
+        return np.lexsort((values, group))
+    values = values.copy()
+    permutation = np.arange(values.shape[0])
+    for step in range(largest):
+        left = np.arange(step % 2, values.shape[0] - 1, 2)
+        left = left[(group[left] == group[left + 1]) & (values[left] > values[left + 1])]
+        right = left + 1
+        values[left], values[right] = values[right], values[left].copy()
+        permutation[left], permutation[right] = permutation[right], permutation[left].copy()
+    return permutation
 
 
 def _as_double(score: float) -> float:

@@ -38,6 +38,7 @@ from ..model import (
     Run,
     check_grades,
     compared_scores,
+    in_ranking_order,
     judged_grade_matrix,
     order_documents,
 )
@@ -489,41 +490,27 @@ class _PreparedRun:
             self._orders[tie_order, score_precision] = index
 
     def _orders_by_tie(self, scores: np.ndarray) -> dict[str, np.ndarray]:
-        """Order every query by score; documents with equal scores are re-sorted by doc id only where they tie."""
-        as_given = self._by_score(scores)
-        sorted_q = self.query_index[as_given]
-        sorted_s = scores[as_given]
-        tied_next = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
-        if not tied_next.any():
-            return {"as_given": as_given, "trec_eval": as_given, "docid_ascending": as_given}
-        tied = np.zeros(as_given.shape[0], dtype=bool)
-        tied[:-1] |= tied_next
-        tied[1:] |= tied_next
-        tied_positions = as_given[tied]
-        names = [self.docs[i] for i in tied_positions.tolist()]
-        # Python compares str by code point, i.e. UTF-8 byte order, as order_documents (and trec_eval) does.
-        code_of = {name: code for code, name in enumerate(sorted(set(names)))}
-        codes = np.zeros(as_given.shape[0], dtype=np.int64)
-        codes[tied_positions] = np.fromiter((code_of[name] for name in names), dtype=np.int64, count=len(names))
-        # A block is a run of documents with one score in one query; sorting each block by code leaves the rest.
-        opens_block = tied & ~np.concatenate(([False], tied_next))
-        block_id = np.cumsum(opens_block)[tied]
-        tied_codes = codes[tied_positions]
-        descending, ascending = as_given.copy(), as_given.copy()
-        for target, sign in ((descending, -1), (ascending, 1)):
-            target[tied] = tied_positions[np.lexsort((sign * tied_codes, block_id))]
-        return {"as_given": as_given, "trec_eval": descending, "docid_ascending": ascending}
+        """Order every query by score (:func:`metrics.model.in_ranking_order`) under each tie order; the score
+        sort is done once, and the doc id orders only re-sort the tied documents."""
+        positions = np.arange(scores.shape[0], dtype=np.int64)
+        (as_given,) = in_ranking_order(self.query_index, scores, "as_given", self._doc_codes, positions)
+        sorted_queries, sorted_scores = self.query_index[as_given], scores[as_given]
 
-    def _by_score(self, scores: np.ndarray) -> np.ndarray:
-        """Positions sorted by query, then score descending, ties in input order (stable)."""
-        size = scores.shape[0]
-        same_query = self.query_index[1:] == self.query_index[:-1]
-        if not (same_query & (scores[1:] > scores[:-1])).any():
-            return np.arange(size, dtype=np.int64)  # runs are usually written in rank order already
-        by_score = np.argsort(-scores, kind="stable")
-        # Rows are contiguous per query; a unique key per (query, score rank) keeps the score order inside a query.
-        key = self.query_index[by_score] * max(size, 1) + np.arange(size, dtype=np.int64)
-        return by_score[np.argsort(key)]
+        def codes_in_score_order(lines: np.ndarray) -> np.ndarray:
+            return self._doc_codes(as_given[lines])
+
+        orders = {"as_given": as_given}
+        for tie_order in ("trec_eval", "docid_ascending"):
+            (orders[tie_order],) = in_ranking_order(sorted_queries, sorted_scores, tie_order, codes_in_score_order,
+                                                    as_given)
+        return orders
+
+    def _doc_codes(self, positions: np.ndarray) -> np.ndarray:
+        """Integers that sort as the doc ids at ``positions`` do in byte order (Python compares str by code
+        point, i.e. UTF-8 byte order, as trec_eval does)."""
+        names = [self.docs[i] for i in positions.tolist()]
+        code_of = {name: code for code, name in enumerate(sorted(set(names)))}
+        return np.fromiter((code_of[name] for name in names), dtype=np.int64, count=len(names))
 
     def _build(self, order_id: int, judged_only: bool, depth: int | None, width: int | None) -> RankingBatch:
         """The padded batch for one document order; depth cuts before unjudged documents are dropped (-M, -J),

@@ -9,7 +9,7 @@ import pytest
 
 import metrics
 from metrics import InputError, RankingBatch, order_documents
-from metrics.model import NO_JUDGMENT
+from metrics.model import NO_JUDGMENT, in_ranking_order
 
 # ---- order_documents -------------------------------------------------------------------------------------------------
 
@@ -173,3 +173,28 @@ def test_moving_a_relevant_doc_up_raises_ap_but_not_precision_at_the_full_length
     values = metrics.evaluate_batch(variants, ["map", "P.5"])
     assert values["map"][1] > values["map"][0]
     assert values["P_5"][1] == values["P_5"][0]
+
+
+# ---- one tie sort ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tie_order", ["trec_eval", "docid_ascending", "as_given"])
+@pytest.mark.parametrize("presorted", [False, True])
+def test_in_ranking_order_is_query_then_score_descending_then_the_tie_order(tie_order, presorted):
+    rng = np.random.default_rng(7)
+    n = 400
+    groups = np.sort(rng.integers(0, 30, size=n)) if presorted else rng.integers(0, 30, size=n)
+    scores = rng.choice([0.0, 0.5, 1.0, 2.0], size=n)
+    docs = [f"d{i}" for i in rng.permutation(n)]
+    if presorted:  # a run file written in rank order: within each query, scores never rise
+        order = np.lexsort((-scores, groups))
+        groups, scores, docs = groups[order], scores[order], [docs[i] for i in order]
+    code_of = {doc: code for code, doc in enumerate(sorted(docs))}
+    codes = np.array([code_of[doc] for doc in docs])
+    tie_key = {"trec_eval": lambda i: -codes[i], "docid_ascending": lambda i: codes[i], "as_given": lambda i: i}
+    expected = sorted(range(n), key=lambda i: (groups[i], -scores[i], tie_key[tie_order](i)))
+    (order,) = in_ranking_order(groups, scores, tie_order, lambda lines: codes[lines], np.arange(n))
+    assert order.tolist() == expected
+    one_query = {docs[i]: float(scores[i]) for i in range(n) if groups[i] == groups[0]}
+    alone = [docs[i] for i in expected if groups[i] == groups[0]]
+    assert order_documents(one_query, tie_order, score_precision="float64") == alone
