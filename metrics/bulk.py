@@ -26,10 +26,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .conventions import Conventions
-from .engine import aggregate_columns, as_measures, evaluate_batch, grade_limit, judged_only
+from .engine import aggregate_columns, as_measures, check_grade_range, evaluate_batch, grade_limit, judged_only
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
-from .model import NO_JUDGMENT, InputError, RankingBatch, in_ranking_order
+from .model import NO_JUDGMENT, RankingBatch, in_ranking_order
 from .names import Measure
 
 
@@ -369,12 +369,7 @@ def evaluate_tables_checked(qrels: QrelsTable, run: RunTable, measures, conv: Co
     """The bulk path (:func:`evaluate_tables`) after refusing, with its row, a grade the measures
     cannot score (see :func:`metrics.evaluate.grade_limit`)."""
     parsed = as_measures(measures)
-    limit = grade_limit(parsed, conv)
-    if limit is not None:
-        too_large = np.flatnonzero(qrels.grade > limit[0])
-        if too_large.size:
-            row = int(too_large[0])
-            raise InputError(f"{qrels.name} row {row}: grade {int(qrels.grade[row])} {limit[1]}")
+    check_grade_range(qrels.grade, grade_limit(parsed, conv), lambda row: f"{qrels.name} row {row}")
     return evaluate_tables(qrels, run, parsed, conv)
 
 

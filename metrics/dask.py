@@ -29,7 +29,14 @@ import pyarrow as pa
 
 from .bulk import evaluate_tables
 from .conventions import Conventions
-from .engine import aggregate_columns, as_measures, grade_limit, make_conventions, nothing_to_evaluate
+from .engine import (
+    aggregate_columns,
+    as_measures,
+    check_grade_range,
+    grade_limit,
+    make_conventions,
+    nothing_to_evaluate,
+)
 from .frames import FrameEvaluation
 from .io.frames import (
     DOCNO_COLUMNS,
@@ -210,10 +217,8 @@ def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, va
     if kind == "run":
         return _normal_frame(rows, qids, docnos, score=_scores(table.column(value), value, where), part=number)
     grades = _grades(table.column(value), value, where)
-    if limit is not None:  # checked here, where the row is the user's row (see evaluate_tables_checked)
-        too_large = np.flatnonzero(grades > limit[0])
-        if too_large.size:
-            raise InputError(f"{name} row {int(too_large[0])}: grade {int(grades[too_large[0]])} {limit[1]}")
+    # Checked here, where the row is the user's row (see evaluate_tables_checked).
+    check_grade_range(grades, limit, lambda row: f"{name} row {row}")
     return _normal_frame(rows, qids, docnos, label=grades, is_qrels=True, part=number)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -76,18 +76,38 @@ def grade_limit(measures: Sequence[Measure], conv: Conventions) -> tuple[int, st
     return min(limits) if limits else None
 
 
+def check_grade_range(grades: np.ndarray, limit: tuple[int, str] | None, where: Callable[[int], str]) -> None:
+    """The one grade check: raise InputError for the first of ``grades`` above ``limit`` (from :func:`grade_limit`;
+    None checks nothing), with the one message ``<where>: grade <g> <why, and the fix>``, e.g. ``qrels.txt line 3:
+    grade 1100 is too large for exponential gain (2^grade - 1 overflows); the limit is 1000, or use linear gain``.
+
+    ``where(i)`` names the input and the place of grade ``i``: a file line, a table row, a query and document.
+    Every reader and front door (files, tables, frames, dicts, Dask partitions, a batch) checks through here.
+    """
+    if limit is None:
+        return
+    above = np.flatnonzero(grades > limit[0])
+    if above.size:
+        first = int(above[0])
+        raise InputError(f"{where(first)}: grade {int(grades[first])} {limit[1]}")
+
+
 def check_gain_range(judgments: Sequence[Mapping[str, int]], measures: Sequence[Measure], conv: Conventions, *,
                      names: Sequence[str] | None = None) -> None:
     """Raise InputError naming the first grade above :func:`grade_limit` (2^grade would overflow, or trec_eval's
-    gain parameters would list every grade up to it)."""
+    gain parameters would list every grade up to it), by :func:`check_grade_range`."""
     limit = grade_limit(measures, conv)
     if limit is None:
         return
-    for i, judgment in enumerate(judgments):
-        for doc, grade in judgment.items():
-            if grade > limit[0]:
-                where = f"query {names[i]!r}, " if names is not None else ""
-                raise InputError(f"{where}document {doc!r}: grade {grade} {limit[1]}")
+    places = [(i, doc) for i, judgment in enumerate(judgments) for doc in judgment]
+    # Python ints, compared as they are: a grade of 10**30 is reported as written.
+    grades = np.array([judgments[i][doc] for i, doc in places], dtype=object)
+
+    def where(index: int) -> str:
+        i, doc = places[index]
+        return (f"query {names[i]!r}, " if names is not None else "") + f"document {doc!r}"
+
+    check_grade_range(grades, limit, where)
 
 
 def uses_exponential_gain(measure: Measure, conv: Conventions) -> bool:
@@ -155,11 +175,8 @@ def evaluate_batch(
     parsed = as_measures(measures)
     if not batch.size:  # no ranking: every measure has no value (kernels may assume a row)
         return {m.key: np.zeros(0) for m in parsed}
-    limit = grade_limit(parsed, conv)
-    if limit is not None:
-        largest = float(batch.judged_grades.max(initial=0.0))
-        if largest > limit[0]:
-            raise InputError(f"grade {largest:.0f} {limit[1]}")
+    if batch.judged_grades.shape[1]:  # sorted descending: the first column is each row's largest grade
+        check_grade_range(batch.judged_grades[:, 0], grade_limit(parsed, conv), lambda row: f"batch row {row}")
     results: dict[str, np.ndarray] = {}
     for (level, gain, gain_map, denominator), group in group_by(parsed, lambda m: _context_key(m, conv)).items():
         ctx = Context(batch, conv.replace(relevance_level=level, gain=gain, ap_denominator=denominator),

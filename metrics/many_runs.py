@@ -27,7 +27,14 @@ import numpy as np
 
 from . import bulk, stream
 from .conventions import Conventions
-from .engine import aggregate_columns, as_measures, grade_limit, make_conventions, nothing_to_evaluate
+from .engine import (
+    aggregate_columns,
+    as_measures,
+    check_grade_range,
+    grade_limit,
+    make_conventions,
+    nothing_to_evaluate,
+)
 from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
 from .io.read import read_checked_qrels, read_run_path
 from .io.trec import QrelsTable, RunTable
@@ -334,11 +341,8 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
         raise InputError(f"Argument `qrels` has to be a file path, a DataFrame, a QrelsTable or a dict {{qid: {{doc: "
                          f"grade}}}}, got {type(qrels).__name__}")
     table = as_qrels_table(qrels)
-    limit = grade_limit(measures, conv)
-    if limit is not None and (table.grade > limit[0]).any():
-        row = int(np.flatnonzero(table.grade > limit[0])[0])
-        raise InputError(f"qrels, query {table.qid[row].as_py()!r}, document {table.docno[row].as_py()!r}: grade "
-                         f"{int(table.grade[row])} {limit[1]}")
+    check_grade_range(table.grade, grade_limit(measures, conv),
+                      lambda row: f"qrels, query {table.qid[row].as_py()!r}, document {table.docno[row].as_py()!r}")
     return table
 
 
@@ -352,5 +356,5 @@ def _as_run_table(source: RunSource, name: str) -> RunTable:
 
 
 __all__ = ["ALL_NUM_REL", "MAX_RUNS", "STREAM_FROM_BYTES", "RunSource", "RunValues", "check_run_paths",
-           "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files", "evaluate_run_path", "evaluate_runs",
-           "per_query_values", "result_rows"]
+           "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files", "evaluate_run_path",
+           "evaluate_runs", "per_query_values", "result_rows"]

@@ -7,11 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from ..conventions import Conventions
-from ..engine import grade_limit
-from ..model import InputError
+from ..engine import check_grade_range, grade_limit
 from ..names import Measure
 from .frames import is_parquet, read_parquet_qrels, read_parquet_run
 from .trec import line_number, read_qrels, read_run
@@ -42,14 +39,12 @@ def _read_table(path: Path, read_trec, kind: str):
 def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventions: Conventions) -> None:
     """Raise InputError naming the qrels line of the first grade the measures cannot score (see
     :func:`metrics.engine.grade_limit`: exponential gain overflows, gain parameters list every grade)."""
-    limit = grade_limit(measures, conventions)
-    if limit is None:
-        return
-    too_large = np.flatnonzero(qrels.grade > limit[0])
-    if too_large.size:
-        row = int(too_large[0])
-        where = f"row {row}" if is_parquet(source) else f"line {line_number(source, row, kind='qrels')}"
-        raise InputError(f"{qrels.name} {where}: grade {int(qrels.grade[row])} {limit[1]}")
+    parquet = is_parquet(source)
+
+    def where(row: int) -> str:
+        return f"{qrels.name} " + (f"row {row}" if parquet else f"line {line_number(source, row, kind='qrels')}")
+
+    check_grade_range(qrels.grade, grade_limit(measures, conventions), where)
 
 
 __all__ = ["check_grade_limit", "read_checked_qrels", "read_run_path"]
