@@ -24,7 +24,7 @@ from .conventions import Conventions
 from .evaluate import evaluate_rankings
 from .measures import MEASURES
 from .model import check_grades
-from .names import parse_measure
+from .names import Measure, measure_at, trec_spec
 from .whatif import MetricSet
 
 #: Sums with more terms than this are shown as their first terms, "…", and the last term.
@@ -39,7 +39,8 @@ class Explanation:
     label: how the explorer names it, e.g. ``AP@4``. measure: the trec_eval measure string, e.g. ``map_cut.4``.
     value: the engine's value. formula: LaTeX for ``st.latex``. worked: the computation with this list's numbers
     (plain text; the first line ends with the value, later lines name the conventions that shaped it).
-    rewards: one sentence on what the metric rewards.
+    rewards: one sentence on what the metric rewards. parsed: the measure itself (``measure`` is its string), so a
+    page reads its values by ``parsed.key`` without parsing the string back.
     """
 
     label: str
@@ -48,6 +49,7 @@ class Explanation:
     formula: str
     worked: str
     rewards: str
+    parsed: Measure | None = None
 
 
 class GuideEntry(NamedTuple):
@@ -120,11 +122,16 @@ def explorer_measures(k: int) -> list[tuple[str, str]]:
     >>> explorer_measures(4)[:3]
     [('P@4', 'P.4'), ('Recall@4', 'recall.4'), ('RR', 'recip_rank')]
     """
-    metric_set = MetricSet(k)
-    measures = list(zip(metric_set.labels, metric_set.measures))
+    return [(label, trec_spec(measure)) for label, measure in explorer_metrics(k)]
+
+
+def explorer_metrics(k: int) -> list[tuple[str, Measure]]:
+    """:func:`explorer_measures` as measures built from the registry and ``k``, not as strings to parse."""
+    specs = MetricSet(k).specs
+    measures = [(spec.label, spec.parsed) for spec in specs]
     # Uncut AP (trec_eval's map) next to AP@k: the "MAP" of most papers, and the seed's own MAP.
-    at = metric_set.measures.index(f"map_cut.{k}")
-    return [*measures[: at + 1], ("AP", "map"), *measures[at + 1:]]
+    at = next(i for i, spec in enumerate(specs) if spec.family == "AP")
+    return [*measures[: at + 1], ("AP", measure_at("map", k)), *measures[at + 1:]]
 
 
 def explain(
@@ -133,7 +140,7 @@ def explain(
     """Explain the six explorer metrics for one ranked list (doc ids in rank order) and its judgments at ``k``."""
     conv = conventions if conventions is not None else Conventions()
     check_grades(judgments)
-    measures = explorer_measures(k)
+    measures = explorer_metrics(k)
     values = evaluate_rankings([list(ranking)], [judgments], [measure for _, measure in measures], conv)
     view = _View.build(ranking, judgments, conv)
     builders: dict[str, Callable[[_View, int], tuple[str, str]]] = {
@@ -146,18 +153,18 @@ def explain(
         "success": _success,
     }
     explanations = []
-    for label, measure_string in measures:
-        measure = parse_measure(measure_string)[0]
+    for label, measure in measures:
         formula, first_line = builders[measure.name](view, int(k))
         lines = [first_line, *view.notes(measure.name)]
         explanations.append(
             Explanation(
                 label=label,
-                measure=measure_string,
+                measure=trec_spec(measure),
                 value=float(values[measure.key][0]),
                 formula=formula,
                 worked="\n".join(lines),
                 rewards=MEASURES[measure.name].rewards,
+                parsed=measure,
             )
         )
     return explanations
@@ -469,4 +476,4 @@ def _abbreviate(terms: Sequence[str], separator: str = " + ") -> str:
 
 
 __all__ = ["Explanation", "GuideEntry", "METRIC_GUIDE", "ONLINE_CONFIRMATION", "explain", "explorer_measures",
-           "missed_relevant_note"]
+           "explorer_metrics", "missed_relevant_note"]

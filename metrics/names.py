@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from .measures import IR_NAMES, MEASURES, MeasureInfo
 from .model import InputError
 
@@ -32,7 +34,7 @@ class Measure:
     gain: str | None = None  # ir_measures nDCG(dcg='exp-log2')
     judged_only: bool | None = None  # ir_measures judged_only=True
     notation: Notation = "trec_eval"
-    gain_param_text: str | None = None  # the parameters as written (ndcg.1=3,2=9, utility.2,-1,0,0), for the output name
+    gain_param_text: str | None = None  # parameters as written (ndcg.1=3,2=9, utility.2,-1,0,0), for the output name
     params: tuple[float, ...] | None = None  # values of a measure with parameters (utility, set_F, 11pt_avg, rbp p)
     ap_denominator: str | None = None  # sentence-transformers' MAP@k divides by min(R, k)
     written: str | None = None  # a name people type (hit_rate@10, cosine_ndcg@10): reported under it
@@ -162,7 +164,8 @@ _ST = "sentence-transformers InformationRetrievalEvaluator"
 _ST_PREFIXES = ("cosine_", "dot_", "cos_sim-", "dot_score-", "euclidean_", "manhattan_")
 
 ALIASES: tuple[Alias, ...] = (
-    Alias(("HitRate@k", "hit_rate@k", "Hit@k", "top-k accuracy"), "Success@k", "the seed, ranx (hit_rate), RecSys papers"),
+    Alias(("HitRate@k", "hit_rate@k", "Hit@k", "top-k accuracy"), "Success@k",
+          "the seed, ranx (hit_rate), RecSys papers"),
     Alias(("Accuracy@k",), "Success@k", f"{_ST} (Accuracy@k)"),
     Alias(("precision@k", "Precision@k"), "P@k", f"ranx, {_ST}"),
     Alias(("recall@k", "Recall@k"), "R@k", f"ranx, {_ST}"),
@@ -406,6 +409,32 @@ def _parse_ir(spec: str) -> Measure:
         name = "num_rel_ret"
     return Measure(name, cutoff, relevance_level, gain=gain, judged_only=judged_only, notation="ir_measures",
                    params=params)
+
+
+def measure_at(name: str, k: int) -> Measure:
+    """The registered measure ``name`` at cut-off ``k``, built from the registry without a measure string: ``P`` at
+    4 is P@4 (``P.4``); a measure without cut-offs stays whole (``recip_rank`` at 4 is RR).
+
+    >>> measure_at("ndcg_cut", 10).key, measure_at("recip_rank", 10).key
+    ('ndcg_cut_10', 'recip_rank')
+    """
+    info = MEASURES.get(name)
+    if info is None:
+        raise ValueError(f"unknown measure {name!r}; known: {', '.join(known_measure_names())}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _MAX_CUTOFF:
+        raise ValueError(f"Argument `k` has to be a whole number from 1 to {_MAX_CUTOFF:,}, but got {k!r}")
+    return Measure(name, None if info.cutoff == "none" else int(k))
+
+
+def trec_spec(measure: Measure) -> str:
+    """The trec_eval measure string of a measure without parameters: ``P.4``, ``map``."""
+    if measure.gain_param_text or measure.params or measure.relevance_level is not None:
+        raise ValueError(f"measure {measure.key!r} has parameters a trec_eval string of its name and cut-off "
+                         "cannot carry")
+    if measure.cutoff is None:
+        return measure.name
+    cutoff = f"{measure.cutoff:g}" if isinstance(measure.cutoff, float) else str(measure.cutoff)
+    return f"{measure.name}.{cutoff}"
 
 
 def known_measure_names() -> list[str]:

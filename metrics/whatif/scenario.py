@@ -13,7 +13,7 @@ import numpy as np
 from ..conventions import TREC_EVAL, Conventions
 from ..engine import evaluate_batch
 from ..model import RankingBatch, check_grades, check_unique
-from ..names import Measure, parse_measures
+from ..names import Measure, measure_at, trec_spec
 
 #: The most ranks (rows x ranks of a batch of rearrangements) scored in one kernel call: about 8 MB of positions.
 #: Longer questions are scored in chunks of rows, so memory stays bounded whatever the list length.
@@ -36,16 +36,17 @@ class MetricSpec:
     name: str  # in a sentence: "precision"
     curve_label: str  # in the k chart: "P@k"
     curve_measure: str  # the registry name evaluated at every k: "P", or "recip_rank_cut" for RR
+    parsed: Measure  # the measure itself, built from the registry and k (``measure`` is its string)
 
 
-# family, label pattern, measure pattern, sentence name, measure evaluated along k
+# family, label pattern, registry name (taken at k when it has cut-offs), sentence name, measure evaluated along k
 _FAMILIES: tuple[tuple[str, str, str, str, str], ...] = (
-    ("P", "P@{k}", "P.{k}", "precision", "P"),
-    ("Recall", "Recall@{k}", "recall.{k}", "recall", "recall"),
+    ("P", "P@{k}", "P", "precision", "P"),
+    ("Recall", "Recall@{k}", "recall", "recall", "recall"),
     ("RR", "RR", "recip_rank", "RR", "recip_rank_cut"),
-    ("AP", "AP@{k}", "map_cut.{k}", "AP", "map_cut"),
-    ("nDCG", "nDCG@{k}", "ndcg_cut.{k}", "nDCG", "ndcg_cut"),
-    ("Success", "Success@{k}", "success.{k}", "success", "success"),
+    ("AP", "AP@{k}", "map_cut", "AP", "map_cut"),
+    ("nDCG", "nDCG@{k}", "ndcg_cut", "nDCG", "ndcg_cut"),
+    ("Success", "Success@{k}", "success", "success", "success"),
 )
 
 
@@ -67,11 +68,12 @@ class MetricSet:
 
     @property
     def specs(self) -> tuple[MetricSpec, ...]:
-        return tuple(
-            MetricSpec(family, label.format(k=self.k), measure.format(k=self.k), name,
-                       label.format(k="k") if "{k}" in label else f"{label}@k", curve)
-            for family, label, measure, name, curve in _FAMILIES
-        )
+        specs = []
+        for family, label, registry_name, name, curve in _FAMILIES:
+            measure = measure_at(registry_name, int(self.k))
+            specs.append(MetricSpec(family, label.format(k=self.k), trec_spec(measure), name,
+                                    label.format(k="k") if "{k}" in label else f"{label}@k", curve, measure))
+        return tuple(specs)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -140,7 +142,7 @@ class Scenario:
         object.__setattr__(self, "_base", base)
         object.__setattr__(self, "_relevant", judged & (grades >= level))
         object.__setattr__(self, "_grades", np.where(judged, grades, -1.0))
-        object.__setattr__(self, "_measures", tuple(parse_measures(list(metric_set.measures))))
+        object.__setattr__(self, "_measures", tuple(spec.parsed for spec in metric_set.specs))
 
     @property
     def metrics(self) -> MetricSet:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from metrics import parse_measure
 from metrics.explain import explain, missed_relevant_note
 from ui.common import state
 from ui.common.text import literal
@@ -29,13 +28,13 @@ def page() -> None:
     st.caption(SCORING_MODEL)
 
     explanations = explain(query.ranking, dict(query.judgments), query.k, query.conventions)
-    labels = {parse_measure(item.measure)[0].key: item.label for item in explanations}
+    labels = {item.parsed.key: item.label for item in explanations}
     baseline = st.session_state.get(state.BASELINE)
 
     controls.k_and_level(query)
     card_holes = holes.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
-    scores.metric_cards(explanations, scores.baseline_values(
-        baseline, [item.measure for item in explanations], query.conventions), card_holes)
+    baseline_values = scores.baseline_values(baseline, [item.parsed for item in explanations], query.conventions)
+    scores.metric_cards(explanations, baseline_values, card_holes)
     holes.judged_caption(card_holes, query.k, len(query.ranking[: query.conventions.depth or None]))
     scores.baseline_controls()
     st.caption("Conventions: " + query.conventions.describe())

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from metrics import Conventions, parse_measure
+from metrics import Conventions
 from metrics.explain import Explanation
 from metrics.holes import MeasureHole, query_holes, top_grade
 
@@ -58,11 +58,11 @@ def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: i
 def card_holes(ranking: list[str], judgments: dict[str, int], explanations: list[Explanation],
                conventions: Conventions) -> dict[str, CardHole]:
     """Each card's hole (metrics.holes.query_holes), keyed by measure string (``"P.4"``)."""
-    found = query_holes(ranking, judgments, [item.measure for item in explanations], conventions)
+    found = query_holes(ranking, judgments, [item.parsed for item in explanations], conventions)
     listed = ranking[: conventions.depth] if conventions.depth else ranking
     cards: dict[str, CardHole] = {}
     for item in explanations:
-        measure = parse_measure(item.measure)[0]
+        measure = item.parsed
         hole = found[measure.key]
         window = listed[: hole.k] if hole.k is not None else listed
         unjudged = sum(1 for doc in window if judgments.get(doc, -1) < 0)

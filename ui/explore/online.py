@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from metrics import Conventions, InputError, evaluate_rankings, parse_measure
-from metrics.explain import explorer_measures
+from metrics import Conventions, InputError, evaluate_rankings
+from metrics.explain import explorer_metrics
+from metrics.names import measure_at, trec_spec
 from metrics.online import (
     MODEL_HELP,
     SIGNAL_HELP,
@@ -313,9 +314,8 @@ def err_link(page: Sequence[str], judgments: Mapping[str, int], k: int, own: flo
         st.caption(f"ERR@{k} reads grades on gdeval's scale 0..4; this page holds grade {top}, so the link is not "
                    "shown.")
         return
-    measure = f"ERR@{k}"
-    err = float(evaluate_rankings([list(page)], [dict(judgments)], [measure], Conventions())
-                [parse_measure(measure)[0].key][0])
+    measure = measure_at("ERR", k)
+    err = float(evaluate_rankings([list(page)], [dict(judgments)], [measure], Conventions())[measure.key][0])
     cascade = expected_signals(ClickModel("cascade", default_attractiveness(grades, 4)))
     st.markdown(f"ERR = expected reciprocal rank of the stopping click under the cascade model.\n\n"
                 f"- ERR@{k} (offline, gdeval's R = (2^g − 1) / 16): **{err:.4f}**\n"
@@ -369,10 +369,11 @@ def against_baseline(query: QueryState, baseline: dict | None, settings: Setting
 
 def offline_change(query: QueryState, baseline: dict) -> pd.DataFrame:
     """The explorer's metrics for the baseline and the current list, and their change, one row per metric."""
-    labels, measures = zip(*explorer_measures(query.k))
-    before = scores.baseline_values(baseline, list(measures), query.conventions) or {}
+    labels, parsed = zip(*explorer_metrics(query.k))
+    before = scores.baseline_values(baseline, parsed, query.conventions) or {}
     after = scores.baseline_values({"ranking": query.ranking, "judgments": dict(query.judgments)},
-                                          list(measures), query.conventions) or {}
+                                   parsed, query.conventions) or {}
+    measures = [trec_spec(measure) for measure in parsed]
     return pd.DataFrame({"metric": labels, "baseline": [before[m] for m in measures],
                          "current": [after[m] for m in measures],
                          "change": [after[m] - before[m] for m in measures]}).set_index("metric")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import streamlit as st
 
-from metrics import evaluate_rankings, parse_measure
+from metrics import evaluate_rankings
 from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
+from metrics.names import Measure, trec_spec
 from ui.common import state
 
 
@@ -25,12 +28,13 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
             column.caption(holes[item.measure].bracket, help=holes[item.measure].help)
 
 
-def baseline_values(baseline: dict | None, measures: list[str], conventions) -> dict[str, float] | None:
-    """The pinned list's values under the current k and conventions, keyed by measure string (``"P.4"``)."""
+def baseline_values(baseline: dict | None, measures: Sequence[Measure], conventions) -> dict[str, float] | None:
+    """The pinned list's values under the current k and conventions, keyed by trec_eval measure string
+    (``"P.4"``, a card's ``measure``); the measures come built (metrics.explain.explorer_metrics), not as text."""
     if baseline is None:
         return None
-    values = evaluate_rankings([baseline["ranking"]], [baseline["judgments"]], measures, conventions)
-    return {measure: float(values[parse_measure(measure)[0].key][0]) for measure in measures}
+    values = evaluate_rankings([baseline["ranking"]], [baseline["judgments"]], list(measures), conventions)
+    return {trec_spec(measure): float(values[measure.key][0]) for measure in measures}
 
 
 def baseline_controls() -> None:
@@ -66,7 +70,8 @@ def explanations_panel(explanations: list[Explanation]) -> None:
 
 def metric_guide() -> None:
     with st.expander("Which metric should I use?"):
-        st.table(pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"]).set_index("If you evaluate…"))
+        guide = pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"])
+        st.table(guide.set_index("If you evaluate…"))
         st.markdown("**When an offline win needs online confirmation**\n"
                     + "\n".join(f"- **{case}.** {why}" for case, why in ONLINE_CONFIRMATION))
         st.caption("*Online signals (simulated)*, further down, shows what a change may do to clicks and how many "
