@@ -15,7 +15,8 @@ from typing import TextIO
 
 from ..cli import FIELD_WIDTH
 from ..console import OneLineParser, run_command, run_guarded, whole_number
-from ..io.trec import read_qrels, read_run
+from ..engine import nothing_to_evaluate
+from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
 from .compare import compare_ann
 from .waterfall import pipeline_stages, recall_waterfall
@@ -46,11 +47,21 @@ def _line(name: str, qid: str, value: float, count: bool) -> str:
 
 def report(args: argparse.Namespace) -> str:
     cutoffs = args.cutoffs or [10]
-    exact = read_run(args.exact_run).to_dict()
-    ann = read_run(args.ann_run).to_dict()
-    qrels = read_qrels(args.qrels).to_dict() if args.qrels else None
+    # TREC (plain or gzip) or Parquet, as every command line reads them
+    exact = read_run_path(args.exact_run).to_dict()
+    ann = read_run_path(args.ann_run).to_dict()
+    qrels = read_qrels_path(args.qrels).to_dict() if args.qrels else None
     if qrels is None and (args.reranked or args.context):
         raise InputError("--reranked and --context describe the recall waterfall, which needs QRELS")
+    if not exact.keys() & ann.keys():  # ANN recall 0 for every query would describe two unrelated files
+        raise InputError(f"{args.ann_run} shares no query with {args.exact_run}: nothing to compare (are the query "
+                         "ids written the same way in both, e.g. '1' and not '01'?)")
+    if qrels is not None and not exact.keys() & qrels.keys():
+        raise InputError(nothing_to_evaluate(args.exact_run, args.qrels))
+    k = max(cutoffs)
+    if args.context is not None and args.context > k:
+        raise InputError(f"--context {args.context} is larger than the cut-off {k} (-k): the prompt can only hold "
+                         f"passages of the top {k}; give --context at most {k}, or a larger -k")
     comparison = compare_ann(exact, ann, qrels, cutoffs, relevance_level=args.relevance_level)
     lines = []
     is_count = {name: name.startswith(("lost_", "gained_")) for name in comparison.names}
@@ -59,7 +70,7 @@ def report(args: argparse.Namespace) -> str:
             lines += [_line(name, qid, value, is_count[name]) for name, value in values.items()]
     lines += [_line(name, "all", comparison.means[name], False) for name in comparison.names]
     if qrels is not None:
-        reranked = read_run(args.reranked).to_dict() if args.reranked else None
+        reranked = read_run_path(args.reranked).to_dict() if args.reranked else None
         stages = pipeline_stages(exact, ann, max(cutoffs), reranked_run=reranked, context=args.context)
         waterfall = recall_waterfall(qrels, stages, relevance_level=args.relevance_level)
         if args.per_query:

@@ -102,6 +102,9 @@ def pipeline_stages(
         stages.append(Stage(f"reranked top {k}", f"reranked_{k}", reranked_run, k))
     if context is not None:
         (context,) = check_cutoffs([context])
+        if context > k:
+            raise InputError(f"Argument `context` ({context}) is larger than k ({k}): the prompt can only hold "
+                             f"passages of the top {k}; give at most {k}, or a larger k")
         stages.append(Stage(f"context top {context}", f"context_{context}", stages[-1].run, context))
     return stages
 

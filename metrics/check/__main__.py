@@ -16,7 +16,7 @@ from typing import NoReturn, TextIO
 
 from ..console import cannot_write, run_guarded, whole_number
 from ..conventions import Conventions
-from ..io.trec import read_qrels, read_run
+from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
 from .granularity import Granularity, check_granularity
@@ -145,8 +145,8 @@ def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
         raise ValueError(f"--nearest has to be a positive integer, got {args.nearest}")
     base = Conventions(depth=args.depth)
     # Paths, never file content: a file name with spaces is still a name.
-    qrels = read_qrels(Path(args.qrels)).to_dict()
-    run = read_run(Path(args.run)).to_dict()
+    qrels = read_qrels_path(args.qrels).to_dict()  # TREC (plain or gzip) or Parquet, as every command line reads
+    run = read_run_path(args.run).to_dict()
     finding = find_conventions(qrels, run, args.measure, args.value, base=base)
     if finding.matches and not (args.variants or args.subset or args.cutoff):
         return finding, []
@@ -175,8 +175,9 @@ def _table(args: argparse.Namespace) -> TableCheck:
         raise InputError("with --table, give QRELS only: the runs are named in the table")
     table_path = Path(args.table)
     rows = read_table(_read_small_text(table_path, "table of scores"), name=table_path.name)
-    qrels = read_qrels(Path(args.qrels)).to_dict()
-    runs = {row.run: read_run(table_path.parent / row.run).to_dict() for row in {r.run: r for r in rows}.values()}
+    qrels = read_qrels_path(args.qrels).to_dict()
+    runs = {row.run: read_run_path(str(table_path.parent / row.run)).to_dict()
+            for row in {r.run: r for r in rows}.values()}
     return check_table(qrels, runs, rows, base=Conventions(depth=args.depth))
 
 

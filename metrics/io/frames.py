@@ -163,15 +163,24 @@ _PARQUET_BATCH = 1 << 20
 
 
 def is_parquet(path: str | os.PathLike) -> bool:
-    """Whether the file at ``path`` is Parquet (its first and last four bytes are ``PAR1``)."""
+    """Whether the file at ``path`` is Parquet: ``PAR1`` at both ends and a footer Parquet can read. A TREC file
+    whose first qid and last tag are ``PAR1`` has the magic at both ends too, but no footer, and stays TREC."""
     try:
         with open(path, "rb") as file:
             if file.read(4) != b"PAR1":
                 return False
             file.seek(-4, os.SEEK_END)
-            return file.read(4) == b"PAR1"
+            if file.read(4) != b"PAR1":
+                return False
     except (OSError, ValueError):
         return False
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except (pa.ArrowException, OSError, ValueError):
+        return False
+    return True
 
 
 def read_parquet_qrels(path: str | os.PathLike) -> QrelsTable:

@@ -21,6 +21,11 @@ def read_run_path(run_path: str):
     return _read_table(Path(run_path), read_run, "run")
 
 
+def read_qrels_path(qrels_path: str):
+    """The qrels named on the command line: a TREC (plain or gzip) or Parquet file."""
+    return _read_table(Path(qrels_path), read_qrels, "qrels")
+
+
 def read_checked_qrels(qrels_path: str, measures: Sequence[Measure], conventions: Conventions):
     """The qrels file read, with every grade checked against what the measures can score."""
     # Paths, never file content: a file name with spaces is still a name.
@@ -47,4 +52,4 @@ def check_grade_limit(qrels, source: Path, measures: Sequence[Measure], conventi
     check_grade_range(qrels.grade, grade_limit(measures, conventions), where)
 
 
-__all__ = ["check_grade_limit", "read_checked_qrels", "read_run_path"]
+__all__ = ["check_grade_limit", "read_checked_qrels", "read_qrels_path", "read_run_path"]
