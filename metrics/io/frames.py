@@ -174,8 +174,6 @@ def is_parquet(path: str | os.PathLike) -> bool:
                 return False
     except (OSError, ValueError):
         return False
-    import pyarrow.parquet as pq
-
     try:
         pq.read_metadata(path)
     except (pa.ArrowException, OSError, ValueError):
