@@ -5,6 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from tests.support.paths import REPO
+from ui.runs import TAB as RUNS_TAB
 
 APP = str(REPO / "app.py")
 PASTRY = {
@@ -46,3 +47,9 @@ def assert_no_failure(at: AppTest) -> None:
 
 def open_runs_page() -> AppTest:
     return AppTest.from_file(APP, default_timeout=120).run().switch_page("ui/runs/entry.py").run()
+
+
+def open_tab(at: AppTest, label: str) -> AppTest:
+    """Open one tab of the run page, as a click on it does (only the open tab is computed and drawn)."""
+    at.session_state[RUNS_TAB] = label
+    return at.run()

@@ -10,6 +10,7 @@ from metrics.samples import load_samples
 from tests.app.support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
 from ui.common.query_state import remove_active
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
+from ui.explore.data_io import DOWNLOADS
 
 
 def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval():
@@ -332,6 +333,9 @@ def test_bad_uploads_say_what_is_wrong_and_keep_the_list(qrels, fragment):
 
 def test_downloads_offer_trec_json_csv_and_a_pytrec_eval_snippet():
     at = open_app()
+    assert not at.get("download_button")  # built only once their expander is opened
+    at.session_state[DOWNLOADS] = True  # the expander opened, as a click on it does
+    at.run()
     keys = {button.key for button in at.get("download_button")}
     assert {"dl_qrels", "dl_run", "dl_json", "dl_csv", "dl_python"} <= keys
     snippet = [c.value for c in at.code if "pytrec_eval.RelevanceEvaluator" in c.value]

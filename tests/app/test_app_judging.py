@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from metrics.io.trec import read_qrels, read_run
 from metrics.judging import ADDED_ITERATION, find_holes, merged_trec
-from tests.app.support import assert_no_failure, open_runs_page
+from tests.app.support import assert_no_failure, open_runs_page, open_tab
 from tests.app.test_app_runs import JAM_QRELS, JAM_RUN, upload
 from ui.common.text import shown as as_shown
 
@@ -35,6 +35,7 @@ def downloads(monkeypatch) -> dict[str, bytes]:
 def samples_page(measure: str = "map", other: str | None = None) -> AppTest:
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()
+    at = open_tab(at, "Judge the holes")
     at.selectbox(key="judge_measure").select(measure).run()
     if other is not None:
         at.selectbox(key="judge_other").select(other).run()
@@ -79,13 +80,14 @@ def test_grading_a_candidate_moves_the_mean_by_its_influence_and_the_download_sc
     influences = [round(abs(value), 12) for value in table["influence"]]
     assert influences == sorted(influences, reverse=True)
     first = table.iloc[0]
-    before = means_row(at)["map"]
-    at = grade_in_table(at, {0: int(first["if relevant"])})
+    before = means_row(open_tab(at, "Per-query results"))["map"]
+    at = grade_in_table(open_tab(at, "Judge the holes"), {0: int(first["if relevant"])})
 
     assert any("1 judgment added on this page" in as_shown(info.value) for info in at.info)
+    mean_card = next(m for m in at.metric if as_shown(m.label) == "mean map of samples")
+    at = open_tab(at, "Per-query results")
     after = means_row(at)["map"]
     assert after - before == pytest.approx(first["influence"], abs=1e-12)
-    mean_card = next(m for m in at.metric if as_shown(m.label) == "mean map of samples")
     assert mean_card.value == f"{after:.4f}" and mean_card.delta == f"{after - before:+.4f}"
 
     qrels, runs = the_collection(downloads)
@@ -106,13 +108,21 @@ def test_grading_a_candidate_moves_the_mean_by_its_influence_and_the_download_sc
 
 def test_two_runs_list_the_documents_only_one_retrieves_and_the_comparison_moves(downloads):
     at = samples_page("ndcg_cut_10", other="oracle rerank")
-    at.selectbox(key="compare_measure").select("ndcg_cut_10").run()
     table = candidates(at)
     assert {"rank in A", "rank in B"} <= set(table.columns)
     first = table.iloc[0]
+    at = open_tab(at, "Compare runs")
+    at.selectbox(key="compare_measure").select("ndcg_cut_10").run()
     difference = next(m for m in at.metric if as_shown(m.label).startswith("mean ndcg_cut_10: B − A"))
     before = float(difference.value)
+    # Back on the judge tab, its choices are kept (another tab was open in between).
+    at = open_tab(at, "Judge the holes")
+    assert (at.selectbox(key="judge_measure").value, at.selectbox(key="judge_other").value) == (
+        "ndcg_cut_10", "oracle rerank")
     at = grade_in_table(at, {0: int(first["if relevant"])})
+    card = next(m for m in at.metric if "(B − A)" in as_shown(m.label))
+    at = open_tab(at, "Compare runs")
+    assert at.selectbox(key="compare_measure").value == "ndcg_cut_10"
     difference = next(m for m in at.metric if as_shown(m.label).startswith("mean ndcg_cut_10: B − A"))
     assert float(difference.value) == pytest.approx(before + first["influence"], abs=1e-4)
     qrels, runs = the_collection(downloads)
@@ -120,7 +130,6 @@ def test_two_runs_list_the_documents_only_one_retrieves_and_the_comparison_moves
     b = pytrec_means(qrels, runs["oracle rerank"], "ndcg_cut_10")
     assert difference.value == f"{np.mean([b[q] - a[q] for q in sorted(a)]):+.4f}"
     # The judge tab's own card agrees with the comparison's.
-    card = next(m for m in at.metric if "(B − A)" in as_shown(m.label))
     assert card.value == difference.value
 
 
@@ -175,7 +184,7 @@ def test_added_judgments_survive_reruns_and_go_with_the_discard_button_or_anothe
 def test_a_run_without_holes_says_so():
     at = open_runs_page()
     qrels = JAM_QRELS + b"jam 0 pretzel 0\n"
-    at = upload(at, ("jam.qrels", qrels), ("jam.run", JAM_RUN))
+    at = open_tab(upload(at, ("jam.qrels", qrels), ("jam.run", JAM_RUN)), "Judge the holes")
     assert_no_failure(at)
     assert any(as_shown(success.value) == "Every document in the top 10 is judged: there is no hole to fill."
                for success in at.success)

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from tests.app.support import assert_no_failure, open_runs_page
+from tests.app.support import assert_no_failure, open_runs_page, open_tab
 from tests.support.paths import TEST_DATA
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
 
@@ -107,7 +107,7 @@ def test_a_bad_run_gets_a_clear_message(run, fragment):
 
 def test_the_finder_names_exponential_gain_for_0_4138_on_the_jam_query():
     at = open_runs_page()
-    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at = open_tab(upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN)), "Check a reported score")
     at.text_input(key="check_measure").input("nDCG@4").run()
     at.text_input(key="check_value").input("0.4138").run()
     assert_no_failure(at)
@@ -118,7 +118,7 @@ def test_the_finder_names_exponential_gain_for_0_4138_on_the_jam_query():
 
 def test_the_finder_writes_out_how_each_match_differs_from_trec_eval_in_full():
     at = open_runs_page()
-    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at = open_tab(upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN)), "Check a reported score")
     at.text_input(key="check_measure").input("nDCG@4").run()
     at.text_input(key="check_value").input("0.4138").run()
     assert "how it differs from trec_eval" not in finder_table(at).columns  # a grid cell cut the text off
@@ -130,7 +130,7 @@ def test_the_finder_writes_out_how_each_match_differs_from_trec_eval_in_full():
 
 def test_the_finder_shows_the_nearest_values_when_nothing_matches():
     at = open_runs_page()
-    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at = open_tab(upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN)), "Check a reported score")
     at.text_input(key="check_measure").input("nDCG@4").run()
     at.text_input(key="check_value").input("0.99").run()
     assert any("No combination" in w.value for w in at.warning)
@@ -139,7 +139,7 @@ def test_the_finder_shows_the_nearest_values_when_nothing_matches():
 
 def test_a_bad_measure_or_value_in_the_finder_is_explained():
     at = open_runs_page()
-    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at = open_tab(upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN)), "Check a reported score")
     at.text_input(key="check_measure").input("nDCG@x").run()
     at.text_input(key="check_value").input("0.4").run()
     assert any("measure" in e.value for e in at.error)
@@ -151,12 +151,13 @@ def test_a_bad_measure_or_value_in_the_finder_is_explained():
 def test_comparing_two_runs_reports_wins_and_p_values_like_the_engine():
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()
+    at = open_tab(at, "Compare runs")
     assert_no_failure(at)
     values = {m.label: m.value for m in at.metric}
     assert values["B wins / ties / losses"].count("/") == 2
     assert values["queries compared"] == "8"
     charts = at.get("plotly_chart")
-    assert len(charts) == 2  # the distribution and the sorted differences
+    assert len(charts) == 1  # the sorted differences (the distribution is drawn on the per-query tab)
 
 
 def test_changing_conventions_in_the_sidebar_re_evaluates():
@@ -206,6 +207,7 @@ def test_a_query_opens_at_the_cut_off_of_the_measures_being_read():
 def test_the_comparison_opens_a_query_at_the_compared_measures_cut_off():
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()
+    at = open_tab(at, "Compare runs")
     at.selectbox(key="compare_measure").select("success_1").run()
     qid = at.selectbox(key="compare_qid").value
     at.button(key=f"open_samples_{qid}").click().run()
@@ -232,7 +234,7 @@ def test_the_page_states_the_upload_limit_where_the_uploaders_are():
 
 def test_the_finder_says_how_a_name_from_another_tool_was_read():
     at = open_runs_page()
-    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
+    at = open_tab(upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN)), "Check a reported score")
     at.text_input(key="check_measure").input("NDCG@4").run()
     at.text_input(key="check_value").input("0.4138").run()
     assert_no_failure(at)

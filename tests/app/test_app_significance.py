@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from metrics import aggregate, evaluate
 from metrics.compare import compare_many
 from metrics.io.trec import read_qrels, read_run
-from tests.app.support import assert_no_failure, open_runs_page
+from tests.app.support import assert_no_failure, open_runs_page, open_tab
 from tests.support.paths import TEST_DATA
 from ui.common.text import shown as as_shown
 
@@ -38,8 +38,9 @@ def shifted_run(name: str, drop_every: int) -> bytes:
 @pytest.fixture(scope="module")
 def three_runs_page() -> AppTest:
     at = open_runs_page()
-    return upload(at, ("results.test", (DATA / "results.test").read_bytes()),
-                  ("every-third.txt", shifted_run("third", 3)), ("every-second.txt", shifted_run("second", 2)))
+    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()),
+                ("every-third.txt", shifted_run("third", 3)), ("every-second.txt", shifted_run("second", 2)))
+    return open_tab(at, "Compare runs")
 
 
 def test_the_report_table_shows_every_runs_mean_with_its_interval(three_runs_page):
@@ -76,6 +77,7 @@ def test_a_baseline_adds_the_risk_table_and_tukey_disables_the_correction():
     at = open_runs_page()
     at = upload(at, ("results.test", (DATA / "results.test").read_bytes()),
                 ("every-third.txt", shifted_run("third", 3)))
+    at = open_tab(at, "Compare runs")
     at.selectbox(key="many_baseline").select("results.test").run()
     assert_no_failure(at)
     risk = table_with(at, "TRisk")
@@ -89,6 +91,8 @@ def test_a_baseline_adds_the_risk_table_and_tukey_disables_the_correction():
 
 def test_is_the_number_possible_without_any_file():
     at = open_runs_page()
+    at.session_state["runs_possible_open"] = True  # the expander opened, as a click on it does
+    at.run()
     at.text_input(key="grim_value").input("0.4123").run()
     assert any(error.value.startswith("Impossible") and "1/430" in as_shown(error.value) for error in at.error)
     at.text_input(key="grim_value").input("0.4116").run()
@@ -99,6 +103,7 @@ def test_a_table_of_reported_scores_is_checked_against_the_uploaded_runs():
     at = open_runs_page()
     at = upload(at, ("results.test", (DATA / "results.test").read_bytes()),
                 ("results.trunc", (DATA / "results.trunc").read_bytes()))
+    at = open_tab(at, "Check a reported score")
     table = b"run,measure,value\nresults.test,map,0.1785\nresults.trunc,P@10,0.2\n"
     at.file_uploader(key="table_check_csv").set_value(("table.csv", table, "text/csv")).run()
     assert_no_failure(at)
@@ -109,7 +114,7 @@ def test_a_table_of_reported_scores_is_checked_against_the_uploaded_runs():
 
 def test_a_broken_table_gets_one_message():
     at = open_runs_page()
-    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at = open_tab(upload(at, ("results.test", (DATA / "results.test").read_bytes())), "Check a reported score")
     at.file_uploader(key="table_check_csv").set_value(("table.csv", b"run,measure\nx,y\n", "text/csv")).run()
     assert not at.exception
     assert any("missing value" in as_shown(error.value) for error in at.error)
@@ -117,7 +122,7 @@ def test_a_broken_table_gets_one_message():
 
 def test_the_finder_tries_the_variants_papers_use_when_nothing_matches():
     at = open_runs_page()
-    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at = open_tab(upload(at, ("results.test", (DATA / "results.test").read_bytes())), "Check a reported score")
     at.text_input(key="check_measure").input("map_cut.100").run()
     at.text_input(key="check_value").input("0.1785").run()
     assert_no_failure(at)
@@ -129,7 +134,7 @@ def test_a_query_subset_is_tried_as_a_variant():
     run = read_run(DATA / "results.test").to_dict()
     subset_value = aggregate(evaluate({"301": qrels["301"]}, {"301": run["301"]}, ["P.10"]))["P_10"]
     at = open_runs_page()
-    at = upload(at, ("results.test", (DATA / "results.test").read_bytes()))
+    at = open_tab(upload(at, ("results.test", (DATA / "results.test").read_bytes())), "Check a reported score")
     at.text_input(key="check_measure").input("P@10").run()
     at.text_input(key="check_value").input(f"{subset_value:.4f}").run()
     at.file_uploader(key="check_subset").set_value(("subset.txt", b"301\n", "text/plain")).run()

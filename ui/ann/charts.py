@@ -44,8 +44,8 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
     fig.update_yaxes(range=[0, 1.05], title_text="value", row=1, col=1)
     fig.update_yaxes(type="log", dtick=1, title_text="queries/s", row=2, col=1)
     fig = apply_layout(fig, f"What {parameter} buys",
-                  "ANN recall reaches 1 as the search widens; the system's recall stops at the exact list's "
-                  f"(dashed). Dotted: {parameter}={current}", height=620)
+                       "ANN recall reaches 1 as the search widens; the system's recall stops at the exact list's "
+                       f"(dashed). Dotted: {parameter}={current}", height=620)
     # Six series: the legend goes under the chart, where it cannot cover the subtitle.
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0.0),
                       margin=dict(b=140))
@@ -73,4 +73,4 @@ def waterfall_figure(stages: Sequence[str], kept: Sequence[int], lost: Sequence[
     fig.update_yaxes(title_text="relevant documents", rangemode="tozero")
     fig.update_layout(showlegend=False)
     return apply_layout(fig, "Relevant documents after each stage",
-                   "Each bar: the relevant documents still present after that stage, over all queries", height=420)
+                        "Each bar: the relevant documents still present after that stage, over all queries", height=420)

@@ -135,6 +135,17 @@ def show_message() -> None:
         {"error": st.error, "info": st.info, "warning": st.warning}.get(kind, st.info)(literal(text))
 
 
+def keep_values(keys) -> None:
+    """Keep what the widgets ``keys`` hold through a run that does not draw them (a closed tab draws none of its
+    widgets, and Streamlit forgets the value of a widget a run does not draw): writing each value back makes it
+    the widget's value when it is drawn again. Only for widgets not drawn in this run (a widget drawn after its
+    value was written warns about a default value set twice), and never for buttons or file uploaders (Streamlit
+    refuses a value set for those)."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def editor_key(name: str) -> str:
     return f"{name}_{st.session_state.get(EDITOR_VERSION, 0)}"
 

@@ -253,7 +253,7 @@ def move_preview_figure(preview: MovePreview) -> go.Figure:
                              "%{x} after: %{y:.3f}<extra></extra>",
                              customdata=[preview.change.customdata] * len(specs))
     return apply_layout(fig, plain(f"{preview.change.describe(preview.ranking_before)}: before and after"),
-                   plain(preview.sentence), height=380)
+                        plain(preview.sentence), height=380)
 
 
 # ---- 3. removing items -------------------------------------------------------------------------------------------
@@ -333,7 +333,7 @@ def range_figure(ranges: ValueRange) -> go.Figure:
     subtitle = (f"{join_words(at_best)} {'is' if len(at_best) == 1 else 'are'} already at the best this order "
                 f"can reach" if at_best else "Every metric could still rise by reordering")
     return apply_layout(fig, "How good is this order? Worst, random and best orders of the same documents", subtitle,
-                   height=400)
+                        height=400)
 
 
 # ---- 5. baseline against current ---------------------------------------------------------------------------------

@@ -29,6 +29,10 @@ def _read(kind: str, upload, pasted: str) -> dict | None:
     return None
 
 
+#: The download expander's state (open or closed).
+DOWNLOADS = "downloads_open"
+
+
 def data_in() -> None:
     with st.expander(":material/upload_file: Load your own data: TREC qrels and run files, or JSON"):
         st.caption(
@@ -74,8 +78,13 @@ def _open(qid: str, judgments: dict[str, int], scores: dict[str, float]) -> None
 
 
 def data_out(query: QueryState, rows: list[tuple[str, str, float]]) -> None:
-    """Downloads that reproduce the page; ``rows`` are the page's (label, measure, value) triples."""
-    with st.expander(":material/download: Download this query: TREC files, JSON, metrics CSV, Python snippet"):
+    """Downloads that reproduce the page; ``rows`` are the page's (label, measure, value) triples. Built only while
+    the expander is open: each download button sends its file to the browser on every rerun."""
+    downloads = st.expander(":material/download: Download this query: TREC files, JSON, metrics CSV, Python snippet",
+                            key=DOWNLOADS, on_change="rerun")
+    if not downloads.open:
+        return
+    with downloads:
         files = query_exports(query, rows)
         digest = hashlib.sha1(files.snippet.encode()).hexdigest()[:6]
         for note in files.notes:

@@ -110,4 +110,4 @@ def ab_figure(rows: Sequence[tuple[str, float, float, float, float]], sessions: 
     fig.update_xaxes(title_text=f"{plain(current)} − {plain(baseline)}", zeroline=False)
     fig.update_yaxes(autorange="reversed")
     return apply_layout(fig, "A/B test against the baseline", "An interval that crosses 0: these sessions cannot tell "
-                   "the two lists apart", height=300)
+                        "the two lists apart", height=300)

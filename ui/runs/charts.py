@@ -42,10 +42,12 @@ def distribution_figure(values: Mapping[str, np.ndarray], qids: Sequence[str]) -
     fig.update_layout(showlegend=False)
     fig.update_yaxes(title_text="value per query", rangemode="tozero")
     return apply_layout(fig, "Per-query distribution of each measure",
-                   "Each dot left of a box is a query; the box spans the middle half, the dashed line is the mean", height=420)
+                        "Each dot left of a box is a query; the box spans the middle half, the dashed line is the mean",
+                        height=420)
 
 
-def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str, name_a: str, name_b: str) -> go.Figure:
+def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str, name_a: str,
+                      name_b: str) -> go.Figure:
     """Per-query differences B - A sorted from the largest gain to the largest loss.
 
     Traces: ``data[0]`` bars with ``x`` = position, ``y`` = delta, ``text`` = query id.
@@ -69,4 +71,4 @@ def difference_figure(qids: Sequence[str], deltas: Sequence[float], measure: str
     wins = int((deltas > 1e-12).sum())
     losses = int((deltas < -1e-12).sum())
     return apply_layout(fig, f"Where {plain(name_b)} beats {plain(name_a)}, query by query",
-                   f"Blue: {plain(name_b)} better ({wins}); orange: worse ({losses}); grey: tied", height=400)
+                        f"Blue: {plain(name_b)} better ({wins}); orange: worse ({losses}); grey: tied", height=400)

@@ -14,6 +14,8 @@ from ui.common.text import literal
 
 from . import data
 
+#: The GRIM test's widgets (kept while their section is closed, see ui.common.state.keep_values).
+GRIM_WIDGETS = ("grim_measure", "grim_value", "grim_queries")
 MAX_TABLE_BYTES = 1024 * 1024
 MAX_SUBSET_BYTES = 1024 * 1024
 

@@ -25,6 +25,10 @@ MAX_MERGED_BYTES = 64 * 2**20
 #: The largest grade typed here (the explorer's limit too).
 MAX_GRADE = 1000
 ONE_RUN = "(one run)"
+#: The tab's widgets (kept while another tab is open, see ui.common.state.keep_values); the grading table is not
+#: kept (Streamlit lets no code set a data editor), its grades are applied as they are typed.
+WIDGETS = ("judge_run", "judge_other", "judge_measure", "judge_k", "judge_filter", "judge_shown", "judge_pick",
+           "judge_grade")
 
 
 def added_banner(collection: data.Collection) -> None:
@@ -123,7 +127,8 @@ def candidates(holes: Holes, pattern: str) -> None:
                                "Change of the mean (two runs: of B − A) if this document alone is judged relevant "
                                "at its query's highest grade")),
                            "if relevant": st.column_config.NumberColumn(help="The grade the influence assumes"),
-                           "in qrels": st.column_config.TextColumn(help="— not in the qrels; negative: pooled, unjudged"),
+                           "in qrels": st.column_config.TextColumn(
+                               help="— not in the qrels; negative: pooled, unjudged"),
                            "grade": st.column_config.NumberColumn("your grade", min_value=0, max_value=MAX_GRADE,
                                                                   step=1, help="0 = not relevant; empty = not graded"),
                        })

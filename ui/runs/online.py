@@ -20,6 +20,10 @@ RUN_SIGNAL_LABELS = {"ctr": "CTR", "ctr_1": "CTR@1", "abandonment": "abandonment
                      "first-click rank", "clicks": "clicks"}
 
 
+#: The tab's widgets (kept while another tab is open, see ui.common.state.keep_values).
+WIDGETS = ("runs_online_run", "runs_online_model", "runs_online_eta", "runs_online_continuation")
+
+
 def online_tab(collection: data.Collection) -> None:
     """Every query of a run under a click model (closed forms): the zero-result rate, the abandonment rate, and the
     signals per query."""

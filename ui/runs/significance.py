@@ -14,6 +14,9 @@ from metrics.compare.report import run_letter
 from ui.common.text import literal
 
 SETTINGS = "significance_settings"
+#: The report's widgets (kept while another tab is open, see ui.common.state.keep_values).
+WIDGETS = ("many_runs", "many_measures", "many_baseline", "many_test", "many_correction", "many_alpha",
+           "many_risk_alpha")
 RESAMPLES = 2_000
 
 
@@ -89,7 +92,8 @@ def report(comparison: ManyComparison, qrels_name: str) -> None:
 def pairs_table(comparison: ManyComparison) -> None:
     rows = [{
         "measure": pair.measure, "B": pair.run_b, "A": pair.run_a, "B − A": pair.difference,
-        "interval": f"[{pair.interval.low:+.4f}, {pair.interval.high:+.4f}]", "effect size d_z": _finite(pair.effect_size),
+        "interval": f"[{pair.interval.low:+.4f}, {pair.interval.high:+.4f}]",
+        "effect size d_z": _finite(pair.effect_size),
         "p": pair.p_value, "p adjusted": pair.p_adjusted, "significant": pair.significant,
         "B wins / ties / losses": f"{pair.wins} / {pair.ties} / {pair.losses}",
     } for pair in comparison.pairs]

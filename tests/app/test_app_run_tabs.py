@@ -1,0 +1,86 @@
+"""The run page computes only for the tab that is open (issue 20): the heavy work of a tab (significance tests and
+bootstrap intervals, the convention finder, the judgment holes, the online signals) never runs while the tab is
+closed, and runs once it is opened. Spies count the calls of the engine functions each tab uses."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import streamlit as st
+from streamlit.elements.lib import policies
+
+import ui.runs.compare
+import ui.runs.data
+import ui.runs.judging
+import ui.runs.online
+import ui.runs.significance
+from tests.app.support import assert_no_failure, open_runs_page, open_tab
+
+#: (module, engine function it calls): the heavy work of each tab.
+HEAVY = {
+    "significance": (ui.runs.significance, "compare_values_many"),  # every pair, with BCa bootstrap intervals
+    "comparison": (ui.runs.compare, "compare_values"),  # two runs: t-test and 10,000 sign flips
+    "finder": (ui.runs.data, "find_conventions"),
+    "judging": (ui.runs.judging, "find_holes"),
+    "online": (ui.runs.online, "run_signals"),
+}
+TAB_OF = {"significance": "Compare runs", "comparison": "Compare runs", "finder": "Check a reported score",
+          "judging": "Judge the holes", "online": "Online signals"}
+
+
+@pytest.fixture
+def calls(monkeypatch) -> Counter:
+    """How often each heavy function ran; the caches are emptied first, so that a call is never skipped by a
+    result another test computed."""
+    st.cache_data.clear()
+    counted: Counter = Counter()
+    for name, (module, attribute) in HEAVY.items():
+        original = getattr(module, attribute)
+
+        def spy(*args, _name=name, _original=original, **kwargs):
+            counted[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, attribute, spy)
+    return counted
+
+
+def test_nothing_heavy_runs_for_a_tab_nobody_opened(calls):
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    at.session_state["check_value"] = "0.5"  # a reported value waits in the closed finder
+    at.run()
+    assert_no_failure(at)
+    assert any(frame.value.shape[0] for frame in at.dataframe)  # the open tab, per-query results, is drawn
+    assert calls == {}
+
+
+@pytest.mark.parametrize("work", list(HEAVY))
+def test_a_tabs_heavy_work_runs_once_it_is_opened_and_only_its_own(calls, work):
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    at.session_state["check_value"] = "0.5"
+    at = open_tab(at, TAB_OF[work])
+    assert_no_failure(at)
+    assert calls[work] >= 1
+    assert {name for name in calls} == {name for name, tab in TAB_OF.items() if tab == TAB_OF[work]}
+
+
+def test_a_tab_keeps_its_choices_while_another_one_is_open(calls, monkeypatch):
+    warned: list[str] = []  # Streamlit logs a warning when a kept value meets a widget drawn in the same run
+    monkeypatch.setattr(policies._LOGGER, "warning", lambda message, *args, **kwargs: warned.append(message % args))
+    at = open_runs_page()
+    at.toggle(key="runs_use_samples").set_value(True).run()
+    at = open_tab(at, "Compare runs")
+    at.selectbox(key="compare_measure").select("success_1").run()
+    at.multiselect(key="many_measures").select("success_1").run()
+    at = open_tab(at, "Online signals")
+    at.radio(key="runs_online_model").set_value("dbn").run()
+    at = open_tab(at, "Compare runs")
+    assert at.selectbox(key="compare_measure").value == "success_1"
+    assert "success_1" in at.multiselect(key="many_measures").value
+    at = open_tab(at, "Online signals")
+    assert at.radio(key="runs_online_model").value == "dbn"
+    assert_no_failure(at)
+    assert warned == []
