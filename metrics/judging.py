@@ -150,10 +150,10 @@ def find_holes(
         change = change / max(queries, 1)
     holes = [
         Hole(qid, doc, tuple(int(p) + 1 if p >= 0 else None for p in cand["positions"][:, i]),
-             None if grade == _NOT_IN_QRELS else int(grade), int(relevant), float(influence))
-        for i, (qid, doc, grade, relevant, influence) in enumerate(zip(
-            cand["qid"].tolist(), cand["doc"].tolist(), cand["grade"].tolist(), relevant_grades.tolist(),
-            change.tolist()))
+             int(grade) if judged else None, int(relevant), float(influence))
+        for i, (qid, doc, grade, judged, relevant, influence) in enumerate(zip(
+            cand["qid"].tolist(), cand["doc"].tolist(), cand["grade"].tolist(), cand["in_qrels"].tolist(),
+            relevant_grades.tolist(), change.tolist()))
     ]
     # Influences equal but for rounding (1/80 reached from different bases) count as ties.
     holes.sort(key=lambda h: (-round(abs(h.influence), 12), h.qid, min(r for r in h.ranks if r is not None), h.doc))
@@ -161,9 +161,6 @@ def find_holes(
 
 
 # ---- the runs, ranked -------------------------------------------------------------------------------------------
-
-_NOT_IN_QRELS = -(2**63)
-
 
 @dataclass(frozen=True)
 class _Ranked:
@@ -218,7 +215,8 @@ def _line_positions(qrels: QrelsTable, run: RunTable, conv: Conventions) -> np.n
 def _candidates(ranked: list[_Ranked], tables: list[RunTable], qrels: QrelsTable, qids: set[str],
                 k: int) -> dict[str, np.ndarray]:
     """Every unjudged document in a top k (for two runs: in one top k and not the other's), in order of query,
-    then rank: qid, doc, its qrels grade, and its position in each run (-1: not retrieved)."""
+    then rank: qid, doc, its qrels grade and whether the qrels hold it, and its position in each run (-1: not
+    retrieved)."""
     wanted_qids = pa.array(sorted(qids), pa.string())
     found: list[pa.Table] = []
     for index, (r, table) in enumerate(zip(ranked, tables)):
@@ -247,13 +245,14 @@ def _candidates(ranked: list[_Ranked], tables: list[RunTable], qrels: QrelsTable
         merged = merged.filter(pc.xor(*in_top))
     positions = np.stack([to_numpy(merged[f"p{i}"]).astype(np.int64) for i in range(len(ranked))])
     qid_list, doc_list = merged["qid"].to_pylist(), merged["doc"].to_pylist()
-    grades = _grades_of(qrels, merged["qid"], merged["doc"])
+    grades, in_qrels = _grades_of(qrels, merged["qid"], merged["doc"])
     query_order = {qid: i for i, qid in enumerate(ranked[0].qids)}
     best = np.min(np.where(positions >= 0, positions, np.iinfo(np.int64).max), axis=0)
     order = np.lexsort((np.array(doc_list, dtype=str) if doc_list else np.zeros(0),
                         best, np.array([query_order[q] for q in qid_list], dtype=np.int64)))
     return {"qid": np.array(qid_list, dtype=object)[order], "doc": np.array(doc_list, dtype=object)[order],
-            "grade": grades[order], "positions": positions[:, order], "order": np.arange(order.shape[0])}
+            "grade": grades[order], "in_qrels": in_qrels[order], "positions": positions[:, order],
+            "order": np.arange(order.shape[0])}
 
 
 def _judged(r: _Ranked, table: RunTable, lines: np.ndarray) -> np.ndarray:
@@ -278,14 +277,18 @@ def _relevant_grades(qrels: QrelsTable, qids: np.ndarray, level: int) -> np.ndar
     return np.array([max(highest.get(qid, level), level) for qid in qids.tolist()], dtype=np.int64)
 
 
-def _grades_of(qrels: QrelsTable, qid, doc) -> np.ndarray:
-    """The qrels grade of each (qid, doc), _NOT_IN_QRELS where there is none."""
+def _grades_of(qrels: QrelsTable, qid, doc) -> tuple[np.ndarray, np.ndarray]:
+    """The qrels grade of each (qid, doc) (0 where there is none), and whether the qrels hold it: a mask rather
+    than a sentinel grade, since every int64 is a grade a qrels file may hold."""
     pairs = pa.table({"qid": qid, "doc": doc, "at": pa.array(np.arange(len(qid)), pa.int64())})
     judgments = pa.table({"qid": qrels.qid, "doc": qrels.docno, "grade": pa.array(qrels.grade, pa.int64())})
     hits = pairs.join(judgments, ["qid", "doc"], join_type="inner")
-    grades = np.full(len(qid), _NOT_IN_QRELS, dtype=np.int64)
-    grades[to_numpy(hits["at"]).astype(np.int64)] = to_numpy(hits["grade"])
-    return grades
+    grades = np.zeros(len(qid), dtype=np.int64)
+    in_qrels = np.zeros(len(qid), dtype=bool)
+    found = to_numpy(hits["at"]).astype(np.int64)
+    grades[found] = to_numpy(hits["grade"])
+    in_qrels[found] = True
+    return grades, in_qrels
 
 
 # ---- flipping one document at a time ----------------------------------------------------------------------------
