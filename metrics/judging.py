@@ -33,6 +33,7 @@ from . import bulk
 from .conventions import Conventions
 from .engine import as_measures, evaluate_batch, is_count, is_geometric, judged_only
 from .ids import trec_ids
+from .io.compressed import is_gzip
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, _load, docno_keys, from_numpy, to_numpy
 from .model import NO_JUDGMENT, InputError, RankingBatch, check_grades
@@ -418,7 +419,7 @@ def merged_trec(original: bytes, additions: Additions) -> bytes:
     (trec_eval refuses a document twice); the other additions follow at the end. Fields are separated as in the
     original (tabs when it uses tabs only). ``original`` may be gzipped; the result is plain text."""
     _check_additions(additions)
-    if original[:2] == b"\x1f\x8b" or original[:3] == b"\xef\xbb\xbf":
+    if is_gzip(original) or original[:3] == b"\xef\xbb\xbf":
         original = bytes(_load(original, "qrels", None, "qrels")[1])  # inflated with the reader's checks, BOM dropped
     separator = "\t" if b"\t" in original and b" " not in original else " "
     pending = _trec_spelled(additions)  # the file's spelling of the ids, so a pooled line is found

@@ -35,6 +35,7 @@ from .engine import (
     make_conventions,
     nothing_to_evaluate,
 )
+from .io.compressed import is_gzip
 from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
 from .io.read import read_checked_qrels, read_run_path
 from .io.trec import QrelsTable, RunTable
@@ -165,7 +166,7 @@ def _streams(run_path: str) -> bool:
             return False
         with open(path, "rb") as file:
             # Text size: a gzipped run expands 3 to 8 times (the benchmark's 3.7), so count it as four times larger.
-            expansion = 4 if file.read(2) == b"\x1f\x8b" else 1
+            expansion = 4 if is_gzip(file.read(2)) else 1
         return path.stat().st_size * expansion >= STREAM_FROM_BYTES
     except OSError:
         return False  # the in-memory reader names the problem

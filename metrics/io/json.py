@@ -16,18 +16,19 @@ from typing import Literal
 
 from ..ids import check_id
 from ..model import InputError, check_grades, short_repr
+from .compressed import gunzipped_head, is_gzip
 
 Kind = Literal["qrels", "run"]
 
-_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def is_json(data: bytes) -> bool:
     """Whether ``data`` (plain or gzipped) starts like a JSON object; TREC text never starts with '{'."""
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            # Only the first bytes are decompressed: a truncated stream is fine here.
-            data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[: 1 << 16], 64)
-        except zlib.error:
+    if is_gzip(data):
+        head = gunzipped_head(data, 64)  # only the first bytes are decompressed
+        if head is None:
             return False
+        data = head
     return data.lstrip()[:1] == b"{" or data[:4] == b"\xef\xbb\xbf{"
 
 
@@ -45,7 +46,7 @@ def _payload(data: bytes, label: str, max_bytes: int | None) -> object:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InputError(f"{label}: JSON input has to be bytes, got {type(data).__name__}")
     data = bytes(data)
-    if data[:2] == _GZIP_MAGIC:
+    if is_gzip(data):
         data = _gunzip(data, label, max_bytes)
     if max_bytes is not None and len(data) > max_bytes:
         raise InputError(f"{label}: the file is {len(data) / 2**20:.1f} MiB, more than the {max_bytes / 2**20:g} MiB limit")

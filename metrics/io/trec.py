@@ -59,13 +59,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..model import MAX_GRADE, MIN_GRADE, InputError, short_repr
+from .compressed import GZIP_HEAD, GZIP_MAGIC, GZIP_MAX_RATIO, GZIP_STEP, Counted, Prefixed, expands_too_much
 
 Source = Union[str, bytes, bytearray, memoryview, os.PathLike, BinaryIO]
 
 QRELS_COLUMNS = "qid iter docno rel"
 RUN_COLUMNS = "qid Q0 docno rank score tag"
 
-_GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
@@ -219,7 +219,7 @@ def _map_plain_file(source: Source, max_bytes: int | None) -> mmap.mmap | None:
             mapped = mmap.mmap(file.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
     except (OSError, ValueError):
         return None
-    if mapped[:2] == _GZIP_MAGIC or mapped[:3] == _BOM:
+    if mapped[:2] == GZIP_MAGIC or mapped[:3] == _BOM:
         mapped.close()
         return None
     return mapped
@@ -240,7 +240,7 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
         label = label or kind
         if max_bytes is not None and len(raw) > max_bytes:
             raise TrecFormatError(_too_big(label, len(raw), max_bytes))
-        if raw[:2] == _GZIP_MAGIC:
+        if raw[:2] == GZIP_MAGIC:
             raw = _gunzip(io.BytesIO(raw), label, kind, max_bytes, len(raw))
     elif isinstance(source, str) and _looks_like_content(source):
         raw = source.encode("utf-8", errors="surrogateescape")
@@ -262,7 +262,7 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
         if max_bytes is not None and size > max_bytes:
             raise TrecFormatError(_too_big(label, size, max_bytes))
         with _open(path, label) as file:
-            if file.read(2) == _GZIP_MAGIC:
+            if file.read(2) == GZIP_MAGIC:
                 file.seek(0)
                 raw = _gunzip(file, label, kind, max_bytes, size)
             else:
@@ -274,12 +274,12 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
         if isinstance(head, str):
             text = head + (source.read() if max_bytes is None else source.read(max_bytes + 1))
             raw = text.encode("utf-8", errors="surrogateescape")
-        elif head == _GZIP_MAGIC:
-            raw = _gunzip(_Prefixed(head, source), label, kind, max_bytes, None)
+        elif head == GZIP_MAGIC:
+            raw = _gunzip(Prefixed(head, source), label, kind, max_bytes, None)
         else:
             raw = head + (source.read() if max_bytes is None else source.read(max_bytes + 1))
         if max_bytes is not None and len(raw) > max_bytes:
-            raise TrecFormatError(_too_big(label, len(raw), max_bytes, decompressed=head == _GZIP_MAGIC))
+            raise TrecFormatError(_too_big(label, len(raw), max_bytes, decompressed=head == GZIP_MAGIC))
     else:
         raise TypeError(f"Argument `source` has to be a path, bytes, str or binary file, but got {type(source).__name__}")
     if raw.startswith(_BOM):
@@ -311,44 +311,6 @@ def _looks_like_content(text: str) -> bool:
         return True
 
 
-#: gzip input may expand to this many times the compressed bytes read so far. TREC files expand 3 to 8 times (the
-#: 7M-line benchmark run 3.7 times, trec_eval's test files 4 to 7); one repeated line or newlines, 500 to 1,000
-#: times. The check runs on every slice, so a bomb is refused after about _GZIP_ALWAYS of output.
-GZIP_MAX_RATIO = 100
-#: Whatever the ratio, this much decompressed text is accepted (small files expand oddly).
-_GZIP_ALWAYS = 16 << 20
-#: The decompressed head that must hold a TREC line, checked as soon as it has arrived.
-_GZIP_HEAD = 1 << 20
-_GZIP_STEP = 1 << 22
-
-
-class _Counted:
-    """A binary stream that counts the bytes read from it (the compressed size of a stream of unknown length)."""
-
-    def __init__(self, stream):
-        self.stream, self.count = stream, 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.stream.read(size)
-        self.count += len(data)
-        return data
-
-
-class _Prefixed:
-    """A binary stream whose first bytes were already read (to look for gzip's magic)."""
-
-    def __init__(self, head: bytes, stream):
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if not self.head:
-            return self.stream.read(size)
-        head, self.head = self.head, b""
-        if size is None or size < 0:
-            return head + self.stream.read()
-        return head + self.stream.read(max(0, size - len(head)))
-
-
 def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed_size: int | None) -> bytearray:
     """The decompressed text, read in slices: refused as soon as it passes ``max_bytes`` or ``GZIP_MAX_RATIO`` times
     the compressed size, or when its first megabyte holds no TREC line.
@@ -356,8 +318,8 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
     Slices land in one buffer sized from gzip's own length field (bounded by the limits), so an honest file is
     held once, not once per copy.
     """
-    counted = _Counted(compressed)
-    capacity = _GZIP_STEP
+    counted = Counted(compressed)
+    capacity = GZIP_STEP
     if compressed_size is not None and hasattr(compressed, "seek"):
         compressed.seek(-4, io.SEEK_END)
         stated = int.from_bytes(compressed.read(4), "little")  # ISIZE: the size mod 2^32 of the last member
@@ -372,13 +334,13 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
         with gzip.GzipFile(fileobj=counted, mode="rb") as stream:
             while True:
                 if size < len(out):
-                    view = memoryview(out)[size:size + _GZIP_STEP]
+                    view = memoryview(out)[size:size + GZIP_STEP]
                     try:
                         got = stream.readinto(view)
                     finally:
                         view.release()
                 else:  # more than the length field said (a multi-member file): append, bytearray grows in steps
-                    piece = stream.read(_GZIP_STEP)
+                    piece = stream.read(GZIP_STEP)
                     out += piece
                     got = len(piece)
                 if not got:
@@ -386,14 +348,14 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
                 size += got
                 if max_bytes is not None and size > max_bytes:
                     raise TrecFormatError(_too_big(label, size, max_bytes, decompressed=True))
-                if size > max(_GZIP_ALWAYS, GZIP_MAX_RATIO * counted.count):
+                if expands_too_much(size, counted.count):
                     raise TrecFormatError(
                         f"{label}: expands more than {GZIP_MAX_RATIO} times in decompression ({counted.count / 1e6:.1f} "
                         f"MB read gave over {size / 1e6:.0f} MB), the expansion limit for gzip input; TREC files "
                         f"expand 3 to 8 times, so this is not one. If it is, decompress it (gunzip) and give the "
                         f"plain file")
-                if not head_checked and size >= _GZIP_HEAD:
-                    _check_head(bytes(out[:_GZIP_HEAD]), label, kind)
+                if not head_checked and size >= GZIP_HEAD:
+                    _check_head(bytes(out[:GZIP_HEAD]), label, kind)
                     head_checked = True
     except (OSError, EOFError, zlib.error) as error:
         raise TrecFormatError(f"{label}: looks like gzip but cannot be decompressed ({error}); "

@@ -21,6 +21,7 @@ import pyarrow as pa
 from pyarrow import ipc
 
 from ..io import trec as trec_io
+from ..io.compressed import is_gzip
 from ..io.trec import RunTable, TrecFormatError, from_numpy
 from .chunks import _READ_STEP, open_run, parse_chunk, query_chunks
 
@@ -54,7 +55,7 @@ def bucket_count(path: str | os.PathLike, chunk_bytes: int) -> int:
     """About one chunk of text per bucket: the file's size (four times it for gzip) over the chunk size."""
     size = Path(path).stat().st_size
     with open(path, "rb") as file:
-        if file.read(2) == trec_io._GZIP_MAGIC:
+        if is_gzip(file.read(2)):
             size *= 4
     return int(min(MAX_BUCKETS, max(1, -(-size // max(chunk_bytes, _READ_STEP)))))
 

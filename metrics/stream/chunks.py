@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import trec as trec_io
+from ..io.compressed import GZIP_HEAD, GZIP_MAX_RATIO, Counted, expands_too_much, is_gzip
 from ..io.trec import RunTable, TrecFormatError
 
 #: Bytes of text per chunk by default: about 110,000 lines of an MS MARCO-like run, about 130 MB of peak memory for
@@ -55,7 +56,7 @@ def open_run(path: str | os.PathLike, label: str, stop: threading.Event | None =
     if not path.is_file():
         raise TrecFormatError(f"{label}: no such file ({path}); give the path of a run file")
     with trec_io._open(path, label) as file:
-        compressed = file.read(2) == trec_io._GZIP_MAGIC
+        compressed = is_gzip(file.read(2))
         file.seek(0)
         blocks = _gunzip_blocks(file, label) if compressed else iter(lambda: file.read(_READ_STEP), b"")
         first = True
@@ -69,7 +70,7 @@ def open_run(path: str | os.PathLike, label: str, stop: threading.Event | None =
 
 
 def _gunzip_blocks(file, label: str) -> Iterator[bytes]:
-    counted = trec_io._Counted(file)
+    counted = Counted(file)
     size = 0
     head = b""
     try:
@@ -79,15 +80,15 @@ def _gunzip_blocks(file, label: str) -> Iterator[bytes]:
                 if not block:
                     break
                 size += len(block)
-                if size > max(trec_io._GZIP_ALWAYS, trec_io.GZIP_MAX_RATIO * counted.count):
+                if expands_too_much(size, counted.count):
                     raise TrecFormatError(
-                        f"{label}: expands more than {trec_io.GZIP_MAX_RATIO} times in decompression "
+                        f"{label}: expands more than {GZIP_MAX_RATIO} times in decompression "
                         f"({counted.count / 1e6:.1f} MB read gave over {size / 1e6:.0f} MB), the expansion limit for "
                         f"gzip input; TREC files expand 3 to 8 times, so this is not one. If it is, decompress it "
                         f"(gunzip) and give the plain file")
-                if len(head) < trec_io._GZIP_HEAD:
-                    head += block[:trec_io._GZIP_HEAD - len(head)]
-                    if len(head) >= trec_io._GZIP_HEAD:
+                if len(head) < GZIP_HEAD:
+                    head += block[:GZIP_HEAD - len(head)]
+                    if len(head) >= GZIP_HEAD:
                         trec_io._check_head(head, label, "run")
                 yield block
     except (OSError, EOFError, zlib.error) as error:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from metrics.io import compressed
 from metrics.io import trec as trec_io
 from metrics.io.trec import TrecFormatError, read_qrels, read_run
 from tests.support.paths import REPO
@@ -50,7 +51,7 @@ def test_a_gzip_bomb_of_trec_lines_is_refused_at_the_expansion_limit(tmp_path: P
     # 2 GB of one valid line from 4 MB: without a cap this ran out of memory.
     bomb = repeated_gzip(b"q1 Q0 d1 1 1.0 bomb\n" * 500_000, 200)
     result = run_cli(tmp_path, bomb)
-    assert_one_line_refusal(result, f"expands more than {trec_io.GZIP_MAX_RATIO} times in decompression")
+    assert_one_line_refusal(result, f"expands more than {compressed.GZIP_MAX_RATIO} times in decompression")
     assert "the expansion limit for gzip input" in result.stderr and "gunzip" in result.stderr
 
 
