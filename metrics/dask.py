@@ -43,6 +43,7 @@ from .io.frames import (
     LABEL_COLUMNS,
     QID_COLUMNS,
     SCORE_COLUMNS,
+    _all_columns,
     _arrow,
     _column,
     _grades,
@@ -53,7 +54,7 @@ from .io.frames import (
     per_query_frame,
 )
 from .io.trec import QrelsTable, RunTable, TrecFormatError, _no_data_lines, read_qrels, read_run, to_numpy, value_codes
-from .model import InputError
+from .model import InputError, short_repr
 from .names import Measure
 from .optional import require
 
@@ -61,6 +62,7 @@ from .optional import require
 dask = require("dask", needed_by="metrics.dask")
 dd = require("dask.dataframe", needed_by="metrics.dask")
 read_bytes = require("dask.bytes", needed_by="metrics.dask").read_bytes
+parse_bytes = require("dask.utils", needed_by="metrics.dask").parse_bytes
 pd = require("pandas", needed_by="metrics.dask")
 
 #: The columns every partition holds after normalising: qrels rows have is_qrels True and score 0, run rows label 0;
@@ -82,12 +84,30 @@ def read_trec_qrels(paths, *, blocksize: str | int | None = "64MiB") -> dd.DataF
     return _read_blocks(paths, blocksize, "qrels")
 
 
+#: The smallest block read_trec_* cut a file into: each block is a task, and a block of a few bytes holds no line.
+MIN_BLOCKSIZE = 128
+#: The most blocks one read_trec_* call makes (each is a task the scheduler tracks).
+MAX_BLOCKS = 100_000
+
+
 def _read_blocks(paths, blocksize, kind: str) -> dd.DataFrame:
+    if blocksize is not None:
+        try:
+            size = parse_bytes(blocksize) if isinstance(blocksize, str) else blocksize
+        except (ValueError, TypeError):
+            size = None
+        if isinstance(size, bool) or not isinstance(size, int) or size < MIN_BLOCKSIZE:
+            raise InputError(f"Argument `blocksize` has to be at least {MIN_BLOCKSIZE} bytes (e.g. '64MiB') or None, "
+                             f"got {short_repr(blocksize)}")
     names = [paths] if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__") else list(paths)
     if any(str(name).endswith(".gz") for name in names):
         blocksize = None  # a gzip stream cannot be cut at a line end without decompressing it
     _, blocks, files = read_bytes([str(name) for name in names] if len(names) > 1 else str(names[0]),
                                   delimiter=b"\n", blocksize=blocksize, sample=False, include_path=True)
+    count = sum(len(file_blocks) for file_blocks in blocks)
+    if count > MAX_BLOCKS:
+        raise InputError(f"Argument `blocksize` {short_repr(blocksize)} cuts the input into {count:,} blocks; the "
+                         f"limit is {MAX_BLOCKS:,}: give a larger blocksize (e.g. '64MiB')")
     labels = [str(file).rsplit('/', 1)[-1] for file in files]
     whole = sum(len(file_blocks) for file_blocks in blocks) == 1  # one block: the file's own rules apply
     parts = [dask.delayed(_parse_block)(block, label if whole else f"{label} (block {number})", kind, whole)
@@ -157,7 +177,15 @@ def evaluate(
     keys = [measure.key for measure in parsed]
     meta = pd.DataFrame({"qid": pd.Series([], dtype=object), **{key: pd.Series([], dtype=np.float64)
                                                                  for key in keys}})
-    per_query = by_query.map_partitions(_evaluate_partition, parsed, conv, meta=meta).compute()
+    try:
+        per_query = by_query.map_partitions(_evaluate_partition, parsed, conv, meta=meta).compute()
+    except ValueError as error:
+        if isinstance(error, InputError) or "do not match the columns in the provided metadata" not in str(error):
+            raise
+        # Dask's own check: a partition of the user's frame lacks a column its meta lists (e.g. the scores).
+        missing = str(error).partition("Missing:")[2].strip() or "some"
+        raise InputError(f"a partition of the qrels or run frame lacks the column(s) {missing} its Dask meta "
+                         "lists; every partition needs the frame's columns") from None
     qids = per_query["qid"].tolist()
     if not qids:
         raise InputError(nothing_to_evaluate("the run", "the qrels"))
@@ -211,6 +239,11 @@ def _normalise_partition(part: pd.DataFrame, kind: str, qid: str, docno: str, va
     number = partition_info["number"] if partition_info else 0
     name = f"{kind} (partition {number})"
     table = _arrow(part, name)
+    missing = [column for column in (qid, docno, value) if column not in table.column_names]
+    if missing:  # the frame's columns (its meta) promised them; a partition computed otherwise may not have them
+        raise InputError(f"{name}: no column {missing[0]!r}, which the Dask frame's columns list (the partition has "
+                         f"{', '.join(map(repr, _all_columns(table))) or 'no column'}); every partition needs the "
+                         "frame's columns")
     qids, docnos = _ids(table, qid, name, "query id"), _ids(table, docno, name, "document id")
     where = _Where(name, qids, docnos, True)
     rows = len(qids)

@@ -317,11 +317,14 @@ def _arrow(frame: object, name: str, values: str = "") -> pa.Table:
         if str(label) not in wanted:
             continue
         series = frame[label]  # type: ignore[index]
+        if getattr(getattr(series, "dtype", None), "kind", "") == "c":
+            raise InputError(f"{name}, column {str(label)!r}: has complex numbers ({series.dtype}); give scores and "
+                             "grades as real numbers")
         try:
             arrays.append(pa.Array.from_pandas(series.array if hasattr(series, "array") else series))
         except OverflowError:  # a Python int beyond 64 bits in an object column
             raise InputError(_beyond_64_bits(series, name, str(label), values)) from None
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError) as error:
             raise InputError(f"{name}, column {str(label)!r}: cannot be read as one type ({_first_line(error)}); "
                              "give ids as text and scores or grades as numbers") from None
         names.append(str(label))
@@ -440,7 +443,9 @@ def _scores(column: pa.ChunkedArray, column_name: str, where: _Where) -> np.ndar
             or pa.types.is_decimal(values.type)):
         raise InputError(f"{where.name}, column {column_name!r}: scores have to be numbers, got {values.type}; "
                          "convert the column to floats")
-    values = pc.cast(values, pa.float64())
+    # Integers beyond 2^53 become the nearest double, as trec_eval's atof reads the same digits (uint64's maximum
+    # is 1.8e19): an unsafe cast, since the safe one refuses to round.
+    values = pc.cast(values, pa.float64(), safe=False)
     bad = pc.invert(pc.fill_null(pc.is_finite(values), False))
     if pc.any(bad).as_py():
         row = _first_true(bad)

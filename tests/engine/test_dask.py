@@ -181,3 +181,17 @@ def test_a_run_sharing_no_query_with_the_qrels_is_refused_not_averaged_to_zero(c
     qrels = pd.DataFrame({"qid": ["elsewhere"], "docno": ["d1"], "label": [1]})
     with pytest.raises(InputError, match="nothing to evaluate"):
         metrics.dask.evaluate(qrels, spread(run, 2), ["map"])
+
+
+def test_a_partition_missing_its_score_column_is_one_input_error_naming_the_column():
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})
+    run = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "score": [1.0, 0.5]})
+
+    def drop_scores(part):  # one partition of the user's frame loses a column its meta still lists
+        return part.drop(columns=["score"]) if (part["query_id"] == "q2").any() else part
+
+    partitions = dd.from_pandas(run, npartitions=2)
+    for enforced in (True, False):  # Dask's own meta check, or ours in the partition
+        broken = partitions.map_partitions(drop_scores, meta=run.iloc[:0], enforce_metadata=enforced)
+        with pytest.raises(InputError, match="'score'.*every partition needs the frame's columns"):
+            metrics.dask.evaluate(dd.from_pandas(qrels, npartitions=1), broken, ["P.1"])
