@@ -18,9 +18,9 @@ from metrics.export import run_scores, trec_query_id
 from metrics.io.json import read_json_qrels, read_json_run
 from metrics.io.trec import read_qrels, read_run
 from metrics.samples import load_samples
-from ui.common.loaders import load_qrels, load_run
 from ui.common.query_state import Item, QueryState
 from ui.common.state import state_from_sample
+from ui.common.uploads import read_upload
 from ui.explore.exports import query_exports
 
 ROWS = [("P@3", "P.3", 0.25), ("nDCG@3", "ndcg_cut.3", 0.5)]
@@ -53,8 +53,9 @@ def test_every_download_reads_back_identically_through_our_readers_and_pytrec_ev
 
     assert read_qrels(files.qrels_trec.encode(), name="download.qrels").to_dict() == qrels
     assert read_run(files.run_trec.encode(), name="download.run").to_dict() == run
-    assert load_qrels(files.qrels_trec.encode(), "download.qrels") == qrels  # the app's own upload path
-    assert load_run(files.run_trec.encode(), "download.run") == run
+    # The app's own upload path:
+    assert read_upload("qrels", files.qrels_trec.encode(), "download.qrels").to_dict() == qrels
+    assert read_upload("run", files.run_trec.encode(), "download.run").to_dict() == run
     assert pytrec_eval.parse_qrel(io.StringIO(files.qrels_trec)) == qrels
     assert pytrec_eval.parse_run(io.StringIO(files.run_trec)) == run
     assert {len(line.split()) for line in files.qrels_trec.splitlines()} == {4}  # Python's split: every space
@@ -64,7 +65,7 @@ def test_every_download_reads_back_identically_through_our_readers_and_pytrec_ev
     assert json.loads(files.json) == as_json
     assert read_json_qrels(files.json.encode(), name="download.json") == as_json["qrels"]
     assert read_json_run(files.json.encode(), name="download.json") == as_json["run"]
-    assert load_run(files.json.encode(), "download.json") == as_json["run"]
+    assert read_upload("run", files.json.encode(), "download.json").to_dict() == as_json["run"]
 
     table = list(csv.DictReader(io.StringIO(files.csv)))
     assert [(row["metric"], row["measure"], float(row["value"])) for row in table] == ROWS

@@ -12,7 +12,7 @@ from metrics.ann import compare_ann
 from metrics.ann import index as ann_index
 from metrics.ann.compare import ranked
 from ui.common.text import literal
-from ui.common.uploads import parsed
+from ui.common.uploads import uploaded_table, uploader
 
 #: The page compares runs query by query in memory; whole MS MARCO-size runs belong to ``python -m metrics.ann``.
 MAX_LINES = 1_000_000
@@ -116,11 +116,10 @@ def uploaded_lists(k: int) -> AnnLists | None:
     """Exact and ANN runs (and optional qrels and reranked run) uploaded by the user, or None with a message."""
     with st.container(border=True):
         left, middle, right = st.columns(3)
-        exact_upload = left.file_uploader("Exact run (TREC)", key="ann_exact_run")
-        ann_upload = middle.file_uploader("ANN run (TREC)", key="ann_ann_run")
-        qrels_upload = right.file_uploader("qrels (optional)", key="ann_qrels")
-        reranked_upload = st.file_uploader("Reranked run (optional, one more waterfall stage)",
-                                           key="ann_reranked_run")
+        exact_upload = uploader("Exact run (TREC)", key="ann_exact_run", container=left)
+        ann_upload = uploader("ANN run (TREC)", key="ann_ann_run", container=middle)
+        qrels_upload = uploader("qrels (optional)", key="ann_qrels", container=right)
+        reranked_upload = uploader("Reranked run (optional, one more waterfall stage)", key="ann_reranked_run")
     if exact_upload is None or ann_upload is None:
         st.info("Upload the run of an exact (brute-force) search and the run of an approximate index over the same "
                 "queries. qrels add retrieval recall and nDCG; a reranked run adds a stage to the waterfall.")
@@ -136,7 +135,7 @@ def uploaded_lists(k: int) -> AnnLists | None:
 
 
 def _as_dict(kind: str, upload) -> dict:
-    table = parsed(kind, upload)
+    table = uploaded_table(kind, upload)
     if len(table) > MAX_LINES:
         raise InputError(f"{upload.name} has {len(table):,} lines; this page reads at most {MAX_LINES:,} per file "
                          "(use python -m metrics.ann for larger runs)")

@@ -3,7 +3,7 @@
 - ``state``: session-state keys, the current query, messages, the link with the URL
 - ``query_state``: the explorer's QueryState and the URL codec
 - ``text``: user text shown literally (``literal``), the query filter
-- ``uploads``, ``loaders``: reading uploads, once per session
+- ``uploads``: every qrels and run upload, read one way with one cap, once per session
 - ``conventions``, ``labels``: widgets and labels both pages draw
 - ``chart_layout``: one colour per metric family, one font, literal plotly labels
 - ``guard``: an unexpected error becomes a message, never a traceback

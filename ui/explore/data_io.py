@@ -4,29 +4,34 @@ from __future__ import annotations
 
 import hashlib
 
+import pyarrow.compute as pc
 import streamlit as st
 
 from metrics import InputError
+from metrics.io.trec import QrelsTable, RunTable
 from ui.common import state
-from ui.common.loaders import MAX_UPLOAD_BYTES, load_qrels, load_run
 from ui.common.query_state import QueryState
 from ui.common.text import literal
-from ui.common.uploads import parsed_text, parsed_upload
+from ui.common.uploads import CAP_TEXT, Kind, pasted_table, uploaded_table, uploader
 
 from .exports import query_exports
 
 
-def _read(kind: str, upload, pasted: str) -> dict | None:
-    """The upload (or else the pasted text) as a pytrec_eval-shaped dict, parsed once (ui.common.uploads)."""
-    def parse(data: bytes, label: str) -> dict:
-        with st.spinner(f"Reading {literal(label)}…"):
-            return load_qrels(data, label) if kind == "qrels" else load_run(data, label)
-
+def _read(kind: Kind, upload, pasted: str) -> QrelsTable | RunTable | None:
+    """The upload (or else the pasted text) as a table, read once (ui.common.uploads)."""
     if upload is not None:
-        return parsed_upload(f"explorer {kind}", upload, lambda: parse(upload.getvalue(), upload.name))
+        return uploaded_table(kind, upload)
     if pasted.strip():
-        return parsed_text(f"explorer {kind}", pasted, lambda: parse(pasted.encode("utf-8"), f"pasted {kind}"))
+        return pasted_table(kind, pasted)
     return None
+
+
+def _sizes(table: QrelsTable | RunTable | None) -> dict[str, int]:
+    """``{qid: number of lines}`` of a table (none for a missing one)."""
+    if table is None:
+        return {}
+    counts = pc.value_counts(table.qid)
+    return dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()))
 
 
 #: The download expander's state (open or closed).
@@ -37,16 +42,16 @@ def data_in() -> None:
     with st.expander(":material/upload_file: Load your own data: TREC qrels and run files, or JSON"):
         st.caption(
             "TREC qrels (`qid 0 doc grade`) and runs (`qid Q0 doc rank score tag`), plain or .gz, or JSON in "
-            f"pytrec_eval's shape `{{qid: {{doc: value}}}}`. Up to {MAX_UPLOAD_BYTES // 2**20} MiB each (after gzip); "
+            f"pytrec_eval's shape `{{qid: {{doc: value}}}}`. Each file {CAP_TEXT}; "
             "whole runs go to the 'Evaluate a run' page or the command line."
         )
         left, right = st.columns(2)
         with left:
-            qrels_file = st.file_uploader("qrels", key="upload_qrels", type=None)
+            qrels_file = uploader("qrels", key="upload_qrels", type=None)
             qrels_text = st.text_area("…or paste qrels", key="paste_qrels", height=100,
                                       placeholder="q1 0 donut 1\nq1 0 muffin 1")
         with right:
-            run_file = st.file_uploader("run", key="upload_run", type=None)
+            run_file = uploader("run", key="upload_run", type=None)
             run_text = st.text_area("…or paste a run", key="paste_run", height=100,
                                     placeholder="q1 Q0 donut 1 0.95 mine\nq1 Q0 bagel 2 0.9 mine")
         try:
@@ -57,19 +62,19 @@ def data_in() -> None:
             return
         if qrels is None and run is None:
             return
-        qrels, run = qrels or {}, run or {}
-        qids = sorted(set(qrels) | set(run))
+        judged, retrieved = _sizes(qrels), _sizes(run)
+        qids = sorted(set(judged) | set(retrieved))
         if not qids:
             st.warning("No queries found.")
             return
-        st.caption(f"{len(qrels)} judged queries, {len(run)} queries in the run.")
+        st.caption(f"{len(judged)} judged queries, {len(retrieved)} queries in the run.")
         # The counts are part of each option, so the box changes whenever the files do (never a stale label).
-        options = {f"{q} ({len(run.get(q, {}))} retrieved, {len(qrels.get(q, {}))} judged)": q for q in qids}
+        options = {f"{q} ({retrieved.get(q, 0)} retrieved, {judged.get(q, 0)} judged)": q for q in qids}
         if st.session_state.get("pick_query") not in options:
             st.session_state["pick_query"] = next(iter(options))
         qid = options[st.selectbox("Query", list(options), key="pick_query")]
         if st.button("Open this query in the editor", key="open_query", type="primary"):
-            _open(qid, qrels.get(qid, {}), run.get(qid, {}))
+            _open(qid, qrels.query(qid) if qrels is not None else {}, run.query(qid) if run is not None else {})
 
 
 def _open(qid: str, judgments: dict[str, int], scores: dict[str, float]) -> None:

@@ -14,13 +14,14 @@ import streamlit as st
 from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures, reading_note
 from metrics.bulk import evaluate_tables
 from metrics.check import find_conventions
-from metrics.export import qrels_to_trec, run_to_trec
-from metrics.io.trec import QrelsTable, RunTable, read_qrels, read_run
+from metrics.export import qrels_to_trec
+from metrics.io.frames import qrels_from_mapping, run_from_mapping
+from metrics.io.trec import QrelsTable, RunTable
 from metrics.judging import merge_judgments_table
 from metrics.samples import load_samples, sample_to_trec
 from ui.common.conventions import convention_meaning, convention_select
 from ui.common.text import literal
-from ui.common.uploads import MAX_RUN_BYTES, parsed
+from ui.common.uploads import CAP_TEXT, uploaded_table, uploader
 
 MAX_RUNS = 5
 DEFAULT_MEASURES = ["P.10", "recall.100", "recip_rank", "map", "ndcg_cut.10", "success.1"]
@@ -55,22 +56,23 @@ class Collection:
 
 def _built_in() -> Collection:
     """Every sample as one query of a small collection, with two runs: the samples as ranked, and an oracle
-    reranking of the same documents (grade first), to try the comparison and the finder."""
+    reranking of the same documents (grade first), to try the comparison and the finder. Built straight into the
+    data model's tables (no file in between)."""
     qrels: dict[str, dict[str, int]] = {}
-    ranked: dict[str, list[tuple[str, float]]] = {}
-    oracle: dict[str, list[tuple[str, float]]] = {}
+    ranked: dict[str, dict[str, float]] = {}
+    oracle: dict[str, dict[str, float]] = {}
     for sample in load_samples():
         sample_qrels, sample_run = sample_to_trec(sample)
         for qid, docs in sample_qrels.items():
             qrels[qid] = docs
         for qid, scores in sample_run.items():
-            ranked[qid] = list(scores.items())
+            ranked[qid] = dict(scores)
             by_grade = sorted(scores, key=lambda doc: (-sample_qrels[qid].get(doc, -1), -scores[doc]))
-            oracle[qid] = [(doc, float(len(by_grade) - rank)) for rank, doc in enumerate(by_grade)]
+            oracle[qid] = {doc: float(len(by_grade) - rank) for rank, doc in enumerate(by_grade)}
     return Collection(
-        read_qrels(qrels_to_trec(qrels).encode(), name="samples.qrels"),
-        {"samples": read_run(run_to_trec(ranked, "samples").encode(), name="samples.run"),
-         "oracle rerank": read_run(run_to_trec(oracle, "oracle").encode(), name="oracle.run")},
+        qrels_from_mapping(qrels, name="samples.qrels"),
+        {"samples": run_from_mapping(ranked, name="samples.run"),
+         "oracle rerank": run_from_mapping(oracle, name="oracle.run")},
         key=("built-in",),
         qrels_name="the built-in samples' qrels",
         qrels_text=lambda: qrels_to_trec(qrels).encode(),
@@ -80,11 +82,11 @@ def _built_in() -> Collection:
 def inputs() -> Collection | None:
     with st.container(border=True):
         left, right = st.columns(2)
-        qrels_upload = left.file_uploader("qrels (TREC, plain or .gz)", key="runs_qrels")
-        run_uploads = right.file_uploader("runs (TREC, plain or .gz; up to 5)", key="runs_runs",
-                                          accept_multiple_files=True)
-        st.caption(f"Each file up to {MAX_RUN_BYTES // 2**20} MiB (after gzip). The uploader refuses larger files "
-                   "before they reach this page: evaluate those with the command line, `python -m metrics`.")
+        qrels_upload = uploader("qrels (TREC, plain or .gz)", key="runs_qrels", container=left)
+        run_uploads = uploader("runs (TREC, plain or .gz; up to 5)", key="runs_runs", container=right,
+                               accept_multiple_files=True)
+        st.caption(f"Each file {CAP_TEXT}. Larger files are refused: evaluate those with the command line, "
+                   "`python -m metrics`.")
         use_samples = st.toggle("Use the built-in sample collection instead", key="runs_use_samples",
                                 help="The explorer's samples as one small collection, with two runs to compare.")
     if use_samples:
@@ -93,10 +95,10 @@ def inputs() -> Collection | None:
         st.info("Upload qrels and at least one run, or switch on the built-in sample collection.")
         return None
     try:
-        qrels = parsed("qrels", qrels_upload)
+        qrels = uploaded_table("qrels", qrels_upload)
         runs: dict[str, RunTable] = {}
         for upload in run_uploads[:MAX_RUNS]:
-            table = parsed("run", upload)
+            table = uploaded_table("run", upload)
             name = upload.name if upload.name not in runs else f"{upload.name} ({len(runs) + 1})"
             runs[name] = table
     except InputError as error:
