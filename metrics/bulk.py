@@ -29,7 +29,7 @@ from .conventions import Conventions
 from .engine import aggregate_columns, as_measures, check_grade_range, evaluate_batch, grade_limit, judged_only
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
-from .model import NO_JUDGMENT, RankingBatch, in_ranking_order
+from .model import NO_JUDGMENT, RankingBatch, in_ranking_order, ties_by_keys
 from .names import Measure
 
 
@@ -285,14 +285,16 @@ def _in_ranking_order(rows: np.ndarray, scores: np.ndarray, docno, keys: np.ndar
     """``rows`` and ``grades`` sorted by batch row, then score descending, then the tie order
     (:func:`metrics.model.in_ranking_order`)."""
 
-    def doc_keys(lines: np.ndarray) -> np.ndarray:
-        if exact:
-            return keys[lines]  # packed big-endian keys compare as the strings do in byte order
-        # The tied docnos' dense ranks in byte order (Arrow compares strings byte by byte).
-        tied_docno = _single(docno.take(from_numpy(lines)))
-        return to_numpy(pc.rank(tied_docno, sort_keys="ascending", tiebreaker="dense"))
+    def by_docno(lines: np.ndarray, group: np.ndarray, descending: bool) -> np.ndarray:
+        # Arrow compares strings byte by byte; sorting by (tie group, docno) compares only ids that tie.
+        table = pa.Table.from_arrays([from_numpy(group), _single(docno.take(from_numpy(lines)))],
+                                     names=["group", "docno"])
+        direction = "descending" if descending else "ascending"
+        return to_numpy(pc.sort_indices(table, sort_keys=[("group", "ascending"), ("docno", direction)]))
 
-    return in_ranking_order(rows, scores, tie_order, doc_keys, rows, grades, overwrite=True)
+    # Packed big-endian keys compare as the strings do in byte order.
+    sort_ties = ties_by_keys(keys.__getitem__) if exact else by_docno
+    return in_ranking_order(rows, scores, tie_order, sort_ties, rows, grades, overwrite=True)
 
 
 def _position_in_group(rows: np.ndarray) -> np.ndarray:

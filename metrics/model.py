@@ -64,13 +64,28 @@ def order_documents(
         code_of = {doc: code for code, doc in enumerate(sorted(tied))}  # doc ids are distinct within a query
         return np.fromiter((code_of[doc] for doc in tied), dtype=np.int64, count=len(tied))
 
-    (order,) = in_ranking_order(np.zeros(len(docs), dtype=np.int64), compared, tie_order, doc_codes,
+    (order,) = in_ranking_order(np.zeros(len(docs), dtype=np.int64), compared, tie_order, ties_by_keys(doc_codes),
                                 np.arange(len(docs)))
     return [docs[i] for i in order.tolist()]
 
 
+#: Sorts tied lines by doc id: ``(lines, group, descending)`` -> the permutation that orders ``lines`` (numbered as
+#: in the input) by doc id in byte order, descending or not, inside each run of equal ``group`` ids.
+TieSorter = Callable[[np.ndarray, np.ndarray, bool], np.ndarray]
+
+
+def ties_by_keys(keys_of: Callable[[np.ndarray], np.ndarray]) -> TieSorter:
+    """A :data:`TieSorter` from ``keys_of(lines)``: integers that sort as those lines' doc ids do in byte order."""
+
+    def sort(lines: np.ndarray, group: np.ndarray, descending: bool) -> np.ndarray:
+        keys = keys_of(lines)
+        return _sort_within_groups(~keys if descending else keys, group)
+
+    return sort
+
+
 def in_ranking_order(
-    groups: np.ndarray, scores: np.ndarray, tie_order: TieOrder, doc_keys: Callable[[np.ndarray], np.ndarray],
+    groups: np.ndarray, scores: np.ndarray, tie_order: TieOrder, sort_ties: TieSorter,
     *columns: np.ndarray, overwrite: bool = False,
 ) -> tuple[np.ndarray, ...]:
     """``columns`` (arrays with one value per line) permuted into trec_eval's ranking order: by ``groups``
@@ -78,15 +93,17 @@ def in_ranking_order(
     descending in byte order (``trec_eval``), ascending (``docid_ascending``), or the input order (``as_given``).
 
     The one tie sort of the project: the explorer's lists, the bulk path and the convention finder all go through
-    it. ``scores`` are compared as given (round them with :func:`compared_scores` first). ``doc_keys(lines)``
-    returns, for the given line numbers, integers that sort as those lines' doc ids do in byte order; it is called
-    once, and only for the lines that tie, so its cost follows the ties. Input already in order (as run files
-    usually are) is not sorted again; with ``overwrite`` its columns are then reordered in place (no copy).
+    it. ``scores`` are compared as given (round them with :func:`compared_scores` first). ``sort_ties`` orders
+    the tied lines by doc id (:func:`ties_by_keys` makes one from integer keys; the bulk path sorts long string ids
+    with Arrow); it is called once, and only for the lines that tie, so its cost follows the ties. Input already in
+    order (as run files usually are) is not sorted again; with ``overwrite`` its columns are then reordered in place
+    (no copy).
     """
     _check_tie_order(tie_order)
     n = groups.shape[0]
     if n == 0:
         return columns
+    given_columns = columns
     same_group = groups[1:] == groups[:-1]
     if bool((groups[1:] >= groups[:-1]).all() and (~same_group | (scores[1:] <= scores[:-1])).all()):
         order = None
@@ -110,10 +127,12 @@ def in_ranking_order(
     starts[1:] = ~tied_with_next[tied[1:] - 1]
     del tied_with_next
     group = np.cumsum(starts, dtype=np.int64)
-    keys = doc_keys(tied if order is None else order[tied])  # the tied lines, numbered as in the input
-    within = _sort_within_groups(~keys if tie_order == "trec_eval" else keys, group)
+    within = sort_ties(tied if order is None else order[tied], group, tie_order == "trec_eval")
     permuted = []
-    for column in columns:
+    for given, column in zip(given_columns, columns):
+        if given is groups:  # equal inside every tie: already in its final order
+            permuted.append(column)
+            continue
         if order is None and not overwrite:
             column = column.copy()  # the caller's array stays as it was
         column[tied] = column[tied[within]]

@@ -41,6 +41,7 @@ from ..model import (
     in_ranking_order,
     judged_grade_matrix,
     order_documents,
+    ties_by_keys,
 )
 from ..names import Measure, parse_one_measure
 from .reported import ReportedValue, parse_reported_value
@@ -148,7 +149,8 @@ class Candidate:
     changes: the searched conventions that differ from trec_eval's, name -> value; explanation: one sentence
     per change; tools: tool families whose own conventions give this outcome; equivalents: other combinations
     that give identical per-query values on this data, and equivalent_changes their changes; no_difference: the
-    searched conventions that can take any value without changing this outcome (no tied scores: tie_order); matches: the value rounds to the reported digits.
+    searched conventions that can take any value without changing this outcome (no tied scores: tie_order);
+    matches: the value rounds to the reported digits.
     """
 
     conventions: Conventions
@@ -493,7 +495,8 @@ class _PreparedRun:
         """Order every query by score (:func:`metrics.model.in_ranking_order`) under each tie order; the score
         sort is done once, and the doc id orders only re-sort the tied documents."""
         positions = np.arange(scores.shape[0], dtype=np.int64)
-        (as_given,) = in_ranking_order(self.query_index, scores, "as_given", self._doc_codes, positions)
+        (as_given,) = in_ranking_order(self.query_index, scores, "as_given", ties_by_keys(self._doc_codes),
+                                       positions)
         sorted_queries, sorted_scores = self.query_index[as_given], scores[as_given]
 
         def codes_in_score_order(lines: np.ndarray) -> np.ndarray:
@@ -501,8 +504,8 @@ class _PreparedRun:
 
         orders = {"as_given": as_given}
         for tie_order in ("trec_eval", "docid_ascending"):
-            (orders[tie_order],) = in_ranking_order(sorted_queries, sorted_scores, tie_order, codes_in_score_order,
-                                                    as_given)
+            (orders[tie_order],) = in_ranking_order(sorted_queries, sorted_scores, tie_order,
+                                                    ties_by_keys(codes_in_score_order), as_given)
         return orders
 
     def _doc_codes(self, positions: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ import pytest
 
 import metrics
 from metrics import InputError, RankingBatch, order_documents
-from metrics.model import NO_JUDGMENT, in_ranking_order
+from metrics.model import NO_JUDGMENT, in_ranking_order, ties_by_keys
 
 # ---- order_documents -------------------------------------------------------------------------------------------------
 
@@ -193,7 +193,7 @@ def test_in_ranking_order_is_query_then_score_descending_then_the_tie_order(tie_
     codes = np.array([code_of[doc] for doc in docs])
     tie_key = {"trec_eval": lambda i: -codes[i], "docid_ascending": lambda i: codes[i], "as_given": lambda i: i}
     expected = sorted(range(n), key=lambda i: (groups[i], -scores[i], tie_key[tie_order](i)))
-    (order,) = in_ranking_order(groups, scores, tie_order, lambda lines: codes[lines], np.arange(n))
+    (order,) = in_ranking_order(groups, scores, tie_order, ties_by_keys(codes.__getitem__), np.arange(n))
     assert order.tolist() == expected
     one_query = {docs[i]: float(scores[i]) for i in range(n) if groups[i] == groups[0]}
     alone = [docs[i] for i in expected if groups[i] == groups[0]]

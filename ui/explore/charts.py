@@ -361,7 +361,7 @@ def baseline_from_values(metrics: MetricSet, baseline: Mapping[str, float],
     def pick(values: Mapping[str, float], which: str) -> np.ndarray:
         picked = []
         for spec in metrics.specs:
-            for key in (spec.label, spec.measure, spec.measure.replace(".", "_")):
+            for key in (spec.label, spec.measure, spec.parsed.key):
                 if key in values:
                     picked.append(float(values[key]))
                     break
