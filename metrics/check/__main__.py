@@ -20,7 +20,7 @@ from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
 from .granularity import Granularity, check_granularity
-from .table import TableCheck, check_table, read_table
+from .table import TableCheck, check_table, read_table, utf8_text
 from .variants import Variant, find_with_variants, read_query_subset
 
 EXIT_MATCH, EXIT_NO_MATCH, EXIT_BAD_INPUT = 0, 1, 2
@@ -127,10 +127,7 @@ def _read_small_text(path: Path, what: str) -> str:
         data = handle.read(MAX_SMALL_FILE_BYTES + 1)
     if len(data) > MAX_SMALL_FILE_BYTES:
         raise InputError(f"{path}: a {what} is at most 1 MiB; this file is larger")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text (byte {error.start}); save the {what} as UTF-8") from None
+    return utf8_text(data, str(path), what)
 
 
 def _require(args: argparse.Namespace, *names: str) -> None:

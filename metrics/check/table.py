@@ -52,6 +52,15 @@ class TableCheck:
         return describe_changes({k: v for k, v in setting.items() if getattr(TREC_EVAL, k) != v})
 
 
+def utf8_text(data: bytes, name: str, what: str) -> str:
+    """``data`` decoded as UTF-8 (a byte-order mark dropped); otherwise one InputError naming the file and the byte,
+    the same on the command line and on the run page."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{name}: not UTF-8 text (byte {error.start}); save the {what} as UTF-8") from None
+
+
 def read_table(text: str, *, name: str = "table") -> list[TableRow]:
     """Rows from CSV text with the columns run, measure, value (a header line names them, in any order)."""
     reader = csv.reader(io.StringIO(text))

@@ -23,13 +23,19 @@ Kind = Literal["qrels", "run"]
 
 
 def is_json(data: bytes) -> bool:
-    """Whether ``data`` (plain or gzipped) starts like a JSON object; TREC text never starts with '{'."""
+    """Whether ``data`` (plain or gzipped) starts like JSON: an object (TREC text never starts with '{'), or an
+    array whose first line is not a TREC line."""
     if is_gzip(data):
         head = gunzipped_head(data, 64)  # only the first bytes are decompressed
         if head is None:
             return False
         data = head
-    return data.lstrip()[:1] == b"{" or data[:4] == b"\xef\xbb\xbf{"
+    text = bytes(data[:4096]).removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text[:1] == b"[":
+        # A JSON array ([1, 2]) is JSON of the wrong shape, to be told so; a TREC line may start with '[' too (a qid
+        # "[1]"), but has at least 4 columns.
+        return len(text.split(b"\n", 1)[0].split()) < 4
+    return text[:1] == b"{"
 
 
 def read_json_qrels(data: bytes, *, name: str = "qrels", max_bytes: int | None = None) -> dict[str, dict[str, int]]:

@@ -780,7 +780,9 @@ _SWAPPED = "; the line looks like {kind} ({columns}): are the qrels and run file
 def _first_line_cause(fields: list[bytes], kind: str) -> str:
     """The likely cause when the first data line is wrong: JSON, CSV, a header line, or the other kind of file."""
     if fields[0][:1] in (b"{", b"["):
-        return "; the file looks like JSON, not TREC text (metrics.io.json reads JSON qrels and runs)"
+        columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
+        return (f"; the file looks like JSON, not TREC text ({columns}): convert it to TREC lines here (the explorer "
+                "page reads JSON {qid: {doc: value}} as it is)")
     if len(fields) < (4 if kind == "qrels" else 6) and any(b"," in field or b";" in field for field in fields):
         return "; the columns seem separated by commas or semicolons (CSV): TREC files separate them by spaces or tabs"
     if kind == "qrels" and _looks_like_run_line(fields):

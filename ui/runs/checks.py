@@ -7,7 +7,7 @@ import streamlit as st
 
 from metrics import InputError
 from metrics.check.granularity import check_granularity
-from metrics.check.table import check_table, read_table
+from metrics.check.table import check_table, read_table, utf8_text
 from metrics.check.variants import find_with_variants, read_query_subset
 from metrics.conventions import Conventions
 from ui.common.text import literal
@@ -35,7 +35,7 @@ def variants(collection: data.Collection, run_name: str, measure: str, value: st
         if upload is not None:
             if upload.size > MAX_SUBSET_BYTES:
                 raise InputError(f"{upload.name} is {upload.size / 2**20:.1f} MiB; a query list is at most 1 MiB")
-            subset = read_query_subset(upload.getvalue().decode("utf-8-sig"))
+            subset = read_query_subset(utf8_text(upload.getvalue(), upload.name, "query subset"))
         qrels, run = collection.as_dicts(run_name)
         with st.spinner("Trying what papers vary besides conventions…"):
             found = find_with_variants(qrels, run, measure, value, base=Conventions(depth=depth), subset=subset)[1:]
@@ -83,7 +83,7 @@ def table_check(collection: data.Collection, conventions) -> None:
     try:
         if upload.size > MAX_TABLE_BYTES:
             raise InputError(f"{upload.name} is {upload.size / 2**20:.1f} MiB; a table of scores is at most 1 MiB")
-        rows = read_table(upload.getvalue().decode("utf-8-sig"), name=upload.name)
+        rows = read_table(utf8_text(upload.getvalue(), upload.name, "table of scores"), name=upload.name)
         qrels = collection.as_dicts(next(iter(collection.runs)))[0]
         runs = {}
         for row in rows:
