@@ -18,7 +18,8 @@ def keep_freed_memory() -> None:
 
     A large run makes a series of arrays of tens of MB. By default each is a fresh mmap that the kernel must zero
     (with transparent huge pages, 2 MB at a time), which cost as much system time as all our computing. This
-    process is short-lived, so it keeps its heap instead (Arrow allocating through it too): about half the wall time, about 10% more peak memory.
+    process is short-lived, so it keeps its heap instead (Arrow allocating through it too): about half the wall time,
+    about 10% more peak memory.
     """
     name = ctypes.util.find_library("c")
     if not name:

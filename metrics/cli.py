@@ -1,4 +1,5 @@
-"""The trec_eval-compatible command line: ``python -m metrics [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN...``.
+"""The trec_eval-compatible command line:
+``python -m metrics [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN...``.
 
 Output is trec_eval's: one line per value, ``measure<TAB>qid<TAB>value``, the measure name left-justified in 22
 characters, floats with 4 decimals and counts as integers. With ``-q`` every evaluated query's lines come first
@@ -187,7 +188,8 @@ def option_name(convention: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--bounds] [--CONVENTION VALUE]... QRELS RUN [RUN ...]",
+        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--bounds] [--CONVENTION VALUE]... "
+              "QRELS RUN [RUN ...]",
         description=(
             "Evaluate a TREC run against qrels, printing what trec_eval prints: one line per value, "
             "measure<TAB>query<TAB>value, then the 'all' lines (means; num_* are summed). trec_eval's "
@@ -203,7 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=help_epilog(),
         allow_abbrev=False,
     )
-    parser.add_argument("qrels", metavar="QRELS", help="judgments: qid iter docno grade (grade < 0 = unjudged), or Parquet: qid, docno, label")
+    parser.add_argument("qrels", metavar="QRELS",
+                        help="judgments: qid iter docno grade (grade < 0 = unjudged), or Parquet: qid, docno, label")
     parser.add_argument("runs", metavar="RUN", nargs="+",
                         help="ranking: qid Q0 docno rank score tag ('-' reads standard input), or Parquet: qid, docno, "
                              "score; several RUNs print one block each, in order")
@@ -266,8 +269,10 @@ def help_epilog() -> str:
             lines.append("  runid  the run's tag (the last column of RUN); printed on the 'all' lines only")
             continue
         if name == "relstring":
-            lines.append("  relstring  the grades of the top 10 documents (relstring.N: top N) as one string: the grade,")
-            lines.append("    '>' above 9, '-' not in the qrels, '.' in the qrels with a negative grade; per query (-q) only")
+            lines.append("  relstring  the grades of the top 10 documents (relstring.N: top N) as one string: "
+                         "the grade,")
+            lines.append("    '>' above 9, '-' not in the qrels, '.' in the qrels with a negative grade; "
+                         "per query (-q) only")
             continue
         info = MEASURES[name]
         lines.append(f"  {info.name} / {info.ir_name}  {info.pretty_name}" + ("" if info.trec_eval else
@@ -312,7 +317,8 @@ def help_epilog() -> str:
         for note in info.notes:
             lines.extend(textwrap.wrap("Note: " + note, width=100, initial_indent="    ", subsequent_indent="      "))
     lines.append("")
-    lines.append("Errors (unreadable file, bad line, unknown measure, bad option) print one line and exit with status 2.")
+    lines.append("Errors (unreadable file, bad line, unknown measure, bad option) print one line and exit with "
+                 "status 2.")
     return "\n".join(lines)
 
 

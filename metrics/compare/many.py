@@ -43,8 +43,8 @@ Test = Literal["t", "randomisation", "wilcoxon", "tukey"]
 Correction = Literal["holm", "bh", "bonferroni", "none"]
 TESTS: tuple[Test, ...] = ("t", "randomisation", "wilcoxon", "tukey")
 CORRECTIONS: tuple[Correction, ...] = ("holm", "bh", "bonferroni", "none")
-TEST_NAMES = {"t": "paired t-test", "randomisation": "paired randomisation test", "wilcoxon": "Wilcoxon signed-rank test",
-              "tukey": "Tukey's HSD (queries as blocks)"}
+TEST_NAMES = {"t": "paired t-test", "randomisation": "paired randomisation test",
+              "wilcoxon": "Wilcoxon signed-rank test", "tukey": "Tukey's HSD (queries as blocks)"}
 CORRECTION_NAMES = {"holm": "Holm-Bonferroni", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni",
                     "none": "no correction"}
 #: Letters name the runs in a report table (a, b, ... z), so 26 runs at most.

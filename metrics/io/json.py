@@ -55,7 +55,8 @@ def _payload(data: bytes, label: str, max_bytes: int | None) -> object:
     if is_gzip(data):
         data = _gunzip(data, label, max_bytes)
     if max_bytes is not None and len(data) > max_bytes:
-        raise InputError(f"{label}: the file is {len(data) / 2**20:.1f} MiB, more than the {max_bytes / 2**20:g} MiB limit")
+        raise InputError(f"{label}: the file is {len(data) / 2**20:.1f} MiB, more than the {max_bytes / 2**20:g} "
+                         "MiB limit")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -105,7 +106,8 @@ def _checked(payload: object, label: str, kind: Kind) -> dict[str, dict]:
         else:
             for doc, score in docs.items():
                 if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-                    raise InputError(f"{where}, document {doc!r}: score has to be a finite number, got {short_repr(score)}")
+                    raise InputError(f"{where}, document {doc!r}: score has to be a finite number, got "
+                                     f"{short_repr(score)}")
             result[qid] = {doc: float(score) for doc, score in docs.items()}
     return result
 

@@ -51,7 +51,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -61,7 +61,7 @@ import pyarrow.csv as pacsv
 from ..model import MAX_GRADE, MIN_GRADE, InputError, short_repr
 from .compressed import GZIP_HEAD, GZIP_MAGIC, GZIP_MAX_RATIO, GZIP_STEP, Counted, Prefixed, expands_too_much
 
-Source = Union[str, bytes, bytearray, memoryview, os.PathLike, BinaryIO]
+Source = str | bytes | bytearray | memoryview | os.PathLike | BinaryIO
 
 QRELS_COLUMNS = "qid iter docno rel"
 RUN_COLUMNS = "qid Q0 docno rank score tag"
@@ -281,7 +281,8 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
         if max_bytes is not None and len(raw) > max_bytes:
             raise TrecFormatError(_too_big(label, len(raw), max_bytes, decompressed=head == GZIP_MAGIC))
     else:
-        raise TypeError(f"Argument `source` has to be a path, bytes, str or binary file, but got {type(source).__name__}")
+        raise TypeError(f"Argument `source` has to be a path, bytes, str or binary file, but got "
+                        f"{type(source).__name__}")
     if raw.startswith(_BOM):
         if isinstance(raw, bytearray):
             del raw[:len(_BOM)]  # in place
@@ -350,7 +351,8 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
                     raise TrecFormatError(_too_big(label, size, max_bytes, decompressed=True))
                 if expands_too_much(size, counted.count):
                     raise TrecFormatError(
-                        f"{label}: expands more than {GZIP_MAX_RATIO} times in decompression ({counted.count / 1e6:.1f} "
+                        f"{label}: expands more than {GZIP_MAX_RATIO} times in decompression "
+                        f"({counted.count / 1e6:.1f} "
                         f"MB read gave over {size / 1e6:.0f} MB), the expansion limit for gzip input; TREC files "
                         f"expand 3 to 8 times, so this is not one. If it is, decompress it (gunzip) and give the "
                         f"plain file")
@@ -429,7 +431,8 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
     first = _first_line(buffer)
     if first is None:
         # Only blank lines (and comments): said now, without reading the lines one by one.
-        raise TrecFormatError(_no_data_lines(label, kind, "has only comments and blank lines" if comment else "is empty"))
+        raise TrecFormatError(_no_data_lines(label, kind,
+                                             "has only comments and blank lines" if comment else "is empty"))
     n_fields = len(first.split())
     if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
         return None
@@ -531,7 +534,8 @@ def _scan(buffer) -> tuple[bytes | None, bool]:
         if not clean:
             continue
         is_separator = chunk == code
-        if (is_separator[1:] & (is_separator[:-1] | is_newline[:-1])).any() or (is_newline[1:] & is_separator[:-1]).any():
+        if ((is_separator[1:] & (is_separator[:-1] | is_newline[:-1])).any()
+                or (is_newline[1:] & is_separator[:-1]).any()):
             clean = False
             continue
         # CR, VT, FF or other control characters: leave them to the careful path.

@@ -187,7 +187,8 @@ def _simulate(qids: list[str], run_name: str, models: dict[int, ClickModel], val
     """Fill ``values`` with each query's simulated signals; return their standard errors."""
     work = sessions * sum(clickable_length(model) for model in models.values())
     if work > MAX_DRAWS:
-        raise InputError(f"Argument `sessions`: {run_name}: {sessions:,} sessions for each of {len(qids):,} queries make {work:,} draws (sessions x "
+        raise InputError(f"Argument `sessions`: {run_name}: {sessions:,} sessions for each of {len(qids):,} queries "
+                         f"make {work:,} draws (sessions x "
                          f"ranks down to each query's last clickable document); the limit is {MAX_DRAWS:,}: use "
                          f"at most {max(1, sessions * MAX_DRAWS // work):,} sessions")
     errors = {signal: np.zeros(len(qids)) for signal in RUN_SIGNALS}
