@@ -1,5 +1,5 @@
 """One message for one cause on the pages (issue 20): a JSON array in the explorer is JSON of the wrong shape, not a
-TREC line; JSON on the run page says so without naming a Python module; a table CSV that is not UTF-8 is named;
+TREC line; JSON qrels on the run page are read as JSON; a table CSV that is not UTF-8 is named;
 a run sharing no query with the qrels gets one warning and no success."""
 
 from __future__ import annotations
@@ -26,15 +26,14 @@ def test_a_json_array_in_the_explorer_is_told_its_shape_not_trec_columns():
     assert errors == ["judged.json: JSON qrels has to be an object {qid: {doc: grade}}, got list"]
 
 
-def test_json_on_the_run_page_is_named_as_json_without_a_module_name():
+def test_json_qrels_on_the_run_page_are_read_as_json():
     at = open_runs_page()
     at.file_uploader(key="runs_qrels").set_value(("judged.json", b'{"q1": {"d1": 1}}', "application/json"))
     at.file_uploader(key="runs_runs").set_value([("a.run", RUN, "text/plain")])
     at.run()
     assert_no_failure(at)
-    (kind, text), = messages(at)
-    assert kind == "error" and "judged.json line 1" in text and "looks like JSON, not TREC text" in text
-    assert "metrics." not in text
+    assert messages(at) == []
+    assert "a.run: 1 queries evaluated." in [shown(caption.value).replace("**", "") for caption in at.caption]
 
 
 def test_a_table_csv_that_is_not_utf8_is_named_with_its_byte():
