@@ -175,8 +175,11 @@ def missed_relevant_note(conventions: Conventions | None = None) -> str:
 
     >>> missed_relevant_note()
     'Relevant documents the list missed still count in recall, AP@k and AP (they are in R) and in the ideal DCG.'
-    >>> missed_relevant_note(Conventions(ideal_from="retrieved", ap_denominator="retrieved_relevant"))
-    'Relevant documents the list missed count in recall (they are in R) but not in AP@k, AP or the ideal DCG (ap_denominator=retrieved_relevant, ideal_from=retrieved).'
+    >>> note = missed_relevant_note(Conventions(ideal_from="retrieved", ap_denominator="retrieved_relevant"))
+    >>> note.split(" (ap_denominator")[0]
+    'Relevant documents the list missed count in recall (they are in R) but not in AP@k, AP or the ideal DCG'
+    >>> note.split("DCG ")[1]
+    '(ap_denominator=retrieved_relevant, ideal_from=retrieved).'
     """
     conv = conventions if conventions is not None else Conventions()
     counted, ignored, why = ["recall"], [], []
@@ -273,17 +276,20 @@ class _View:
         conv = self.conv
         lines = []
         if self.depth_cut:
-            lines.append(f"Only the top {conv.depth} documents are evaluated (depth {conv.depth}, trec_eval -M {conv.depth}).")
+            lines.append(f"Only the top {conv.depth} documents are evaluated (depth {conv.depth}, "
+                         f"trec_eval -M {conv.depth}).")
         if self.removed:
             shown = _abbreviate([f"{doc} (rank {rank})" for rank, doc in self.removed], ", ")
             lines.append(f"Unjudged documents are removed and the ranks close up (trec_eval -J): {shown}.")
         graded = name == "ndcg_cut" and conv.gain != "binary"
         # nDCG's own lines below say how the level acts on its gains.
         if self.level != 1 and name != "ndcg_cut":
-            lines.append(f"Relevant means grade ≥ {self.level} (relevance level {self.level}, trec_eval -l {self.level}).")
+            lines.append(f"Relevant means grade ≥ {self.level} (relevance level {self.level}, "
+                         f"trec_eval -l {self.level}).")
         if name == "ndcg_cut":
             if self.level != 1 and graded:
-                lines.append(f"The relevance level ({self.level}) does not change nDCG: every judged grade counts as gain.")
+                lines.append(f"The relevance level ({self.level}) does not change nDCG: "
+                             "every judged grade counts as gain.")
             if conv.gain == "exponential":
                 lines.append("Gain is 2^grade - 1 (exponential gain), so higher grades weigh much more.")
             elif conv.gain == "binary":
@@ -294,12 +300,14 @@ class _View:
             lines.append("A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); "
                          "\"MAP@k\" is AP@k.")
         if name == "map" and conv.ap_denominator == "retrieved_relevant":
-            lines.append(f"AP divides by the relevant documents retrieved; trec_eval divides by all R = {self.num_relevant}.")
+            lines.append("AP divides by the relevant documents retrieved; "
+                         f"trec_eval divides by all R = {self.num_relevant}.")
         if name == "map_cut" and conv.ap_denominator == "min_R_k":
             lines.append("AP@k divides by min(R, k), so a top k full of relevant documents scores 1 even when R > k.")
         if name == "map_cut" and conv.ap_denominator == "retrieved_relevant":
             lines.append(
-                f"AP@k divides by the relevant documents found in the top k; trec_eval divides by all R = {self.num_relevant}."
+                "AP@k divides by the relevant documents found in the top k; "
+                f"trec_eval divides by all R = {self.num_relevant}."
             )
         return lines
 
@@ -396,7 +404,8 @@ def _uncut_average_precision(view: _View, k: int) -> tuple[str, str]:
         denominator, symbol = total, "R"
     formula = rf"\mathrm{{AP}} = \frac{{1}}{{{symbol}}} \sum_{{r=1}}^{{|L|}} \mathrm{{rel}}_r \, \mathrm{{P@}}r"
     if denominator == 0:
-        why = "no relevant document retrieved" if rule == "retrieved_relevant" else "no document is judged relevant, so R = 0"
+        why = ("no relevant document retrieved" if rule == "retrieved_relevant"
+               else "no document is judged relevant, so R = 0")
         return formula, f"AP = {_fmt(0.0)} ({why})"
     if not ranks:
         return formula, f"AP = 0 / {denominator} = {_fmt(0.0)} (no relevant document retrieved)"

@@ -168,7 +168,8 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         fig.add_trace(go.Heatmap(
             z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
             hoverinfo="skip" if clickable else None,
-            hovertemplate=None if clickable else f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>",
+            hovertemplate=None if clickable else (
+                f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>"),
             xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0,
         ), row=row, col=col)
         # Square cells with rank 1 at the top left, however long the list.
@@ -180,7 +181,8 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         before = swaps.current[m]
         text = np.array([
             f"Swap rank {i + 1} ({plain(ranking[i])}) and rank {j + 1} ({plain(ranking[j])})<br>"
-            f"{spec.label}: {before:.3f} → {before + delta:.3f} ({format_delta(delta) if abs(delta) > SAME else 'no change'})"
+            f"{spec.label}: {before:.3f} → {before + delta:.3f} "
+            f"({format_delta(delta) if abs(delta) > SAME else 'no change'})"
             for i, j, delta in zip(upper_i, upper_j, z[upper_i, upper_j])
         ], dtype=object)
         fig.add_trace(go.Scatter(
@@ -411,7 +413,9 @@ def _get(container: Any, key: str) -> Any:
 
 
 __all__ = [
-    "BASELINE_COLOUR", "CLICKABLE_SWAPS_UP_TO", "CURVE_HINTS", "DIVERGING_SCALE", "REMOVAL_BARS_UP_TO", "METRIC_COLOURS", "baseline_figure", "baseline_from_values",
+    "BASELINE_COLOUR", "CLICKABLE_SWAPS_UP_TO", "CURVE_HINTS", "DIVERGING_SCALE", "REMOVAL_BARS_UP_TO",
+    "METRIC_COLOURS",
+    "baseline_figure", "baseline_from_values",
     "decode_selection", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
     "removal_bars_figure", "swap_heatmaps_figure",
 ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from metrics import Conventions
+from metrics import TREC_EVAL, Conventions
 from metrics.explain import Explanation
 from metrics.holes import MeasureHole, query_holes, top_grade
 
@@ -39,7 +39,7 @@ def as_judged(conventions: Conventions) -> str:
 
 
 def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: int,
-              conventions: Conventions = Conventions()) -> str:
+              conventions: Conventions = TREC_EVAL) -> str:
     """What low and high of one card mean, in the words metrics.holes proves (bounds) or only computes (range)."""
     if unjudged == 0:
         return f"Every document in {scope} is judged: no judgment can move {label}; low = high = the value."
@@ -89,8 +89,10 @@ def judged_text(cards: dict[str, CardHole], k: int, length: int) -> str:
         parts.append(f"Judged≥0@{k} = {cut.hole.judged:.3f}: {cut.unjudged} of {shown} {verb} unjudged "
                      f"(marked {UNJUDGED_MARK} in the list's judged column).")
     if whole is not None and (cut is None or whole.unjudged != cut.unjudged):
-        parts.append(f"Whole list (the hole of AP and RR): Judged≥0 {whole.hole.judged:.3f}, {whole.unjudged} unjudged.")
-    parts.append("Under each value: its bounds or range if the unjudged documents were judged (hover for what they mean).")
+        parts.append(f"Whole list (the hole of AP and RR): Judged≥0 {whole.hole.judged:.3f}, "
+                     f"{whole.unjudged} unjudged.")
+    parts.append("Under each value: its bounds or range if the unjudged documents were judged "
+                 "(hover for what they mean).")
     return " ".join(parts)
 
 

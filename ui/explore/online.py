@@ -3,8 +3,8 @@ would make on the page (the top k), in closed form and simulated; against the pi
 and team-draft interleaving beside the offline deltas.
 
 Every number comes from :mod:`metrics.online`; this module turns widget values into a click model and results into
-tables and charts (:mod:`ui.explore.online_charts`). Simulations are cached per session input, and their work is bounded:
-sessions x ranks of the page stays under :data:`MAX_SESSION_RANKS`.
+tables and charts (:mod:`ui.explore.online_charts`). Simulations are cached per session input, and their work is
+bounded: sessions x ranks of the page stays under :data:`MAX_SESSION_RANKS`.
 """
 
 from __future__ import annotations
