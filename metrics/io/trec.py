@@ -795,7 +795,8 @@ def _first_line_cause(fields: list[bytes], kind: str) -> str:
         return _SWAPPED.format(kind="qrels", columns=QRELS_COLUMNS)
     column = 3 if kind == "qrels" else 4
     value = fields[column] if len(fields) > column else b""
-    if value[:1].isalpha():
+    # A word is a header's column name, but nan and inf are numbers that are not finite (their own message says so).
+    if value[:1].isalpha() and value.lower() not in (b"nan", b"inf", b"infinity"):
         return "; the first line looks like a header: delete it or start it with #"
     return ""
 

@@ -1,13 +1,13 @@
 """One message for one cause on the pages (issue 20): a JSON array in the explorer is JSON of the wrong shape, not a
 TREC line; JSON qrels on the run page are read as JSON; a table CSV that is not UTF-8 is named;
-a run sharing no query with the qrels gets one warning and no success."""
+a run sharing no query with the qrels gets one warning and no success; a NaN score on the ANN page is not a header."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
 from tests.app.support import assert_no_failure, open_app, open_runs_page, open_tab
-from tests.support.paths import TEST_DATA
+from tests.support.paths import REPO, TEST_DATA
 from ui.common.text import shown
 
 RUN = b"q1 Q0 d1 1 0.9 mine\nq1 Q0 d2 2 0.8 mine\n"
@@ -57,3 +57,15 @@ def test_a_run_sharing_no_query_with_the_qrels_gets_one_warning_and_no_success()
     assert_no_failure(at)
     (kind, text), = messages(at)
     assert kind == "warning" and text.startswith("No query of a.run has judgments in the qrels")
+
+
+def test_a_nan_score_on_the_ann_page_is_called_not_finite_not_a_header():
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180).run().switch_page("ui/ann/entry.py").run()
+    at.segmented_control(key="ann_source").set_value("Your own runs").run()
+    at.file_uploader(key="ann_exact_run").set_value(("exact.run", b"q1 Q0 d1 1 NaN exact\n", "text/plain"))
+    at.file_uploader(key="ann_ann_run").set_value(("ann.run", RUN, "text/plain"))
+    at.run()
+    assert_no_failure(at)
+    errors = [text for kind, text in messages(at) if kind == "error"]
+    assert errors == ["exact.run line 1: score 'NaN' is not finite; the 5th column must be a finite decimal number "
+                      "such as 12.5 or -3e-2"]
