@@ -10,6 +10,7 @@ inflated; the TREC readers (:mod:`metrics.io.trec`, :mod:`metrics.stream`) also 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 
 #: The first two bytes of every gzip stream (RFC 1952).
 GZIP_MAGIC = b"\x1f\x8b"
@@ -72,5 +73,28 @@ def expands_too_much(decompressed: int, compressed: int) -> bool:
     return decompressed > max(GZIP_ALWAYS, GZIP_MAX_RATIO * compressed)
 
 
+def gunzipped_slices(data: bytes, limit: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """The first gzip member of in-memory ``data``, decompressed in slices of at most :data:`GZIP_STEP` bytes: yields
+    each slice with the compressed bytes read so far, so that the caller checks its limits (:func:`expands_too_much`,
+    a size cap) before the next slice is made. With ``limit``, stops once more than ``limit`` bytes were yielded
+    (never decompressing much past it). Raises ``zlib.error`` for a corrupt stream, ``EOFError`` for a truncated one.
+    """
+    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending, size = data, 0
+    while not stream.eof:
+        step = GZIP_STEP if limit is None else max(1, min(GZIP_STEP, limit + 1 - size))  # 0: no bound
+        piece = stream.decompress(pending, step)
+        pending = stream.unconsumed_tail
+        if not piece:
+            if stream.eof:
+                return
+            # No output and no end of stream: the input ran out (or zlib reads no further, never seen).
+            raise EOFError("the gzip stream is truncated")
+        size += len(piece)
+        yield piece, len(data) - len(pending) - len(stream.unused_data)
+        if limit is not None and size > limit:
+            return
+
+
 __all__ = ["GZIP_ALWAYS", "GZIP_HEAD", "GZIP_MAGIC", "GZIP_MAX_RATIO", "GZIP_STEP", "Counted", "Prefixed",
-           "expands_too_much", "gunzipped_head", "is_gzip"]
+           "expands_too_much", "gunzipped_head", "gunzipped_slices", "is_gzip"]

@@ -3,8 +3,9 @@ or both at once as ``{"qrels": {...}, "run": {...}}`` (what the explorer's JSON 
 
 The ids and values pass the same checks as those of TREC files (:mod:`metrics.ids`, integer grades in trec_eval's
 range, finite scores), and every problem is one :class:`~metrics.InputError` naming the file. The input is bounded:
-``max_bytes`` caps the (decompressed) size, gzip is decompressed no further than that, and JSON nested too deeply
-for the parser is refused with a message.
+``max_bytes`` caps the (decompressed) size, gzip is decompressed no further than that nor past the expansion limit
+the TREC readers keep to (:mod:`metrics.io.compressed`), and JSON nested too deeply for the parser is refused with a
+message.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Literal
 
 from ..ids import check_id
 from ..model import InputError, check_grades, short_repr
-from .compressed import gunzipped_head, is_gzip
+from .compressed import GZIP_MAX_RATIO, expands_too_much, gunzipped_head, gunzipped_slices, is_gzip
 
 Kind = Literal["qrels", "run"]
 
@@ -70,18 +71,27 @@ def _payload(data: bytes, label: str, max_bytes: int | None) -> object:
                          "two levels") from None
 
 
-def _gunzip(data: bytes, label: str, max_bytes: int | None) -> bytes:
-    """Decompress, stopping as soon as the output passes ``max_bytes`` (a small bomb never fills memory)."""
-    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+def _gunzip(data: bytes, label: str, max_bytes: int | None) -> bytearray:
+    """Decompress in slices (:func:`~metrics.io.compressed.gunzipped_slices`), refused as soon as the output passes
+    ``max_bytes`` or the expansion limit for gzip input (a bomb never fills memory)."""
+    out = bytearray()  # one buffer, grown in place (a list of slices joined would hold the text twice)
     try:
-        out = stream.decompress(data, max_bytes + 1) if max_bytes is not None else stream.decompress(data)
+        for piece, read in gunzipped_slices(data, max_bytes):
+            out += piece
+            size = len(out)
+            if max_bytes is not None and size > max_bytes:
+                raise InputError(f"{label}: the file decompresses to more than the {max_bytes / 2**20:g} MiB limit")
+            if expands_too_much(size, read):
+                raise InputError(
+                    f"{label}: expands more than {GZIP_MAX_RATIO} times in decompression ({read / 1e6:.1f} MB read "
+                    f"gave over {size / 1e6:.0f} MB), the expansion limit for gzip input; JSON qrels and runs expand "
+                    f"3 to 6 times, so this is not one. If it is, decompress it (gunzip) and give the plain file")
     except zlib.error as error:
         raise InputError(f"{label}: looks like gzip but cannot be decompressed ({error}); "
                          "re-create it with gzip or give the plain file") from None
-    if max_bytes is not None and len(out) > max_bytes:
-        raise InputError(f"{label}: the file decompresses to more than the {max_bytes / 2**20:g} MiB limit")
-    if not stream.eof:
-        raise InputError(f"{label}: the gzip stream is truncated; re-create it with gzip or give the plain file")
+    except EOFError:
+        raise InputError(f"{label}: the gzip stream is truncated; re-create it with gzip or give the plain file"
+                         ) from None
     return out
 
 
