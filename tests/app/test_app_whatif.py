@@ -165,7 +165,8 @@ def test_only_the_open_tab_builds_its_figure(tab, monkeypatch):
     for name in ("k_curves_figure", "swap_heatmaps_figure", "move_preview_figure", "removal_bars_figure",
                  "range_figure", "baseline_figure"):
         builder = getattr(ui.explore.charts, name)
-        monkeypatch.setattr(ui.explore.charts, name, lambda *a, _b=builder, _n=name, **kw: built.append(_n) or _b(*a, **kw))
+        monkeypatch.setattr(ui.explore.charts, name,
+                            lambda *a, _b=builder, _n=name, **kw: built.append(_n) or _b(*a, **kw))
     at = open_app(**LONG)
     at.button(key="pin_baseline").click().run()
     built.clear()

@@ -38,7 +38,8 @@ def ranking_frame(query: QueryState) -> pd.DataFrame:
         {
             "rank": pd.array([str(r) if r <= active else NO_RANK for r in range(1, len(items) + 1)], dtype="string"),
             "doc": pd.array([item.doc for item in items], dtype="string"),
-            "score": pd.array(["" if item.score is None else format_score(item.score) for item in items], dtype="string"),
+            "score": pd.array(["" if item.score is None else format_score(item.score) for item in items],
+                              dtype="string"),
             "grade": pd.array([grade.get(item.doc, UNJUDGED_TEXT) for item in items], dtype="string"),
             "judged": pd.array([JUDGED_MARK if query.judgments.get(item.doc, -1) >= 0 else UNJUDGED_MARK
                                 for item in items], dtype="string"),
@@ -76,8 +77,8 @@ def ranking_editor(query: QueryState) -> None:
         on_change=_on_ranking_change,
         args=(key,),
         column_config={
-            "rank": st.column_config.TextColumn("rank", help="Type a new rank to move the document; removed documents have none",
-                                               width=60),
+            "rank": st.column_config.TextColumn(
+                "rank", help="Type a new rank to move the document; removed documents have none", width=60),
             "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200,
                                                width=140),
             "score": st.column_config.TextColumn("score", help="Optional retrieval score; trec_eval orders by it",
