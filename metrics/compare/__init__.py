@@ -29,6 +29,7 @@ from .report import report_table
 from .risk import Risk, risk
 
 __all__ = ["Comparison", "Interval", "ManyComparison", "PairResult", "Risk", "RunMean", "adjust_p_values",
-           "bootstrap_interval", "compare_many", "compare_values_many", "report_table", "risk", "QueryDelta", "RandomisationTest", "TIE_TOLERANCE", "TTest", "compare_runs",
+           "bootstrap_interval", "compare_many", "compare_values_many", "report_table", "risk", "QueryDelta",
+           "RandomisationTest", "TIE_TOLERANCE", "TTest", "compare_runs",
            "compare_values", "paired_t_test", "randomisation_test", "regularized_incomplete_beta",
            "student_t_two_sided_p"]

@@ -35,7 +35,7 @@ from ..measures import MEASURES
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from ..optional import require
-from .intervals import Interval, IntervalMethod, bootstrap_interval
+from .intervals import Interval, IntervalMethod, bootstrap_interval, few_queries_warning
 from .pairs import TIE_TOLERANCE, paired_t_test, randomisation_test
 from .risk import Risk, risk
 
@@ -103,6 +103,12 @@ class ManyComparison:
     conventions: Conventions
     baseline: str | None
     left_out: dict[str, tuple[str, ...]]
+
+    @property
+    def warning(self) -> str | None:
+        """A sentence when a measure is compared on fewer than 10 queries (its intervals and tests say little),
+        else None; each interval and pair carries it too."""
+        return few_queries_warning(min(len(qids) for qids in self.queries.values()))
 
     def mean(self, measure: str, run: str) -> RunMean:
         return next(m for m in self.means if m.measure == measure and m.run == run)

@@ -22,10 +22,13 @@ from ..engine import is_count
 from ..evaluate import evaluate
 from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_one_measure
+from .intervals import few_queries_warning
 
 #: Random sign vectors at most (enough for p-values near 10^-6); beyond, the test would only cost time and memory.
 MAX_PERMUTATIONS = 1_000_000
-_ENUMERATION_CHUNK = 1 << 16
+#: Up to this many queries every one of the 2^n sign vectors is counted (exact p), whatever ``permutations`` says:
+#: two halves of at most 2^10 sums each, so it costs less than sampling.
+EXACT_MAX_QUERIES = 20
 
 #: Deltas this close to 0 are ties: equal scores summed in different orders can differ in the last bits.
 TIE_TOLERANCE = 1e-12
@@ -51,7 +54,8 @@ class RandomisationTest:
 
     p_value = (c + 1) / (N + 1), where c counts the N random sign vectors s with |\sum s_i d_i| >= |\sum d_i|;
     the +1 counts the observed labelling itself (Phipson & Smyth 2010), so p is never 0 and the test stays
-    valid. When 2^n <= N every sign vector is enumerated instead (``exact``) and p = c / 2^n.
+    valid. With at most EXACT_MAX_QUERIES queries every sign vector is counted instead (``exact``, whatever N)
+    and p = c / 2^n. ``warning`` is a sentence when the test rests on fewer than 10 queries, else None.
     """
 
     p_value: float
@@ -59,6 +63,7 @@ class RandomisationTest:
     seed: int
     exact: bool
     mean_difference: float
+    warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +111,11 @@ class Comparison:
     def mean_delta(self) -> float:
         return _mean(self.deltas)
 
+    @property
+    def warning(self) -> str | None:
+        """A sentence when fewer than 10 queries are compared (the tests say little there), else None."""
+        return few_queries_warning(len(self.qids))
+
     def rows(self) -> list[QueryDelta]:
         """One row per compared query, in query-id order: the per-query table."""
         return [QueryDelta(qid, float(a), float(b), float(d))
@@ -140,8 +150,8 @@ def compare_runs(
     if is_count(parsed.key):
         raise ValueError(f"measure {parsed.key!r} is a count, not a score per query; compare a score such as P@10")
     conv = conventions if conventions is not None else Conventions()
-    per_query_a = {qid: values[parsed.key] for qid, values in evaluate(qrels, run_a, [parsed], conventions=conv).items()}
-    per_query_b = {qid: values[parsed.key] for qid, values in evaluate(qrels, run_b, [parsed], conventions=conv).items()}
+    per_query_a, per_query_b = ({qid: values[parsed.key] for qid, values in
+                                 evaluate(qrels, run, [parsed], conventions=conv).items()} for run in (run_a, run_b))
     judged_a = {qid for qid in run_a if qid in qrels}
     judged_b = {qid for qid in run_b if qid in qrels}
     not_judged = sorted({qid for qid in (*run_a, *run_b) if qid not in qrels})
@@ -221,15 +231,11 @@ def randomisation_test(a: np.ndarray, b: np.ndarray, *, permutations: int = 10_0
     # Sign vectors with the same |sum| as the data must count as "as extreme" despite rounding in the sums.
     tolerance = 1e-9 * float(np.abs(deltas).sum())
     if n == 0:
-        return RandomisationTest(1.0, 0, seed, True, mean)
-    if n < 63 and 2**n <= permutations:
-        extreme = 0
-        for start in range(0, 2**n, _ENUMERATION_CHUNK):  # every sign vector, a bounded slice at a time
-            codes = np.arange(start, min(start + _ENUMERATION_CHUNK, 2**n), dtype=np.int64)
-            patterns = ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.float64)
-            sums = deltas.sum() - 2.0 * (patterns @ deltas)
-            extreme += int((np.abs(sums) >= observed - tolerance).sum())
-        return RandomisationTest(extreme / 2**n, 2**n, seed, True, mean)
+        return RandomisationTest(1.0, 0, seed, True, mean, few_queries_warning(0))
+    warning = few_queries_warning(n)
+    if n <= EXACT_MAX_QUERIES:
+        extreme = exact_extreme_count(deltas, observed - tolerance)
+        return RandomisationTest(extreme / 2**n, 2**n, seed, True, mean, warning)
     rng = np.random.default_rng(seed)
     total = float(deltas.sum())
     extreme = 0
@@ -241,7 +247,28 @@ def randomisation_test(a: np.ndarray, b: np.ndarray, *, permutations: int = 10_0
         sums = total - 2.0 * (flipped.astype(np.float64) @ deltas)
         extreme += int((np.abs(sums) >= observed - tolerance).sum())
         done += size
-    return RandomisationTest((extreme + 1) / (permutations + 1), permutations, seed, False, mean)
+    return RandomisationTest((extreme + 1) / (permutations + 1), permutations, seed, False, mean, warning)
+
+
+def exact_extreme_count(deltas: np.ndarray, threshold: float) -> int:
+    r"""How many of the 2^n sign vectors s have |\sum s_i d_i| >= threshold, by meeting in the middle: the signed
+    sums of each half of the deltas (2^{n/2} each), and for each left sum l the right sums r with l + r at or
+    beyond +-threshold, counted by binary search in the sorted right sums. Time and memory O(2^{n/2} n)."""
+    n = deltas.shape[0]
+    if threshold <= 0.0:
+        return 2**n
+    left, right = _signed_sums(deltas[: n // 2]), np.sort(_signed_sums(deltas[n // 2:]))
+    at_least = right.shape[0] - np.searchsorted(right, threshold - left, side="left")
+    at_most = np.searchsorted(right, -threshold - left, side="right")
+    return int(at_least.sum() + at_most.sum())
+
+
+def _signed_sums(values: np.ndarray) -> np.ndarray:
+    r"""\sum s_i v_i for every sign vector s of ``values`` (2^len values)."""
+    sums = np.zeros(1)
+    for value in values:
+        sums = np.concatenate((sums + value, sums - value))
+    return sums
 
 
 def student_t_two_sided_p(t: float, degrees_of_freedom: float) -> float:

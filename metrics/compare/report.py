@@ -1,6 +1,7 @@
 """A results table for a paper: runs by measures, each mean with superscripts naming the runs it beats
 significantly, the best mean of each measure in bold, and under it the test, the correction, the conventions and
-the qrels. Markdown, LaTeX or plain text; the same data in every format.
+the qrels (and a warning when fewer than 10 queries are compared). Markdown, LaTeX or plain text; the same data
+in every format.
 
 Runs are named by letters (a, b, c, ...) in the order given; a cell "0.412^{ac}" beats runs a and c.
 """
@@ -50,11 +51,14 @@ def _notes(comparison: ManyComparison, qrels_name: str, escape=lambda text: text
     """The sentences under the table; ``escape`` makes the user's names (runs, qrels) literal in the format."""
     versus = (f"each run against the baseline {escape(comparison.baseline)}" if comparison.baseline
               else "every pair of runs")
-    return [
+    notes = [
         f"Superscripts: the runs whose mean this run beats significantly ({comparison.describe()}; {versus}).",
         "Bold: the best mean of the measure.",
         f"Conventions: {escape(comparison.conventions.describe())}. Judgments: {escape(qrels_name)}.",
     ]
+    if comparison.warning is not None:
+        notes.append(f"Warning: {comparison.warning}")
+    return notes
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")

@@ -36,6 +36,8 @@ def compare_tab(collection: data.Collection, results: dict, conventions, measure
     comparison = compare_values(dict(zip(qids_a, values_a[measure].tolist())),
                                 dict(zip(qids_b, values_b[measure].tolist())),
                                 measure=measure, conventions=conventions, permutations=10_000, seed=0)
+    if comparison.warning is not None:
+        st.warning(comparison.warning)
     metric_cols = st.columns(5)
     metric_cols[0].metric(f"mean {literal(measure)}: B − A", f"{comparison.mean_delta:+.4f}")
     metric_cols[1].metric("B wins / ties / losses", f"{comparison.wins} / {comparison.ties} / {comparison.losses}")

@@ -53,6 +53,8 @@ def significance_section(results: dict, conventions, qrels_name: str) -> None:
                    f"every run answers {'it' if len(left_out) == 1 else 'them'} "
                    f"({literal(', '.join(left_out[:10]))}{'…' if len(left_out) > 10 else ''}). Tests pair the runs "
                    "by query, so every mean here is over the queries all runs answer.")
+    if comparison.warning is not None:
+        st.warning(comparison.warning)
     report(comparison, qrels_name)
     pairs_table(comparison)
     if comparison.baseline is not None:
