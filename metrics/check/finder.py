@@ -15,7 +15,9 @@ trec_eval's choice, so trec_eval's defaults weigh 1 and come first.
 Speed: the run is flattened into numpy arrays once. Tie order and unjudged documents change which documents
 stand at which rank, so each distinct pair gives one batch (tie orders that order this run identically share
 one); missing queries only change which rows the mean counts; every other convention only changes the kernel's
-``Context``. A TREC DL run (43 queries x 1000 documents) takes a few tens of milliseconds.
+``Context``. A TREC DL run (43 queries x 1000 documents) takes a few tens of milliseconds. Memory follows the
+number of lines: a lopsided run (many short rankings, one long) is batched in groups of similar lengths, as the
+engine's bulk path does, and a measure cut at k reads only the top k ranks.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ from ..model import (
     check_grades,
     compared_scores,
     in_ranking_order,
-    judged_grade_matrix,
     order_documents,
     ties_by_keys,
 )
@@ -277,8 +278,8 @@ def find_conventions(
         context_key = (batch_id, conventions.replace(tie_order="trec_eval", unjudged="nonrelevant",
                                                      missing_queries="skip", score_precision="float32"))
         if context_key not in column_cache:
-            batch, effective = data.batch_for(batch_id, plain, conventions)
-            column_cache[context_key] = evaluate_batch(batch, [plain], effective)[plain.key]
+            batches, effective = data.batch_for(batch_id, plain, conventions)
+            column_cache[context_key] = _evaluate_groups(batches, plain, effective, data.num_queries)
         counted = data.num_run_queries if conventions.missing_queries == "skip" else data.num_queries
         column = column_cache[context_key][:counted]
         key = (column.tobytes(), counted)
@@ -323,6 +324,20 @@ def find_conventions(
     )
 
 
+def _evaluate_groups(batches: Sequence[tuple[np.ndarray | None, RankingBatch]], measure: Measure,
+                     conventions: Conventions, size: int) -> np.ndarray:
+    """The measure's value for every row, from batches that each cover some rows (``None``: all of them)."""
+    if len(batches) == 1 and batches[0][0] is None:
+        return evaluate_batch(batches[0][1], [measure], conventions)[measure.key]
+    column = None
+    for rows, batch in batches:
+        values = evaluate_batch(batch, [measure], conventions)[measure.key]
+        if column is None:
+            column = np.zeros(size, dtype=values.dtype)
+        column[rows] = values
+    return column
+
+
 def _searched_dimensions(measure: Measure, fixed: Mapping[str, object]) -> list[str]:
     own = set(measure.info.conventions)
     if measure.gain_map is not None:
@@ -365,17 +380,18 @@ def _tools(members: Sequence[tuple], options: Mapping[str, Sequence[Option]], di
            measure_name: str) -> tuple[str, ...]:
     """Tool families whose conventions give this outcome: families that compute the measure and, for some member
     combination, use one of its choices and are not known to use another value of any searched convention."""
+    uses = {name: {option.value: {tool_family(tool) for tool in option.used_by} - {None} for option in options[name]}
+            for name in dimensions}
     found: set[str] = set()
     for _, _, conventions, _ in members:
         named: set[str] = set()
         excluded: set[str] = set()
         for name in dimensions:
             value = getattr(conventions, name)
-            uses = {option.value: {tool_family(tool) for tool in option.used_by} - {None} for option in options[name]}
-            named |= uses[value]
-            for other, families in uses.items():
+            named |= uses[name][value]
+            for other, families in uses[name].items():
                 if other != value:
-                    excluded |= families - uses[value]
+                    excluded |= families - uses[name][value]
         found |= named - excluded
     return tuple(family for family in TOOL_FAMILIES if family in found and measure_name in _MEASURES_OF_TOOL[family])
 
@@ -399,9 +415,13 @@ class _PreparedRun:
         self.qids = run_qids + missing
         self.num_run_queries = len(run_qids)
         self.num_queries = len(self.qids)
-        judgments = [qrels[qid] for qid in self.qids]
-        self.judged_grades = judged_grade_matrix(judgments)
-        self.max_grade = int(max(self.judged_grades.max(), 1))
+        # Every query's grades >= 0, sorted descending, one after the other (ragged: a query with 100,000
+        # judgments pads no other).
+        grade_lists = [sorted((g for g in qrels[qid].values() if g >= 0), reverse=True) for qid in self.qids]
+        self.judgment_counts = np.fromiter(map(len, grade_lists), dtype=np.int64, count=self.num_queries)
+        self.judgment_grades = np.fromiter(itertools.chain.from_iterable(grade_lists), dtype=np.float64,
+                                           count=int(self.judgment_counts.sum()))
+        self.max_grade = int(max(self.judgment_grades.max(initial=NO_JUDGMENT), 1))
 
         counts = np.fromiter((len(run[qid]) for qid in run_qids), dtype=np.int64, count=len(run_qids))
         self.docs: list[str] = list(itertools.chain.from_iterable(run[qid].keys() for qid in run_qids))
@@ -415,6 +435,8 @@ class _PreparedRun:
                 map(qrels[qid].get, run[qid].keys(), itertools.repeat(-1)) for qid in run_qids),
             dtype=np.float64, count=len(self.docs))
         self.counts = counts
+        self.groups = _row_groups(np.concatenate((counts, np.zeros(len(missing), dtype=np.int64))),
+                                  self.judgment_counts)
         self.query_index = np.repeat(np.arange(len(run_qids), dtype=np.int64), counts)
         self.starts = np.cumsum(counts) - counts
         self.position = np.arange(len(self.docs), dtype=np.int64) - self.starts[self.query_index]
@@ -422,7 +444,7 @@ class _PreparedRun:
         self._sorted_rows: dict[int, np.ndarray] = {}
         self._order_scores: list[np.ndarray] = []  # each order's scores (as compared) in that order
         self._order_arrays: list[np.ndarray] = []
-        self._batches: dict[tuple, RankingBatch | np.ndarray] = {}
+        self._batches: dict[tuple, list] = {}
 
     def batch_id(self, tie_order: str, score_precision: str, judged_only: bool,
                  depth: int | None) -> tuple[int, bool, int | None]:
@@ -437,16 +459,18 @@ class _PreparedRun:
             self._sorted_rows[count] = np.asarray(sorted(range(count), key=self.qids.__getitem__), dtype=np.int64)
         return self._sorted_rows[count]
 
-    def batch(self, batch_id: tuple[int, bool, int | None], width: int | None = None) -> RankingBatch:
-        """The batch for one document order, with only the top ``width`` ranks when given (lengths stay whole)."""
+    def batch(self, batch_id: tuple[int, bool, int | None],
+              width: int | None = None) -> list[tuple[np.ndarray | None, RankingBatch]]:
+        """The batches for one document order, with only the top ``width`` ranks when given (lengths stay whole):
+        ``(rows, batch)`` for each group of rows (``None``: every row), see :func:`_row_groups`."""
         key = (*batch_id, width)
         if key not in self._batches:
             self._batches[key] = self._build(*batch_id, width)
         return self._batches[key]
 
-    def batch_for(self, batch_id: tuple[int, bool, int | None], measure: Measure,
-                  conventions: Conventions) -> tuple[RankingBatch, Conventions]:
-        """A batch and conventions that give ``measure`` the values it has on the full batch, as cheaply as we can.
+    def batch_for(self, batch_id: tuple[int, bool, int | None], measure: Measure, conventions: Conventions
+                  ) -> tuple[list[tuple[np.ndarray | None, RankingBatch]], Conventions]:
+        """Batches and conventions that give ``measure`` the values it has on the full batch, as cheaply as we can.
 
         A measure cut at k reads only the top k ranks (plus each ranking's length, kept whole), so the batch is
         cut to width k. nDCG@k with the ideal from the retrieved list also needs the best k retrieved grades;
@@ -468,12 +492,15 @@ class _PreparedRun:
         source_id = (order_id if depth is not None else 0, False, depth)
         key = ("ideal", *source_id, cutoff)
         if key not in self._batches:
-            full = self.batch(source_id)
-            retrieved = np.where(full.judged, full.grades, float(NO_JUDGMENT))
-            if cutoff < full.width:
-                retrieved = np.partition(retrieved, full.width - cutoff, axis=1)[:, full.width - cutoff:]
-            self._batches[key] = -np.sort(-retrieved, axis=1)
-        return (RankingBatch(top.grades, top.judged, top.lengths, self._batches[key]),
+            ideals = []
+            for _, full in self.batch(source_id):
+                retrieved = np.where(full.judged, full.grades, float(NO_JUDGMENT))
+                if cutoff < full.width:
+                    retrieved = np.partition(retrieved, full.width - cutoff, axis=1)[:, full.width - cutoff:]
+                ideals.append(-np.sort(-retrieved, axis=1))
+            self._batches[key] = ideals
+        return ([(rows, RankingBatch(part.grades, part.judged, part.lengths, ideal))
+                 for (rows, part), ideal in zip(top, self._batches[key])],
                 conventions.replace(ideal_from="judgments"))
 
     def _add_orders(self, score_precision: str) -> None:
@@ -515,9 +542,10 @@ class _PreparedRun:
         code_of = {name: code for code, name in enumerate(sorted(set(names)))}
         return np.fromiter((code_of[name] for name in names), dtype=np.int64, count=len(names))
 
-    def _build(self, order_id: int, judged_only: bool, depth: int | None, width: int | None) -> RankingBatch:
-        """The padded batch for one document order; depth cuts before unjudged documents are dropped (-M, -J),
-        and ``width`` then keeps only the top ranks of the matrices."""
+    def _build(self, order_id: int, judged_only: bool, depth: int | None,
+               width: int | None) -> list[tuple[np.ndarray | None, RankingBatch]]:
+        """The padded batches for one document order, one per row group; depth cuts before unjudged documents are
+        dropped (-M, -J), and ``width`` then keeps only the top ranks of the matrices."""
         order = self._order_arrays[order_id]
         ranked_scores = self._order_scores[order_id]
         # Every order keeps each query's block where it was, so query and rank of a sorted position are shared.
@@ -529,31 +557,86 @@ class _PreparedRun:
             seen = np.concatenate(([0], np.cumsum(keep)))
             position = seen[1:] - 1 - seen[self.starts][query]
             lengths = seen[self.starts + self.counts] - seen[self.starts]
-        longest = max(1, int(lengths.max(initial=0)))
-        width = longest if width is None else min(width, longest)
-        if width < longest:
+        if width is not None and width < int(lengths.max(initial=0)):
             keep = position < width if keep is None else keep & (position < width)
         if keep is not None:
             selected = np.flatnonzero(keep)
             query, position, order = query[selected], position[selected], order[selected]
             ranked_scores = ranked_scores[selected]
         grades = self.grades[order]
-        judged = grades >= 0
-        flat = query * width + position
-        size = self.num_queries * width
-        grade_matrix = np.zeros(size)
-        judged_matrix = np.zeros(size, dtype=bool)
-        grade_matrix[flat] = np.where(judged, grades, 0.0)
-        judged_matrix[flat] = judged
         # Equal scores at consecutive ranks of one query (tied_gains="averaged" averages their gains).
-        tied_matrix = np.zeros(size, dtype=bool)
-        tied_matrix[flat[1:]] = (query[1:] == query[:-1]) & (ranked_scores[1:] == ranked_scores[:-1])
+        tied = np.zeros(query.shape[0], dtype=bool)
+        tied[1:] = (query[1:] == query[:-1]) & (ranked_scores[1:] == ranked_scores[:-1])
         all_lengths = np.zeros(self.num_queries, dtype=np.int64)
         all_lengths[: lengths.shape[0]] = lengths
-        return RankingBatch(grade_matrix.reshape(self.num_queries, width),
-                            judged_matrix.reshape(self.num_queries, width), all_lengths, self.judged_grades,
-                            tied_matrix.reshape(self.num_queries, width))
+        batches = []
+        for rows in self.groups:
+            if rows is None:
+                lines, local_query, row_lengths = slice(None), query, all_lengths
+            else:
+                local_row = np.full(self.num_queries, -1, dtype=np.int64)
+                local_row[rows] = np.arange(rows.shape[0])
+                lines = np.flatnonzero(local_row[query] >= 0)
+                local_query, row_lengths = local_row[query[lines]], all_lengths[rows]
+            longest = max(1, int(row_lengths.max(initial=0)))
+            row_width = longest if width is None else min(width, longest)
+            count = row_lengths.shape[0]
+            flat = local_query * row_width + position[lines]
+            row_grades = grades[lines]
+            judged = row_grades >= 0
+            grade_matrix = np.zeros(count * row_width)
+            judged_matrix = np.zeros(count * row_width, dtype=bool)
+            tied_matrix = np.zeros(count * row_width, dtype=bool)
+            grade_matrix[flat] = np.where(judged, row_grades, 0.0)
+            judged_matrix[flat] = judged
+            tied_matrix[flat] = tied[lines]
+            batches.append((rows, RankingBatch(grade_matrix.reshape(count, row_width),
+                                               judged_matrix.reshape(count, row_width), row_lengths,
+                                               self.judged_grades(rows), tied_matrix.reshape(count, row_width))))
+        return batches
 
+    def judged_grades(self, rows: np.ndarray | None) -> np.ndarray:
+        """The judged-grade matrix of the given rows (``None``: all): grades >= 0 sorted descending, padded with
+        NO_JUDGMENT to the most judgments among them."""
+        key = ("judged", None if rows is None else rows.tobytes())
+        if key not in self._batches:
+            counts = self.judgment_counts if rows is None else self.judgment_counts[rows]
+            present = np.arange(max(1, int(counts.max(initial=0)))) < counts[:, None]
+            matrix = np.full(present.shape, float(NO_JUDGMENT))
+            if rows is None:
+                matrix[present] = self.judgment_grades
+            else:
+                starts = np.cumsum(self.judgment_counts) - self.judgment_counts
+                take = np.repeat(starts[rows], counts) + (np.arange(int(counts.sum()))
+                                                          - np.repeat(np.cumsum(counts) - counts, counts))
+                matrix[present] = self.judgment_grades[take]
+            self._batches[key] = [matrix]
+        return self._batches[key][0]
+
+
+#: Padding one batch may cost this many cells beyond twice the lines and judgments before rows are grouped.
+_PADDING_SLACK = 1 << 20
+
+
+def _row_groups(lengths: np.ndarray, judgment_counts: np.ndarray) -> list[np.ndarray | None]:
+    """The rows of each batch to build, as the engine's bulk path groups them: all at once (``[None]``) when padding
+    every ranking to the longest (and every query's judgments to the most) costs at most about twice the cells;
+    otherwise rows grouped by the power of two at or above their length and judgment count, so that a batch pads
+    each row to less than twice its own size and memory follows the number of lines."""
+    n = lengths.shape[0]
+    cells = int(lengths.sum() + judgment_counts.sum()) + 2 * n
+    padded = n * (max(1, int(lengths.max(initial=0))) + max(1, int(judgment_counts.max(initial=0))))
+    if padded <= 2 * cells + _PADDING_SLACK:
+        return [None]
+    size_class = (_ceil_log2(lengths) << 8) | _ceil_log2(judgment_counts)
+    classes, group = np.unique(size_class, return_inverse=True)
+    order = np.argsort(group, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(group, minlength=classes.shape[0]))[:-1])
+
+
+def _ceil_log2(sizes: np.ndarray) -> np.ndarray:
+    """The smallest e with 2^e >= size (0 for sizes 0 and 1)."""
+    return np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
 
 __all__ = ["Candidate", "Finding", "Option", "TOOL_FAMILIES", "convention_options", "describe_changes",
            "find_conventions", "tool_family"]

@@ -31,6 +31,9 @@ MAX_QUERIES = 1_000_000
 #: MS MARCO's MRR@10 over its 6,980 dev queries needs 5.5 million sums in 21,800 blocks.
 MAX_SUMS = 20_000_000
 MAX_BLOCKS = 100_000
+#: per_query_values lists at most this many values; the check itself never lists them (P@k is a lattice, RR@k
+#: stops at its common denominator).
+MAX_LISTED_VALUES = 10_000
 
 
 @dataclass(frozen=True)
@@ -71,22 +74,27 @@ def check_granularity(measure: str | Measure, value: str | float, queries: int) 
 def _verdict(parsed: Measure, reported: ReportedValue, queries: int) -> Granularity:
     low, high = _exact_interval(reported)
     name = parsed.ir_name if parsed.notation == "ir_measures" else parsed.trec_name
-    values = per_query_values(parsed)
-    if values is None:
+    k = parsed.cutoff
+    if not (parsed.name in ("P", "recip_rank_cut") and k is not None) and parsed.name != "success":
         return Granularity(name, queries, reported, False, None,
                            f"{name} takes too many different values per query for granularity to rule anything out; "
                            "every mean in [0, 1] may be possible.")
     if high < 0 or low > 1:
         return Granularity(name, queries, reported, True, False, f"{name} lies in [0, 1]; {reported.text} does not.")
-    lattice = _lattice_step(values)
-    if lattice is not None:
-        return _on_lattice(name, queries, reported, low, high, lattice)
-    return _by_sums(name, queries, reported, low, high, values)
+    # The value sets are described, never listed: P@10000000 is the lattice of step 1/10000000 in O(1).
+    if parsed.name == "P":
+        return _on_lattice(name, queries, reported, low, high, Fraction(1, k))
+    if parsed.name == "success":
+        return _on_lattice(name, queries, reported, low, high, Fraction(1))
+    return _reciprocal_ranks(name, queries, reported, low, high, k)
 
 
 def per_query_values(measure: Measure) -> list[Fraction] | None:
-    """The values one query can take under trec_eval's conventions, or None when there are too many to list."""
+    """The values one query can take under trec_eval's conventions, or None when there are too many to list
+    (another measure, or more than MAX_LISTED_VALUES values)."""
     k = measure.cutoff
+    if k is not None and k + 1 > MAX_LISTED_VALUES:
+        return None
     if measure.name == "P" and k is not None:
         return [Fraction(j, k) for j in range(k + 1)]
     if measure.name == "success":
@@ -104,10 +112,26 @@ def _exact_interval(reported: ReportedValue) -> tuple[Fraction, Fraction]:
     return (number - half) / scale, (number + half) / scale
 
 
-def _lattice_step(values: list[Fraction]) -> Fraction | None:
-    """1/m when the values are exactly 0, 1/m, 2/m, ..., 1 (P@k and Success@k)."""
-    m = max(v.denominator for v in values)
-    return Fraction(1, m) if sorted(values) == [Fraction(j, m) for j in range(m + 1)] else None
+def _digits(reported: ReportedValue) -> int:
+    """Decimals that show a mean next to the reported value: 6, or one more than the value has (as a fraction:
+    ``decimals`` of 41.23% is 4)."""
+    return max(6, reported.decimals + 1)
+
+
+def _decimal(value: Fraction, digits: int) -> str:
+    """``value`` (>= 0) rounded to ``digits`` decimals, exactly (no float in between)."""
+    scaled = round(value * 10 ** digits)
+    return f"{scaled // 10 ** digits}.{scaled % 10 ** digits:0{digits}d}"
+
+
+def _nearest(below: Fraction | None, above: Fraction | None, reported: ReportedValue) -> str:
+    """The nearest achievable means around the reported value, with as many decimals as it takes to tell them
+    apart (they differ by at least one step of the achievable means, so 30 decimals always do)."""
+    shown = [x for x in (below, above) if x is not None]
+    digits = _digits(reported)
+    while len(shown) == 2 and digits < 30 and _decimal(shown[0], digits) == _decimal(shown[1], digits):
+        digits += 1
+    return " and ".join(_decimal(x, digits) for x in shown)
 
 
 def _on_lattice(name: str, queries: int, reported: ReportedValue, low: Fraction, high: Fraction,
@@ -120,27 +144,36 @@ def _on_lattice(name: str, queries: int, reported: ReportedValue, low: Fraction,
         example = first * unit
         return Granularity(name, queries, reported, True, True,
                            f"A mean of {name} over {queries} queries is {spacing}; {example.numerator}/"
-                           f"{example.denominator} = {float(example):.6f} rounds to {reported.text}.", step=unit)
+                           f"{example.denominator} = {_decimal(example, _digits(reported))} rounds to "
+                           f"{reported.text}.", step=unit)
     below, above = last * unit, first * unit
     return Granularity(name, queries, reported, True, False,
                        f"A mean of {name} over {queries} queries is {spacing}; the nearest are "
-                       f"{float(below):.6f} and {float(above):.6f}, and neither rounds to {reported.text}.",
+                       f"{_nearest(below, above, reported)}, and neither rounds to {reported.text}.",
                        below=below if below >= 0 else None, above=above if above <= 1 else None, step=unit)
 
 
-def _by_sums(name: str, queries: int, reported: ReportedValue, low: Fraction, high: Fraction,
-             values: list[Fraction]) -> Granularity:
-    """Whether ``queries`` values can sum into the interval: values scaled to integers ("coins", 0 always among
-    them), then the fewest coins that make each sum, by the coin-change recurrence
-    fewest[s] = 1 + min_c fewest[s - c]; a sum is reachable when it needs at most ``queries`` coins. The
-    recurrence is evaluated a block of the smallest coin's length at a time, which only reads finished blocks."""
+def _reciprocal_ranks(name: str, queries: int, reported: ReportedValue, low: Fraction, high: Fraction,
+                      k: int) -> Granularity:
+    """RR@k: each query scores 0 or 1/r for r = 1..k. The common denominator lcm(1..r) passes MAX_SUMS by r = 23
+    (it at least doubles every few r), so at most that many steps decide whether the sums can be counted."""
     scale = 1
-    for value in values:  # the common denominator, given up on as soon as it is too large to work with
-        scale = math.lcm(scale, value.denominator)
+    for r in range(1, k + 1):  # the common denominator, given up on as soon as it is too large to work with
+        scale = math.lcm(scale, r)
         if scale > MAX_SUMS:
             return Granularity(name, queries, reported, False, None,
                                f"Deciding {name} exactly would take too long here (its per-query values need a "
-                               f"common denominator above {MAX_SUMS:,}); not decided.")
+                               f"common denominator above {MAX_SUMS:,}, the limit of this check); not decided.")
+    values = [Fraction(0)] + [Fraction(1, r) for r in range(1, k + 1)]
+    return _by_sums(name, queries, reported, low, high, values, scale)
+
+
+def _by_sums(name: str, queries: int, reported: ReportedValue, low: Fraction, high: Fraction,
+             values: list[Fraction], scale: int) -> Granularity:
+    """Whether ``queries`` values can sum into the interval: values scaled to integers by their common denominator
+    ``scale`` ("coins", 0 always among them), then the fewest coins that make each sum, by the coin-change
+    recurrence fewest[s] = 1 + min_c fewest[s - c]; a sum is reachable when it needs at most ``queries`` coins. The
+    recurrence is evaluated a block of the smallest coin's length at a time, which only reads finished blocks."""
     whole_coins = sorted({int(v * scale) for v in values if v > 0})
     target_low = math.ceil(max(low, Fraction(0)) * queries * scale)
     target_high = math.floor(min(high, Fraction(1)) * queries * scale)
@@ -148,7 +181,8 @@ def _by_sums(name: str, queries: int, reported: ReportedValue, low: Fraction, hi
     if top > MAX_SUMS or top // whole_coins[0] > MAX_BLOCKS:
         return Granularity(name, queries, reported, False, None,
                            f"Deciding {name} over {queries:,} queries exactly would take too long here (the "
-                           f"per-query values have a common denominator of {scale:,}); not decided.")
+                           f"per-query values have a common denominator of {scale:,}, so up to {top:,} sums; the "
+                           f"limit of this check is {MAX_SUMS:,} sums in {MAX_BLOCKS:,} blocks); not decided.")
     coins = np.array(whole_coins, dtype=np.int64)
     unreachable = np.iinfo(np.int32).max // 2
     fewest = np.full(top + 1, unreachable, dtype=np.int32)
@@ -162,19 +196,20 @@ def _by_sums(name: str, queries: int, reported: ReportedValue, low: Fraction, hi
             if first < stop:
                 np.minimum(best[first - start:], fewest[first - coin:stop - coin] + 1, out=best[first - start:])
     reachable = fewest <= queries
+    del fewest
     window = reachable[target_low:target_high + 1] if target_low <= target_high else reachable[:0]
     if window.any():
-        mean = Fraction(int(np.flatnonzero(window)[0]) + target_low, queries * scale)
+        mean = Fraction(int(window.argmax()) + target_low, queries * scale)
         return Granularity(name, queries, reported, True, True,
                            f"{queries} per-query {'value' if queries == 1 else 'values'} of {name} can have the mean "
-                           f"{float(mean):.6f}, which "
+                           f"{_decimal(mean, _digits(reported))}, which "
                            f"rounds to {reported.text}.")
-    sums = np.flatnonzero(reachable)
-    below_sums, above_sums = sums[sums < target_low], sums[sums > target_high]
-    below = Fraction(int(below_sums[-1]), queries * scale) if below_sums.size else None
-    above = Fraction(int(above_sums[0]), queries * scale) if above_sums.size else None
-    nearest = " and ".join(f"{float(x):.6f}" for x in (below, above) if x is not None)
+    # The reachable sums nearest the window on either side, found without listing every reachable sum.
+    before, after = reachable[:max(target_low, 0)], reachable[target_high + 1:]
+    below = (Fraction(int(before.shape[0] - 1 - before[::-1].argmax()), queries * scale) if before.any() else None)
+    above = Fraction(int(target_high + 1 + after.argmax()), queries * scale) if after.any() else None
     return Granularity(name, queries, reported, True, False,
                        f"No {queries} per-query values of {name} (each 0 or 1/r, r <= {len(coins)}) have a mean "
-                       f"that rounds to {reported.text}; the nearest achievable means are {nearest}.",
+                       f"that rounds to {reported.text}; the nearest achievable means are "
+                       f"{_nearest(below, above, reported)}.",
                        below=below, above=above)
