@@ -331,3 +331,52 @@ def test_a_huge_grade_neither_explodes_the_threshold_search_nor_stops_the_linear
     assert max(searched) <= 10
     assert all(c.conventions.gain != "exponential" for c in finding.candidates)
     assert all(math.isfinite(c.value) for c in finding.candidates)
+
+
+# ---- memory follows the lines (issue 20) -----------------------------------------------------------------------
+
+
+def lopsided(short_queries: int = 200, long_length: int = 600) -> tuple[dict, dict]:
+    """``short_queries`` one-document queries and one long query with tied scores, a few judged documents each."""
+    rng = np.random.default_rng(20)
+    qrels = {f"s{i}": {f"d{i}": int(i % 3), f"e{i}": 1} for i in range(short_queries)}
+    qrels["long"] = {f"d{i}": int(rng.integers(0, 3)) for i in range(0, long_length, 97)}
+    run = {f"s{i}": {f"d{i}" if i % 2 else f"x{i}": 1.0} for i in range(short_queries)}
+    run["long"] = {f"d{i}": float(score) for i, score in enumerate(rng.integers(0, long_length // 2, long_length))}
+    return qrels, run
+
+
+@pytest.mark.parametrize("measure", ["nDCG@10", "map", "RR@10"])
+def test_a_lopsided_run_is_batched_by_size_and_gives_the_answers_of_one_padded_batch(measure, monkeypatch):
+    from metrics.check import finder
+
+    qrels, run = lopsided()
+    monkeypatch.setattr(finder, "_PADDING_SLACK", 0)  # group rows at this small size already
+    prepared = finder._PreparedRun(qrels, run)
+    assert len(prepared.groups) > 1
+    batches = prepared.batch(prepared.batch_id("trec_eval", "float32", False, None))
+    cells = sum(batch.grades.size + batch.judged_grades.size for _, batch in batches)
+    lines = sum(map(len, run.values())) + sum(map(len, qrels.values()))
+    assert cells <= 2 * lines + 4 * len(run)  # one padded batch: 201 x 600 cells
+    grouped = find_conventions(qrels, run, measure, "0.4123")
+    monkeypatch.setattr(finder, "_PADDING_SLACK", 1 << 40)  # every row in one batch, as before the groups
+    assert finder._PreparedRun(qrels, run).groups == [None]
+    padded = find_conventions(qrels, run, measure, "0.4123")
+    assert [(c.description, c.value, c.per_query) for c in grouped.candidates] == [
+        (c.description, c.value, c.per_query) for c in padded.candidates]
+    for candidate in grouped.candidates[:6]:
+        per_query = metrics.evaluate(qrels, run, [measure], conventions=candidate.conventions)
+        assert metrics.aggregate(per_query)[grouped.measure.key] == candidate.value, candidate.description
+
+
+def test_judgments_are_ragged_too():
+    # One padded matrix would be 51 x 50,000 grades.
+    from metrics.check.finder import _PreparedRun
+
+    qrels, run = lopsided(short_queries=50, long_length=200)
+    qrels["long"] = {f"j{i}": 1 for i in range(50_000)}  # one query with 50,000 judgments
+    prepared = _PreparedRun(qrels, run)
+    batch_id = prepared.batch_id("trec_eval", "float32", False, None)
+    widths = [batch.judged_grades.shape for _, batch in prepared.batch(batch_id)]
+    assert sum(rows * width for rows, width in widths) < 2 * 50_000 + 4 * 51 * 2
+    assert find_conventions(qrels, run, "Rprec", "0.4").candidates

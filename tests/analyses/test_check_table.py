@@ -222,3 +222,36 @@ def test_a_table_file_that_is_not_utf8_or_too_large_is_named(tmp_path):
     bad.write_bytes(b"run,measure,value\n" + b"x,P@10,0.1\n" * 120_000)
     status, _, err = run_check("--table", str(bad), str(DATA / "qrels.test"))
     assert status == 2 and "at most 1 MiB" in err
+
+
+# ---- huge cut-offs (issue 20): bounded by what can be decided ----------------------------------------------------
+
+
+def test_rr_at_ten_million_is_not_decided_at_once_naming_the_limit():
+    # Listing 10,000,001 values as fractions took 39 s and 2.2 GB to say the same.
+    verdict = check_granularity("RR@10000000", "0.41234", 1000)
+    assert not verdict.decided and "common denominator above 20,000,000, the limit of this check" in verdict.explanation
+
+
+def test_p_at_ten_million_is_a_lattice_decided_exactly():
+    verdict = check_granularity("P@10000000", "0.41234", 1_000_000)
+    assert verdict.possible is True and verdict.step == Fraction(1, 10**13)
+
+
+def test_impossible_values_print_neighbours_that_differ():
+    # Six decimals printed both neighbours as 0.412346; they are one step of 1/10^13 apart.
+    verdict = check_granularity("P@10000000", "0.41234567890123", 1_000_000)
+    assert verdict.possible is False
+    assert (verdict.below, verdict.above) == (Fraction(41234567890120, 10**14), Fraction(41234567890130, 10**14))
+    assert "the nearest are 0.412345678901200 and 0.412345678901300" in verdict.explanation
+
+
+def test_rr_neighbours_are_found_without_listing_every_reachable_sum():
+    verdict = check_granularity("RR@10", "0.46", 2)
+    assert (verdict.below, verdict.above) == (Fraction(5, 12), Fraction(1, 2))
+    assert "the nearest achievable means are 0.416667 and 0.500000" in verdict.explanation
+
+
+def test_rr_is_decided_exactly_up_to_rr_at_18():
+    assert check_granularity("RR@18", "0.5", 1).decided  # lcm(1..18) = 12,252,240
+    assert not check_granularity("RR@19", "0.5", 1).decided  # lcm(1..19) = 232,792,560
