@@ -10,6 +10,7 @@ import importlib
 import io
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -61,12 +62,19 @@ def materialise(content: object) -> bytes:
         if kind == "repeat":
             part, times = value
             return materialise(part) * times
-        if kind == "lines":  # distinct lines: the template with {i} = 0, 1, ... count - 1
+        if kind == "lines":  # distinct lines: the template with {i} = 0, 1, ... count - 1 ({i%3}: i mod 3)
             template, count = value
-            return "".join(template.replace("{i}", str(i)) for i in range(count)).encode("utf-8")
+            return "".join(_numbered(template, i) for i in range(count)).encode("utf-8")
         if kind == "parquet":
             return parquet_bytes(**value)
     raise ValueError(f"unknown content {content!r}")
+
+
+_NUMBER = re.compile(r"\{i(?:%(\d+))?\}")
+
+
+def _numbered(template: str, i: int) -> str:
+    return _NUMBER.sub(lambda found: str(i % int(found[1]) if found[1] else i), template)
 
 
 def parquet_bytes(columns: dict, rows: int, row_groups: int = 1, dictionary: bool = False) -> bytes:
@@ -132,7 +140,8 @@ def run_command(case: dict, tmp_path: Path) -> tuple[int, str, str]:
 def run_process(case: dict, tmp_path: Path) -> tuple[int, str, str]:
     """``python -m <module> argv`` in a child process: with its stdout closed (``close_stdout``), or under an
     address-space limit of ``memory_mb`` MB and a CPU-time limit of ``cpu_seconds``, so that a regression fails
-    this test instead of exhausting the machine."""
+    this test instead of exhausting the machine; with ``peak_mb``, the child's peak resident memory (measured by
+    the kernel, ``wait4``) has to stay below it."""
     given = case["input"]
     argv = fill(given["argv"], write_files(tmp_path, given.get("files", {})))
     limit, cpu = given.get("memory_mb"), given.get("cpu_seconds")
@@ -145,16 +154,24 @@ def run_process(case: dict, tmp_path: Path) -> tuple[int, str, str]:
         if given.get("close_stdout"):
             os.close(1)
 
-    done = subprocess.run([sys.executable, "-m", given["module"], *argv], cwd=PROJECT, preexec_fn=in_the_child,
-                          stdin=subprocess.DEVNULL, capture_output=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(PROJECT)})
-    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    with open(tmp_path / "stdout", "w+b") as out, open(tmp_path / "stderr", "w+b") as err:
+        child = subprocess.Popen([sys.executable, "-m", given["module"], *argv], cwd=PROJECT,
+                                 preexec_fn=in_the_child, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                 env={**os.environ, "PYTHONPATH": str(PROJECT)})
+        _, wait_status, usage = os.wait4(child.pid, 0)  # the child's own peak resident memory, in KiB
+        child.returncode = os.waitstatus_to_exitcode(wait_status)
+        out.seek(0), err.seek(0)
+        printed, complained = out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace")
+    if "peak_mb" in given:
+        assert usage.ru_maxrss < given["peak_mb"] << 10, f"peak resident memory {usage.ru_maxrss >> 10} MiB"
+    return child.returncode, printed, complained
 
 
 def typed(value: object) -> object:
     """An api argument with the types JSON lacks (tests/data/README.md): ``{"$numpy": ["int64", 2]}`` is
-    ``np.int64(2)``, ``{"$complex": [1, 2]}`` is ``1+2j``, ``{"$frame": {column: [values]}}`` a pandas DataFrame
-    (a column may itself be ``{"$numpy": [dtype, [values]]}``)."""
+    ``np.int64(2)``, ``{"$text": content}`` the content as a string, ``{"$complex": [1, 2]}`` is ``1+2j``,
+    ``{"$frame": {column: [values]}}`` a pandas DataFrame (a column may itself be ``{"$numpy": [dtype, [values]]}``).
+    """
     if isinstance(value, list):
         return [typed(item) for item in value]
     if not isinstance(value, dict):
@@ -164,6 +181,8 @@ def typed(value: object) -> object:
 
         dtype, given = value["$numpy"]
         return np.array(given, dtype=dtype) if isinstance(given, list) else np.dtype(dtype).type(given)
+    if set(value) == {"$text"}:
+        return materialise(value["$text"]).decode("utf-8")
     if set(value) == {"$complex"}:
         return complex(*value["$complex"])
     if set(value) == {"$frame"}:
@@ -178,8 +197,9 @@ def call(case: dict, tmp_path: Path) -> object:
     to return a result)."""
     given = case["input"]
     if case["surface"] == "api":
-        module, _, name = given["call"].rpartition(".")  # "evaluate", or "check.check_granularity"
-        target = getattr(importlib.import_module(f"metrics.{module}") if module else metrics, name)
+        module, _, name = given["call"].rpartition(".")  # "evaluate", "check.check_granularity", "ui.common.text.x"
+        package = module if module == "ui" or module.startswith("ui.") else f"metrics.{module}"
+        target = getattr(importlib.import_module(package) if module else metrics, name)
         result = target(*typed(given.get("args", [])), **typed(given.get("kwargs", {})))
         if "method" in given:
             result = getattr(result, given["method"])(*given.get("method_args", []))
