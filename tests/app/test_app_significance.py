@@ -140,3 +140,16 @@ def test_a_query_subset_is_tried_as_a_variant():
     at.file_uploader(key="check_subset").set_value(("subset.txt", b"301\n", "text/plain")).run()
     assert_no_failure(at)
     assert any("mean over the 1 queries of the subset" in as_shown(s.value) for s in at.success)
+
+
+def test_a_comparison_over_three_queries_warns_beside_its_intervals_and_tests():
+    at = open_runs_page()
+    at.file_uploader(key="runs_qrels").set_value(("three.qrels", b"q1 0 d1 1\nq2 0 d2 1\nq3 0 d3 1\n", "text/plain"))
+    at.file_uploader(key="runs_runs").set_value([
+        ("a.txt", b"q1 Q0 d1 1 1 a\nq2 Q0 x 1 1 a\nq3 Q0 x 1 1 a\n", "text/plain"),
+        ("b.txt", b"q1 Q0 d1 1 1 b\nq2 Q0 d2 1 1 b\nq3 Q0 d3 1 1 b\n", "text/plain")])
+    at.run()
+    assert_no_failure(at)
+    warnings = [as_shown(warning.value) for warning in at.warning]
+    # Once above the many-run report, once above the two-run comparison.
+    assert sum(text.startswith("Only 3 queries compared: below 10") for text in warnings) == 2, warnings
