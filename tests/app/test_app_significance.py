@@ -148,7 +148,7 @@ def test_a_comparison_over_three_queries_warns_beside_its_intervals_and_tests():
     at.file_uploader(key="runs_runs").set_value([
         ("a.txt", b"q1 Q0 d1 1 1 a\nq2 Q0 x 1 1 a\nq3 Q0 x 1 1 a\n", "text/plain"),
         ("b.txt", b"q1 Q0 d1 1 1 b\nq2 Q0 d2 1 1 b\nq3 Q0 d3 1 1 b\n", "text/plain")])
-    at.run()
+    at = open_tab(at.run(), "Compare runs")
     assert_no_failure(at)
     warnings = [as_shown(warning.value) for warning in at.warning]
     # Once above the many-run report, once above the two-run comparison.
