@@ -167,17 +167,23 @@ def test_metrics_dask_without_dask_says_how_to_install_it_in_one_line():
         'metrics.dask needs Dask: pip install ".[dask]" (dask[dataframe] and distributed)\n')
 
 
-def test_python_m_metrics_compare_without_scipy_prints_one_line_naming_the_extra():
-    """`pip install .` brings numpy and pyarrow only: a comparison then asks for the extra, never a traceback."""
+def test_python_m_metrics_compare_without_scipy_compares_and_asks_for_the_extra_only_where_needed():
+    """`pip install .` brings numpy and pyarrow only: the t and randomisation tests and the bootstrap intervals need
+    nothing more; the Wilcoxon test asks for the extra in one line, never a traceback."""
     data = REPO / "tests" / "data" / "trec_eval"
     code = ("import runpy, sys; sys.modules['scipy'] = None\n"  # as if it were not installed
             "sys.argv = ['metrics.compare', *sys.argv[1:]]\n"
             "runpy.run_module('metrics.compare', run_name='__main__', alter_sys=True)\n")
-    result = subprocess.run([sys.executable, "-c", code, str(data / "qrels.test"), str(data / "results.test"),
-                             str(data / "results.test")], cwd=REPO, capture_output=True, text=True, timeout=120)
+    files = [str(data / "qrels.test"), str(data / "results.test"), str(data / "results.trunc")]
+    result = subprocess.run([sys.executable, "-c", code, *files, "--resamples", "200"], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    assert "Superscripts" in result.stdout
+    result = subprocess.run([sys.executable, "-c", code, *files, "--test", "wilcoxon"], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
-    assert result.stderr == ('python -m metrics.compare: metrics.compare (bootstrap intervals) needs scipy: '
+    assert result.stderr == ('python -m metrics.compare: metrics.compare (the Wilcoxon test) needs scipy: '
                              'pip install ".[stats]"\n')
 
 
