@@ -34,10 +34,10 @@ def check_id(value: object, what: str = "id", *, where: str = "") -> str:
 
     >>> check_id("sweet pastry", "query id")
     'sweet pastry'
-    >>> check_id("d1\\nq9 0 x", "document id", where="run.json")
+    >>> check_id("d1\\nq9 0 x", "document id", where="run.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    metrics.model.InputError: run.json: document id 'd1\\nq9 0 x' contains a line break (LF) at character 3; ids have to be one line without control characters
+    metrics.model.InputError: run.json: document id 'd1\\nq9 0 x' contains a line break (LF) at character 3; ids ...
     """
     prefix = f"{where}: " if where else ""
     if not isinstance(value, str):

@@ -29,7 +29,8 @@ from .model import InputError, order_documents
 
 #: The built-in samples: the copy installed inside the package (pip install .), else the source tree's samples/.
 _INSTALLED_SAMPLES = Path(__file__).resolve().parent / "_samples"
-SAMPLES_FOLDER = _INSTALLED_SAMPLES if _INSTALLED_SAMPLES.is_dir() else Path(__file__).resolve().parent.parent / "samples"
+_SOURCE_SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES_FOLDER = _INSTALLED_SAMPLES if _INSTALLED_SAMPLES.is_dir() else _SOURCE_SAMPLES
 INDEX_FILE = "index.json"
 
 _KEYS = ("title", "description", "query", "k", "ranking", "judgments")
@@ -138,13 +139,15 @@ def validate_query(
             )
         seen[doc] = rank
         if score is not None and (not _is_number(score) or not math.isfinite(score)):
-            raise InputError(f"{prefix}ranking rank {rank} ({doc}): score must be a finite number or null, got {score!r}")
+            raise InputError(
+                f"{prefix}ranking rank {rank} ({doc}): score must be a finite number or null, got {score!r}")
     scored = [score is not None for _, score in pairs]
     if any(scored) and not all(scored):
         rank = scored.index(not scored[0]) + 1
         raise InputError(
             f"{prefix}ranking rank {rank}: give a score for every document or for none "
-            f"(rank 1 {'has' if scored[0] else 'has no'} score, rank {rank} {'has' if scored[rank - 1] else 'has no'} score)"
+            f"(rank 1 {'has' if scored[0] else 'has no'} score, "
+            f"rank {rank} {'has' if scored[rank - 1] else 'has no'} score)"
         )
     if all(scored):
         for rank in range(2, len(pairs) + 1):
@@ -203,10 +206,12 @@ def _read_sample(path: Path) -> Sample:
     unknown = sorted(set(data) - set(_KEYS) - set(_OPTIONAL_KEYS))
     if unknown:
         raise InputError(
-            f"{name}: unknown key {unknown[0]!r} (a sample has {', '.join(_KEYS)}, and may have {', '.join(_OPTIONAL_KEYS)})")
+            f"{name}: unknown key {unknown[0]!r} (a sample has {', '.join(_KEYS)}, "
+            f"and may have {', '.join(_OPTIONAL_KEYS)})")
     conventions_data = data.get("conventions", {})
     if not isinstance(conventions_data, dict):
-        raise InputError(f"{name}: 'conventions' must be an object such as {{\"relevance_level\": 2}}, got {conventions_data!r}")
+        raise InputError(f"{name}: 'conventions' must be an object such as {{\"relevance_level\": 2}}, "
+                         f"got {conventions_data!r}")
     try:
         conventions = Conventions(**conventions_data)
     except (TypeError, ValueError) as error:

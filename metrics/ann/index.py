@@ -65,7 +65,8 @@ def digits_collection() -> Collection:
     query_ids = tuple(f"q{i:04d}" for i in np.flatnonzero(is_query))
     qrels = _judgments(query_ids, digits.target[is_query], doc_ids, digits.target[~is_query])
     return Collection("digits", "scikit-learn's handwritten digits: 1,597 images as documents, 200 as queries; "
-                      "relevant = the same digit (about 160 a query, so recall@k is at most about k/160)", doc_ids, vectors[~is_query], query_ids, vectors[is_query], qrels)
+                      "relevant = the same digit (about 160 a query, so recall@k is at most about k/160)",
+                      doc_ids, vectors[~is_query], query_ids, vectors[is_query], qrels)
 
 
 @lru_cache(maxsize=1)

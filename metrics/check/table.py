@@ -67,7 +67,7 @@ def read_table(text: str, *, name: str = "table") -> list[TableRow]:
     try:
         header = [cell.strip().lower() for cell in next(reader)]
     except StopIteration:
-        raise InputError(f"{name} is empty; expected a header line 'run,measure,value' and one row per score")
+        raise InputError(f"{name} is empty; expected a header line 'run,measure,value' and one row per score") from None
     missing = [column for column in ("run", "measure", "value") if column not in header]
     if missing:
         raise InputError(f"{name} line 1: the header needs the columns run, measure and value; missing "

@@ -8,7 +8,8 @@ from .context import Context, ratio
 
 
 def ndcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""nDCG@k = DCG@k / IDCG@k with DCG@k = \sum_{r=1}^{k} gain_r / \log_2(r+1); 0 when IDCG@k = 0 (1 with empty_ideal='one')."""
+    r"""nDCG@k = DCG@k / IDCG@k with DCG@k = \sum_{r=1}^{k} gain_r / \log_2(r+1); 0 when IDCG@k = 0 (1 with
+    empty_ideal='one')."""
     deepest = int(cutoffs.max()) if (cutoffs > 0).all() else 0
     ideal = ctx.at(ctx.cum_ideal_dcg, cutoffs)
     values = ratio(ctx.at(ctx.cum_dcg_through(deepest), cutoffs), ideal)
@@ -32,7 +33,8 @@ def _cumulative_at(cumulative: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 
 
 def ndcg_over_relevant(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""ndcg_rel = \frac{1}{R_g}\sum_{i=1}^{R_g} nDCG@r_i: nDCG at the rank r_i of each document with positive gain (the last rank for those not retrieved), R_g the documents with positive gain."""
+    r"""ndcg_rel = \frac{1}{R_g}\sum_{i=1}^{R_g} nDCG@r_i: nDCG at the rank r_i of each document with positive gain (the
+    last rank for those not retrieved), R_g the documents with positive gain."""
     positive = ctx.gains > 0
     ideal = ctx.cum_ideal_dcg
     ideal_at_rank = _padded(ideal, ctx.batch.width)
@@ -50,7 +52,8 @@ def ndcg_over_relevant(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def r_ndcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""Rndcg = mean of nDCG@b over the ranks b where the ideal gain drops to a lower level (and at |L| when the ranking runs past the ideal); 0 when R = 0."""
+    r"""Rndcg = mean of nDCG@b over the ranks b where the ideal gain drops to a lower level (and at |L| when the ranking
+    runs past the ideal); 0 when R = 0."""
     ideal = ctx.ideal_gains
     num_positive = (ideal > 0).sum(axis=1)
     extended = np.concatenate([ideal, np.zeros((ideal.shape[0], 1))], axis=1)
@@ -72,7 +75,8 @@ def r_ndcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def g_measure(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""G = \frac{1}{\sum_i g^*_i}\sum_{r} \frac{g_r}{\log_2(2 + C_r - \sum_{s \le r} g_s)}, C_r = \sum_{s \le r} \max(g^*_s, 1) with g^* the ideal gains (Sakai)."""
+    r"""G = \frac{1}{\sum_i g^*_i}\sum_{r} \frac{g_r}{\log_2(2 + C_r - \sum_{s \le r} g_s)}, C_r = \sum_{s \le r}
+    \max(g^*_s, 1) with g^* the ideal gains (Sakai)."""
     width = ctx.batch.width
     ideal = _padded(ctx.ideal_gains, width)
     cost = np.cumsum(np.where(ideal >= 1.0, ideal, 1.0), axis=1)
@@ -91,7 +95,8 @@ def _persistence_powers(p: float, width: int) -> np.ndarray:
 
 
 def rank_biased_precision(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (0.9,)) -> np.ndarray:
-    r"""RBP(p) = (1 - p)\sum_{r=1}^{|L|} g_r p^{r-1}, gains scaled to [0, 1] by the query's largest grade when it exceeds 1 (Moffat & Zobel; trec_eval's p = 0.9)."""
+    r"""RBP(p) = (1 - p)\sum_{r=1}^{|L|} g_r p^{r-1}, gains scaled to [0, 1] by the query's largest grade when it
+    exceeds 1 (Moffat & Zobel; trec_eval's p = 0.9)."""
     p = params[0]
     gains = ctx.gains
     best_grade = np.maximum(ctx.batch.judged_grades[:, :1], 0)
@@ -103,7 +108,8 @@ def rank_biased_precision(ctx: Context, cutoffs: np.ndarray, params: tuple[float
 
 
 def rank_biased_precision_residual(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (0.9,)) -> np.ndarray:
-    r"""rbp_resid(p) = p^{|L|} + (1 - p)\sum_{r\ unjudged} p^{r-1}: how much RBP could still grow if every unjudged and unseen document were relevant; 0 with no unjudged document."""
+    r"""rbp_resid(p) = p^{|L|} + (1 - p)\sum_{r\ unjudged} p^{r-1}: how much RBP could still grow if every unjudged and
+    unseen document were relevant; 0 with no unjudged document."""
     p = params[0]
     powers = _persistence_powers(p, ctx.batch.width)
     summed = np.cumsum(np.where(ctx.unjudged, powers[:-1], 0.0), axis=1)[:, -1]
@@ -112,7 +118,8 @@ def rank_biased_precision_residual(ctx: Context, cutoffs: np.ndarray, params: tu
 
 
 def expected_reciprocal_rank(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (4.0,)) -> np.ndarray:
-    r"""ERR@k = \sum_{r=1}^{k} \frac{1}{r} R_r \prod_{i<r} (1 - R_i), R_r = (2^{g_r} - 1) / 2^{g_{max}}, g_{max} = 4 (gdeval; Chapelle et al. 2009)."""
+    r"""ERR@k = \sum_{r=1}^{k} \frac{1}{r} R_r \prod_{i<r} (1 - R_i), R_r = (2^{g_r} - 1) / 2^{g_{max}}, g_{max} = 4
+    (gdeval; Chapelle et al. 2009)."""
     grades = np.where(ctx.batch.judged, np.maximum(ctx.batch.grades, 0.0), 0.0)
     stop = (np.exp2(grades) - 1) / np.exp2(params[0])
     # The chance the user reaches rank r: every document above failed to satisfy.

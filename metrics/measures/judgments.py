@@ -9,13 +9,15 @@ from .context import Context
 
 
 def unjudged_fraction(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""unj@k = \frac{1}{k}\,|\{r \le k : d_r \text{ unjudged}\}|: the share of the top k without a judgment (trec_eval 10)."""
+    r"""unj@k = \frac{1}{k}\,|\{r \le k : d_r \text{ unjudged}\}|: the share of the top k without a judgment
+    (trec_eval 10)."""
     unjudged = np.cumsum(ctx.unjudged, axis=1)
     return ctx.at(unjudged, cutoffs) / cutoffs[None, :].astype(np.float64)
 
 
 def judged_fraction(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""Judged@k = \frac{1}{\min(k, |L|)}\,|\{r \le k : d_r \text{ in the qrels}\}|: the share of the top k that has a qrels line, negative grades included (ir_measures); 0 for an empty ranking."""
+    r"""Judged@k = \frac{1}{\min(k, |L|)}\,|\{r \le k : d_r \text{ in the qrels}\}|: the share of the top k that has a
+    qrels line, negative grades included (ir_measures); 0 for an empty ranking."""
     judged = np.cumsum(ctx.retrieved & (ctx.batch.judged | ctx.pooled_unjudged), axis=1)
     k = np.where(cutoffs <= 0, ctx.batch.width, cutoffs)[None, :]
     shown = np.minimum(k, ctx.batch.lengths[:, None]).astype(np.float64)

@@ -19,7 +19,8 @@ def reciprocal_rank(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""AP@k = \frac{1}{D}\sum_{r \le k,\ rel_r = 1} P@r, with D = R (trec_eval), min(R, k), or the relevant in the top k."""
+    r"""AP@k = \frac{1}{D}\sum_{r \le k,\ rel_r = 1} P@r, with D = R (trec_eval), min(R, k), or the relevant in
+    the top k."""
     rows, ranks, nth = ctx.relevant_positions
     if rows.shape[0] * cutoffs.shape[0] > ctx.relevant.size:
         # Many cut-offs over many relevant documents (a curve over k): one cumulative pass over the matrix.
@@ -48,7 +49,8 @@ def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""bpref = \frac{1}{R}\sum_{rel_r=1} \left(1 - \frac{\min(n_r, R)}{\min(N, R)}\right), n_r the judged non-relevant above r, N all judged non-relevant."""
+    r"""bpref = \frac{1}{R}\sum_{rel_r=1} \left(1 - \frac{\min(n_r, R)}{\min(N, R)}\right), n_r the judged non-relevant
+    above r, N all judged non-relevant."""
     rows, ranks, _ = ctx.relevant_positions
     width = ctx.batch.width
     # Judged non-relevant documents above each relevant one, counted on the flat (row-major) positions.
@@ -71,7 +73,8 @@ def _lround(values: np.ndarray) -> np.ndarray:
 
 
 def interpolated_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""iprec_at_recall@x = \max_{r \ge r_c} P@r, r_c the rank of the c-th relevant document, c = round(x R); 0 when fewer than c are found."""
+    r"""iprec_at_recall@x = \max_{r \ge r_c} P@r, r_c the rank of the c-th relevant document, c = round(x R); 0 when
+    fewer than c are found."""
     rows, ranks, _ = ctx.relevant_positions
     precision = np.where(ctx.relevant, ctx.cum_relevant / ctx.ranks, 0.0)
     # Interpolation: the best precision at or below each rank.
@@ -90,7 +93,8 @@ def interpolated_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def eleven_point_average(ctx: Context, cutoffs: np.ndarray,
-                         params: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)) -> np.ndarray:
+                         params: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+                         ) -> np.ndarray:
     r"""11pt_avg = \frac{1}{|X|}\sum_{x \in X} iprec\_at\_recall@x over the recall levels X (default 0, 0.1, ..., 1)."""
     levels = interpolated_precision(ctx, np.asarray(params, dtype=np.float64))
     total = np.zeros(ctx.batch.size)
@@ -100,7 +104,9 @@ def eleven_point_average(ctx: Context, cutoffs: np.ndarray,
 
 
 def inferred_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""infAP = \frac{1}{R}\sum_{rel_r=1} \left(\frac{1}{r} + \frac{r-1}{r}\cdot\frac{|d_{<r}|}{r-1}\cdot\frac{rel_{<r}+\epsilon}{rel_{<r}+nonrel_{<r}+2\epsilon}\right), |d_{<r}| the pooled documents above r (Yilmaz & Aslam); 1 for a relevant first document."""
+    r"""infAP = \frac{1}{R}\sum_{rel_r=1} \left(\frac{1}{r} +
+    \frac{r-1}{r}\cdot\frac{|d_{<r}|}{r-1}\cdot\frac{rel_{<r}+\epsilon}{rel_{<r}+nonrel_{<r}+2\epsilon}\right), |d_{<r}|
+    the pooled documents above r (Yilmaz & Aslam); 1 for a relevant first document."""
     rows, ranks, nth = ctx.relevant_positions
     nonrelevant_above = np.cumsum(ctx.judged_nonrelevant, axis=1)[rows, ranks - 1]
     unjudged_above = np.cumsum(ctx.pooled_unjudged, axis=1)[rows, ranks - 1]
@@ -117,7 +123,8 @@ def inferred_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def binary_g(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""binG = \frac{1}{R}\sum_{rel_r=1} 1/\log_2(2 + n_r), n_r the documents above r that are not relevant (Sakai's G with binary gain)."""
+    r"""binG = \frac{1}{R}\sum_{rel_r=1} 1/\log_2(2 + n_r), n_r the documents above r that are not relevant (Sakai's G
+    with binary gain)."""
     rows, ranks, nth = ctx.relevant_positions
     terms = 1.0 / np.log2((3 + (ranks - 1) - nth).astype(np.float64))
     summed = np.bincount(rows, weights=terms, minlength=ctx.batch.size)
@@ -134,7 +141,8 @@ def _c_log(values: np.ndarray) -> np.ndarray:
 
 
 def log_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""gm_map's per-query value \log \max(AP, 10^{-5}) (as trec_eval and pytrec_eval report it); the mean over queries is \exp of the mean of these."""
+    r"""gm_map's per-query value \log \max(AP, 10^{-5}) (as trec_eval and pytrec_eval report it); the mean over queries
+    is \exp of the mean of these."""
     return _c_log(np.maximum(average_precision(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
 
 

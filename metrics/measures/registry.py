@@ -97,8 +97,8 @@ class MeasureInfo:
 
     @property
     def formula(self) -> str:
-        """The LaTeX formula: ``latex`` if given, else the first line of the kernel's docstring."""
-        return self.latex or (self.kernel.__doc__ or "").strip().splitlines()[0]
+        """The LaTeX formula: ``latex`` if given, else the kernel docstring's first paragraph (its lines joined)."""
+        return self.latex or " ".join((self.kernel.__doc__ or "").strip().split("\n\n")[0].split())
 
     @property
     def is_count(self) -> bool:

@@ -52,7 +52,8 @@ def precision_at_r_multiple(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def set_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""set_P = \frac{1}{|L|}\sum_{r=1}^{|L|} rel_r: precision of the whole retrieved set; 0 when nothing is retrieved."""
+    r"""set_P = \frac{1}{|L|}\sum_{r=1}^{|L|} rel_r: precision of the whole retrieved set; 0 when nothing
+    is retrieved."""
     return ratio(ctx.num_retrieved_relevant.astype(np.float64), ctx.batch.lengths)[:, None]
 
 
@@ -74,7 +75,8 @@ def set_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def set_f(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0,)) -> np.ndarray:
-    r"""set_F(\beta) = \frac{(\beta + 1) P R}{\beta P + R} with P = set_P, R = set_recall (trec_eval's \beta, default 1); 0 when nothing relevant is found."""
+    r"""set_F(\beta) = \frac{(\beta + 1) P R}{\beta P + R} with P = set_P, R = set_recall (trec_eval's \beta,
+    default 1); 0 when nothing relevant is found."""
     beta = params[0]
     found = ctx.num_retrieved_relevant.astype(np.float64)
     p = ratio(found, ctx.batch.lengths)
@@ -83,7 +85,8 @@ def set_f(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0,))
 
 
 def utility(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0, -1.0, 0.0, 0.0)) -> np.ndarray:
-    r"""utility(a, b, c, d) = a \cdot relret + b \cdot nonrelret + c \cdot relmissed + d \cdot nonrelmissed (collection size 0, as trec_eval without -N); 0 for an empty ranking."""
+    r"""utility(a, b, c, d) = a \cdot relret + b \cdot nonrelret + c \cdot relmissed + d \cdot nonrelmissed (collection
+    size 0, as trec_eval without -N); 0 for an empty ranking."""
     a, b, c, d = params
     found = ctx.num_retrieved_relevant
     retrieved = ctx.batch.lengths
@@ -94,7 +97,8 @@ def utility(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0,
 
 
 def f_measure(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (1.0,)) -> np.ndarray:
-    r"""F_\beta@k = \frac{(1 + \beta^2)\,P@k \cdot R@k}{\beta^2 P@k + R@k} (F1 at \beta = 1; ranx f1, RRE); 0 when nothing relevant is in the top k."""
+    r"""F_\beta@k = \frac{(1 + \beta^2)\,P@k \cdot R@k}{\beta^2 P@k + R@k} (F1 at \beta = 1; ranx f1, RRE); 0 when
+    nothing relevant is in the top k."""
     beta2 = params[0] ** 2
     p = precision(ctx, cutoffs)
     r = recall(ctx, cutoffs)

@@ -25,7 +25,7 @@ from .run import RUN_SIGNALS, RunSignals, run_signals
 from .simulate import Simulated, simulate_signals
 
 __all__ = [
-    "ABTest", "ClickModel", "Difference", "Interleaving", "MODELS", "MODEL_HELP", "RUN_SIGNALS", "RunSignals", "SIGNALS",
-    "SIGNAL_HELP", "Signals", "Simulated", "ab_test", "default_attractiveness", "default_position_bias",
+    "ABTest", "ClickModel", "Difference", "Interleaving", "MODELS", "MODEL_HELP", "RUN_SIGNALS", "RunSignals",
+    "SIGNALS", "SIGNAL_HELP", "Signals", "Simulated", "ab_test", "default_attractiveness", "default_position_bias",
     "default_satisfaction", "expected_signals", "run_signals", "sessions_needed", "simulate_signals", "team_draft",
 ]

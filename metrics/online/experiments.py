@@ -243,7 +243,8 @@ def _typed_per_document(values: Mapping[str, float] | None, name: str) -> dict[s
     return dict(zip(values, _probabilities(list(values.values()), name).tolist()))
 
 
-def interleave(ranking_a: Sequence[str], ranking_b: Sequence[str], coins: int, depth: int) -> tuple[list[str], list[str]]:
+def interleave(ranking_a: Sequence[str], ranking_b: Sequence[str], coins: int,
+               depth: int) -> tuple[list[str], list[str]]:
     """Team draft's list for one session: (documents, team of each: "a" or "b"). Bit i of ``coins`` decides the
     i-th tie in team sizes (1: team A picks first)."""
     shown: set[str] = set()

@@ -257,10 +257,11 @@ def closed_forms(
 
     Then P(click at r) = e_r a_r, CTR = \sum_r f_r, which is 1 - \prod_r (1 - c_r) whenever clicks are missed
     independently (pbm: c_r = \theta_r a_r; cascade and dbn with \gamma = 1: c_r = a_r), computed so (factors in
-    ascending order) that the same chances in any order give the same CTR to the last bit, CTR@1 = e_1 a_1 = a_1 (\theta_1 a_1 in pbm),
-    abandonment = 1 - CTR, E[first click rank | click] = \sum_r r f_r / CTR (0 here when CTR = 0; the caller says
-    "no value"), E[clicks] = \sum_r e_r a_r, and the expected reciprocal rank of the satisfying click
-    \sum_r (a_r s_r e_r) / r (cascade: s = 1, which is ERR's formula with R_r = a_r); pbm: \sum_r f_r / r.
+    ascending order) that the same chances in any order give the same CTR to the last bit, CTR@1 = e_1 a_1 = a_1
+    (\theta_1 a_1 in pbm), abandonment = 1 - CTR, E[first click rank | click] = \sum_r r f_r / CTR (0 here when
+    CTR = 0; the caller says "no value"), E[clicks] = \sum_r e_r a_r, and the expected reciprocal rank of the
+    satisfying click \sum_r (a_r s_r e_r) / r (cascade: s = 1, which is ERR's formula with R_r = a_r); pbm:
+    \sum_r f_r / r.
 
     Returns ``click_probability`` (n, w) and one (n,) array per signal and ``stop_reciprocal_rank``.
     """

@@ -10,8 +10,10 @@ so every delta is ``after - current`` from the same kernel.
 >>> swaps = swap_deltas(query)
 >>> round(float(swaps.of("AP@4")[1, 2]), 3)  # ranks 2 and 3 swap
 0.111
->>> change_sentence(Change("swap", 1, 2), swaps.deltas[:, 1, 2], query.metrics, query.ranking)
-'Swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111) and nDCG (+0.061). Precision, recall, RR and success stay the same.'
+>>> sentence = change_sentence(Change("swap", 1, 2), swaps.deltas[:, 1, 2], query.metrics, query.ranking)
+>>> print(sentence.replace(". ", ".\\n"))
+Swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111) and nDCG (+0.061).
+Precision, recall, RR and success stay the same.
 
 Items are addressed by their 0-based position in the current ranking (``index``); sentences and charts speak of
 1-based ranks. Work is bounded for any list the explorer accepts: swaps are scored for the top ``SWAP_WINDOW``

@@ -79,7 +79,8 @@ def curve_callouts(curves: Curves) -> list[str]:
         sentences.append("Recall@k is 0 at every k: no relevant document is retrieved.")
     else:
         points = {1: recall[0], k: recall[at_k], int(ks[-1]): recall[-1]}
-        sentences.append("Recall@k never falls (it is flat where no relevant document enters): " + ", ".join(f"{v:.3f} at k={c}" for c, v in points.items()) + ".")
+        sentences.append("Recall@k never falls (it is flat where no relevant document enters): "
+                         + ", ".join(f"{v:.3f} at k={c}" for c, v in points.items()) + ".")
     rr = curves.of("RR")
     hits = np.flatnonzero(rr > SAME)
     if hits.size:
@@ -142,7 +143,7 @@ def callouts(data: ChartData, baseline: BaselineComparison | None = None) -> lis
         removal = data.removals.extreme(direction)  # type: ignore[arg-type]
         if removal is not None:
             change, deltas = removal
-            lead = "Removing one item helps most here: " if direction == "raises" else "Removing one item hurts most here: "
+            lead = f"Removing one item {'helps' if direction == 'raises' else 'hurts'} most here: "
             sentences.append(lead + _lowered(change_sentence(change, deltas, query.metrics, query.ranking)))
     sentences.extend(range_callouts(data.ranges))
     if baseline is not None:
