@@ -4,7 +4,7 @@ request leaves the app) is tests/browser/test_browser_injection.py; these check 
 
 from __future__ import annotations
 
-from tests.app.support import assert_no_failure, open_app, open_runs_page
+from tests.app.support import assert_no_failure, open_app, open_runs_page, open_tab
 from ui.common.text import literal, shown
 
 LOGIN_LINK = "[Session expired, sign in](https://evil.example/login)"
@@ -56,10 +56,12 @@ def test_run_names_and_qids_reach_captions_buttons_and_metrics_literally():
     assert notes[0].startswith(f"**{literal(name_a)}**: 3 queries evaluated.")
     assert f"({literal(', '.join(sorted(IDS[3:])))})" in notes[0]
     assert f"({literal('lonely')})" in notes[1]
+    at = open_tab(at, "Compare runs")
     (only_a,) = [c.value for c in at.caption if c.value.startswith("Not compared, only in A")]
     assert only_a.endswith(f"({literal(IDS[0])})")
     labels = [b.label for b in at.button if b.label.startswith("Open ") and b.label.endswith(" in explorer")]
     assert f"Open {literal(name_b)} in explorer" in labels
+    at = open_tab(at, "Per-query results")
     at.button(key="results_open").click().run()
     assert_no_failure(at)
     (opened,) = [i.value for i in at.info if "Opened query" in shown(i.value)]
@@ -76,6 +78,7 @@ def test_a_refused_file_is_named_literally_in_the_error():
 
 def test_a_typed_reported_value_is_echoed_literally():
     at = upload(open_runs_page(), ("qrels", b"q 0 d 1\n"), ("r", b"q Q0 d 1 1.0 x\n"))
+    at = open_tab(at, "Check a reported score")
     at.text_input(key="check_value").input("**0.5** $x$").run()
     assert_no_failure(at)
     shown_values = [m.value for m in [*at.error, *at.info, *at.success, *at.warning] if "0.5" in shown(m.value)]

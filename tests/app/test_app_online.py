@@ -8,7 +8,7 @@ import pytest
 
 import metrics
 import metrics.online
-from tests.app.support import assert_no_failure, open_app, open_runs_page
+from tests.app.support import assert_no_failure, open_app, open_runs_page, open_tab
 from tests.app.test_app_runs import upload
 from tests.app.test_app_whatif import figures
 from ui.common.query_state import reorder_active
@@ -219,7 +219,7 @@ def online_cards(at) -> dict[str, str]:
 
 
 def test_the_run_page_counts_zero_result_queries_and_abandons_them_for_certain():
-    at = upload(open_runs_page(), ("qrels", QRELS), ("run", RUN))
+    at = open_tab(upload(open_runs_page(), ("qrels", QRELS), ("run", RUN)), "Online signals")
     assert_no_failure(at)
     assert online_cards(at) == {"Zero-result rate": "33.3%", "Abandonment rate": "75.0%",  # (0.25 + 1 + 1) / 3
                                 "Mean CTR": "0.375", "Mean expected clicks": "0.375"}
@@ -231,7 +231,7 @@ def test_the_run_page_counts_zero_result_queries_and_abandons_them_for_certain()
 
 
 def test_the_run_pages_click_model_and_its_parameters_change_the_rates():
-    at = upload(open_runs_page(), ("qrels", QRELS), ("run", RUN))
+    at = open_tab(upload(open_runs_page(), ("qrels", QRELS), ("run", RUN)), "Online signals")
     at.radio(key="runs_online_model").set_value("pbm").run()
     # q1: P(no click) = (1 - 0.5) (1 - 0.5 / 3); q2 and q3 abandon.
     assert online_cards(at)["Abandonment rate"] == f"{((0.5 * (1 - 0.5 / 3)) + 2) / 3:.1%}"
@@ -254,7 +254,8 @@ def test_a_long_page_caps_the_simulated_sessions_and_says_so():
 
 def test_a_zero_result_query_id_is_shown_as_typed():
     hostile = "**q2**[x](https://e.vil)"
-    at = upload(open_runs_page(), ("qrels", QRELS.replace(b"q2", hostile.encode())), ("run", RUN))
+    qrels = QRELS.replace(b"q2", hostile.encode())
+    at = open_tab(upload(open_runs_page(), ("qrels", qrels), ("run", RUN)), "Online signals")
     caption = next(c.value for c in at.caption if "retrieve nothing" in c.value)
     assert f"({hostile})" in as_shown(caption)
     assert "**q2**" not in caption  # escaped: no bold, no link
