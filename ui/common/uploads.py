@@ -32,7 +32,7 @@ MAX_UPLOAD_BYTES = 256 * 2**20
 #: server.maxUploadSize in .streamlit/config.toml, is counted in MiB and is at least this.)
 UPLOADER_MB = math.ceil(MAX_UPLOAD_BYTES / 10**6)
 #: What the pages say beside their uploaders.
-CAP_TEXT = f"up to {MAX_UPLOAD_BYTES // 2**20} MiB (after gzip)"
+CAP_TEXT = f"up to {MAX_UPLOAD_BYTES // 2**20} MiB (after gzip; the uploader counts it as {UPLOADER_MB}MB)"
 Kind = Literal["qrels", "run"]
 T = TypeVar("T")
 
