@@ -8,9 +8,11 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn, TextIO
+from typing import NoReturn, TextIO, TypeVar
 
 from .model import InputError
+
+T = TypeVar("T")
 
 #: Exit status after Ctrl-C, as shells report a process ended by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
@@ -98,23 +100,21 @@ MAX_NUMBER_CHARS = 30
 def whole_number(text: str) -> int:
     """argparse ``type`` for an integer option: a bad value is echoed cut to its start, never in full
     (``--queries`` with 400 digits, or 5,000 digits that Python's ``int`` itself refuses)."""
-    try:
-        if len(text) > MAX_NUMBER_CHARS:
-            raise ValueError
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"has to be a whole number of at most {MAX_NUMBER_CHARS} characters, "
-                                         f"got {_shown(text)}") from None
+    return _bounded_number(text, int, "a whole number")
 
 
 def real_number(text: str) -> float:
     """argparse ``type`` for a number option, echoing a bad value cut to its start (see :func:`whole_number`)."""
+    return _bounded_number(text, float, "a number")
+
+
+def _bounded_number(text: str, convert: Callable[[str], T], kind: str) -> T:
     try:
         if len(text) > MAX_NUMBER_CHARS:
             raise ValueError
-        return float(text)
+        return convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"has to be a number of at most {MAX_NUMBER_CHARS} characters, "
+        raise argparse.ArgumentTypeError(f"has to be {kind} of at most {MAX_NUMBER_CHARS} characters, "
                                          f"got {_shown(text)}") from None
 
 
