@@ -1,1 +1,1 @@
-"""The test suite, one package per layer of the project (see README's Layout); data/ holds the files the tests read."""
+"""The test suite, one package per layer of the project (see docs/layout.md); data/ holds the files the tests read."""

@@ -13,7 +13,7 @@ import pytest
 from metrics.io.trec import read_qrels, read_run
 from metrics.online import MODELS, SIGNALS, run_signals
 from metrics.online.__main__ import main
-from tests.support.paths import REPO, TEST_DATA
+from tests.support.paths import DOCS, REPO, TEST_DATA
 
 TREC_EVAL_DATA = TEST_DATA / "trec_eval"
 
@@ -109,15 +109,15 @@ def test_the_module_runs_as_a_command():
     assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
-def test_readme_online_example_shows_what_it_computes():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    blocks = [part.split("```", 1)[0] for part in readme.split("```python")[1:]]
+def test_the_documented_online_example_shows_what_it_computes():
+    page = (DOCS / "command-line.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in page.split("```python")[1:]]
     block = next(block for block in blocks if "from metrics.online import" in block)
     *setup, last = block.strip().splitlines()
     expression, shown = last.split("  # ")
     namespace: dict = {}
-    exec("\n".join(setup), namespace)  # noqa: S102 - README's own example
-    ctr_before, ctr_after, needed = eval(expression, namespace)  # noqa: S307 - README's own example
+    exec("\n".join(setup), namespace)  # noqa: S102 - the page's own example
+    ctr_before, ctr_after, needed = eval(expression, namespace)  # noqa: S307 - the page's own example
     assert f"({ctr_before:.3f}, {ctr_after:.3f}, {needed})" == shown
 
 

@@ -1,4 +1,4 @@
-"""The house is a stack of layers: every import of metrics/, ui/ and app.py points down (README, "Layout").
+"""The house is a stack of layers: every import of metrics/, ui/ and app.py points down (docs/layout.md).
 
 The import graph is read with ``ast`` from the source, every import counted: at the top of a module, inside a
 function, under ``if TYPE_CHECKING``; relative imports are resolved against the importing module. A failure names

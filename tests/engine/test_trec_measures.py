@@ -16,7 +16,7 @@ import pytrec_eval
 
 import metrics
 from metrics.measures.rank_based import MIN_GEOMETRIC_MEAN
-from tests.support.paths import REPO
+from tests.support.paths import DOCS
 from tests.support.strategies import pytrec_eval_safe, random_collection
 
 JUDGMENTS = {"a": 2, "b": 0, "c": 1, "d": -1, "e": 1}
@@ -160,10 +160,9 @@ def test_the_score_finder_reads_a_reported_gm_map_as_a_geometric_mean():
     assert [match.description for match in finding.matches][:1] == ["trec_eval defaults"]
 
 
-def test_the_readme_table_lists_every_measure_with_its_formula_and_peer():
-
-    readme = (REPO / "README.md").read_text()
-    rows = {line.split("|")[1].strip().split("`")[1]: line for line in readme.splitlines()
+def test_the_measures_page_lists_every_measure_with_its_formula_and_peer():
+    page = (DOCS / "measures.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().split("`")[1]: line for line in page.splitlines()
             if line.startswith("| `") and line.count("|") >= 6}
     assert set(metrics.MEASURES) <= set(rows)
     for name, info in metrics.MEASURES.items():

@@ -8,3 +8,5 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 #: tests/data: trec_eval's test files, the hostile-input catalogue and the other inputs (tests/data/README.md).
 TEST_DATA = REPO / "tests" / "data"
+#: docs: the reference pages README points to (measures.md, conventions.md, command-line.md, library.md, ...).
+DOCS = REPO / "docs"
