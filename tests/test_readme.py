@@ -84,3 +84,38 @@ def test_readme_stays_short_and_points_to_every_reference_page():
     linked = {(README.parent / link.partition("#")[0]).resolve() for link in _links(README)}
     missing = [_name(page) for page in sorted(DOCS.glob("*.md")) if page.resolve() not in linked]
     assert not missing, f"README does not link to {missing}"
+
+
+def _link_parameter_rows() -> dict[str, list[str]]:
+    """docs/app.md's Link parameters table: parameter -> [value, example]."""
+    section = _text(DOCS / "app.md").split("## Link parameters", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| `")]
+    return {name.strip("`"): rest for name, *rest in rows}
+
+
+def test_the_app_page_names_every_link_parameter_the_explorer_writes():
+    from metrics import Conventions
+    from metrics.conventions import ALL_CONVENTIONS, URL_PARAMS
+    from ui.common.query_state import Item, QueryState, encode_url
+
+    # Every part of the state set: a named query, scores, a removed document, every convention off its default.
+    changed = {info.name: info.choices[-1].value for info in ALL_CONVENTIONS if info.url_param and info.choices}
+    state = QueryState((Item("donut", 0.95), Item("bagel", 0.9, removed=True)), {"donut": 1}, k=4,
+                       conventions=Conventions(relevance_level=2, **changed), query="sweet pastry")
+    rows = _link_parameter_rows()
+    assert set(encode_url(state)) <= set(rows), sorted(set(encode_url(state)) - set(rows))
+    for info in ALL_CONVENTIONS:
+        if info.url_param in rows:
+            value = rows[info.url_param][0]
+            assert all(f"`{choice.value}`" in value for choice in info.choices), info.url_param
+    assert set(URL_PARAMS.values()) <= set(rows)
+
+
+def test_every_link_parameter_example_opens_in_the_explorer():
+    from ui.common.query_state import decode_url
+
+    for name, (_, example) in _link_parameter_rows().items():
+        params = {"ranking": "donut:0.95,bagel:0.9,muffin:0.8,croissant", "qrels": "donut:1,muffin:1,scone:1"}
+        params[name] = example.strip("`")
+        assert decode_url(params) is not None, name
