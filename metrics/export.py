@@ -31,6 +31,24 @@ PYTREC_EVAL_ARGUMENTS: dict[str, Callable[[object], dict[str, object]]] = {
 # The conventions of ORDER_CONVENTIONS (``orders_only`` in the registry) only order the documents: the exported
 # run's scores already give the order shown, so any value of these is reproduced by every tool that sorts by score.
 
+#: The lowest relevance threshold pytrec_eval takes: its RelevanceEvaluator refuses 0 ("Argument relevance_level
+#: should be positive"), which trec_eval itself accepts (``-l 0``: every grade >= 0 is relevant).
+PYTREC_EVAL_MIN_LEVEL = 1
+
+
+def pytrec_eval_cannot_express(conventions: Conventions) -> tuple[str, ...]:
+    """The conventions in force that pytrec_eval cannot express (order-only ones are carried by the run's scores).
+
+    >>> pytrec_eval_cannot_express(Conventions(relevance_level=0, gain="exponential"))
+    ('relevance_level', 'gain')
+    """
+    return tuple(
+        name for name in conventions.differences()
+        if name not in ORDER_CONVENTIONS and (
+            name not in PYTREC_EVAL_ARGUMENTS
+            or (name == "relevance_level" and conventions.relevance_level < PYTREC_EVAL_MIN_LEVEL))
+    )
+
 
 def qrels_to_trec(qrels: Qrels) -> str:
     """``qid 0 docno grade`` lines."""
@@ -81,10 +99,7 @@ def run_scores(docs: Sequence[str], scores: Sequence[float | None]) -> tuple[dic
 def snippet_tool(conventions: Conventions) -> tuple[str, tuple[str, ...]]:
     """``("pytrec_eval", ())`` when pytrec_eval can express every convention in force, else ``("metrics", names)``
     with the conventions it cannot express. Order-only conventions are carried by the run's scores."""
-    missing = tuple(
-        name for name in conventions.differences()
-        if name not in PYTREC_EVAL_ARGUMENTS and name not in ORDER_CONVENTIONS
-    )
+    missing = pytrec_eval_cannot_express(conventions)
     return ("metrics", missing) if missing else ("pytrec_eval", ())
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .conventions import Conventions
 from .evaluate import evaluate_rankings
+from .export import PYTREC_EVAL_MIN_LEVEL
 from .model import order_documents
 from .names import parse_measures
 from .optional import require
@@ -51,6 +52,22 @@ def scores_for_pytrec_eval(docs: Sequence[str], scores: Sequence[float | None]) 
     return {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)}, False
 
 
+def live_check_skipped(conventions: Conventions) -> str | None:
+    """Why pytrec_eval cannot check a list under ``conventions`` (None when it can): it refuses a relevance
+    threshold below 1, which trec_eval takes (``-l 0``).
+
+    >>> live_check_skipped(Conventions(relevance_level=0)).split(":")[0]
+    'pytrec_eval refuses a relevance threshold of 0'
+    >>> live_check_skipped(Conventions()) is None
+    True
+    """
+    level = conventions.relevance_level
+    if level < PYTREC_EVAL_MIN_LEVEL:
+        return (f"pytrec_eval refuses a relevance threshold of {level}: it takes {PYTREC_EVAL_MIN_LEVEL} or more, "
+                f"while trec_eval accepts -l {level} (every grade >= {level} is relevant)")
+    return None
+
+
 def check_against_trec_eval(
     docs: Sequence[str],
     scores: Sequence[float | None],
@@ -59,10 +76,14 @@ def check_against_trec_eval(
     conventions: Conventions | None = None,
 ) -> Agreement:
     """Evaluate one query three ways (see the module docstring). Only ``relevance_level`` and ``unjudged``
-    (-l and -J) are taken from ``conventions``: the others are not trec_eval's and pytrec_eval cannot follow them."""
+    (-l and -J) are taken from ``conventions``: the others are not trec_eval's and pytrec_eval cannot follow them.
+    A ValueError when pytrec_eval cannot take them (:func:`live_check_skipped` says why)."""
+    conventions = conventions or Conventions()
+    skipped = live_check_skipped(conventions)
+    if skipped:
+        raise ValueError(f"Argument `conventions` cannot be checked live: {skipped}; see live_check_skipped")
     pytrec_eval = require("pytrec_eval", needed_by="metrics.reference (the live trec_eval check)")
 
-    conventions = conventions or Conventions()
     trec = Conventions(relevance_level=conventions.relevance_level, unjudged=conventions.unjudged)
     parsed = parse_measures(measures)
     names = tuple(m.key for m in parsed)

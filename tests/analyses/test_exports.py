@@ -16,6 +16,7 @@ import pytrec_eval
 
 import metrics
 from metrics import CONVENTION_INFO, Conventions
+from metrics.cli import main as cli_main
 from metrics.explain import explain
 from metrics.export import reproduction_snippet, run_scores, snippet_tool, trec_query_id
 from metrics.samples import load_samples
@@ -176,3 +177,27 @@ def test_a_query_id_with_a_space_gets_four_column_trec_lines_and_the_page_says_s
     assert {len(line.split()) for line in files.run_trec.splitlines()} == {6}
     assert any("sweet_pastry" in note for note in files.notes)
     assert json.loads(files.json)["qrels"] == {"sweet pastry": dict(query.judgments)}
+
+
+def test_at_relevance_threshold_0_the_snippet_uses_the_engine_and_the_trec_files_give_trec_eval_l0s_numbers(tmp_path):
+    # pytrec_eval refuses -l 0, which trec_eval takes (tests/data/trec_eval/out.test.aql0: the engine's command line
+    # reproduces trec_eval -l0 byte for byte), so the files are replayed through that command line.
+    query = decode_url({"ranking": "donut,bagel,muffin,croissant", "qrels": "donut:1,muffin:1,scone:1,bagel:0",
+                        "k": "4", "level": "0"})
+    assert snippet_tool(query.conventions) == ("metrics", ("relevance_level",))
+    rows = [(e.label, e.measure, e.value) for e in explain(query.ranking, dict(query.judgments), query.k,
+                                                           query.conventions)]
+    files = query_exports(query, rows)
+    numbers = page_numbers(query)
+    (tmp_path / "q.qrels").write_text(files.qrels_trec)
+    (tmp_path / "q.run").write_text(files.run_trec)
+    out = io.StringIO()
+    assert cli_main(["-q", "-l", "0", *(f"-m{m}" for _, m, _ in rows), str(tmp_path / "q.qrels"),
+                     str(tmp_path / "q.run")], stdout=out, stderr=io.StringIO()) == 0
+    lines = (line.split("\t") for line in out.getvalue().splitlines())
+    trec_eval_lines = {name.strip(): value for name, qid, value in lines if qid != "all"}
+    assert trec_eval_lines == {key: f"{value:.4f}" for key, value in numbers.items()}
+    assert numbers["P_4"] == 3 / 4 and numbers["map_cut_4"] == 3 / 4  # bagel (grade 0) is relevant at -l 0
+    (output,) = snippet_outputs([files.snippet], tmp_path)
+    assert printed(output) == {key: f"{value:.4f}" for key, value in numbers.items()}
+    assert "pytrec_eval cannot express relevance_level=0" in files.snippet

@@ -50,7 +50,7 @@ def test_every_copied_trec_eval_output_is_checked():
     checked = {expected for expected, *_ in TREC_RUNS}
     copied = {path.name for path in TREC_DATA.glob("out.*")}
     assert checked == copied == {"out.test", "out.comment.test", "out.test.a", "out.test.aq", "out.test.aqc",
-                                 "out.test.aqcM", "out.test.aql", "out.test.meas_params"}
+                                 "out.test.aqcM", "out.test.aql", "out.test.aql0", "out.test.meas_params"}
 
 
 @pytest.mark.parametrize(("expected", "qrels", "results", "flags"), TREC_RUNS,

@@ -10,7 +10,7 @@ import streamlit as st
 
 from metrics.explain import Explanation
 from metrics.export import run_scores, snippet_tool
-from metrics.reference import check_against_trec_eval
+from metrics.reference import check_against_trec_eval, live_check_skipped
 from ui.common import state
 from ui.common.query_state import QueryState, score_order, scores_contradict_order, sort_by_score, use_this_order
 from ui.common.text import literal
@@ -47,7 +47,14 @@ def _conflict(query: QueryState) -> None:
 
 
 def _agreement(query: QueryState, explanations: list[Explanation], labels: dict[str, str]) -> None:
-    """pytrec_eval on the run the page exports (the order shown) against the engine, under trec_eval's -l and -J."""
+    """pytrec_eval on the run the page exports (the order shown) against the engine, under trec_eval's -l and -J
+    (or, where pytrec_eval cannot take them, why the check is skipped)."""
+    skipped = live_check_skipped(query.conventions)
+    if skipped:
+        st.info(f"The live check is skipped: {skipped}. The cards show the engine's numbers, which are trec_eval's "
+                f"-l {query.conventions.relevance_level} numbers, and the downloaded TREC files reproduce them "
+                "with trec_eval.", icon=":material/info:")
+        return
     scores, rewritten = run_scores(query.ranking, [item.score for item in query.active_items])
     agreement = check_against_trec_eval(
         query.ranking, [scores[doc] for doc in query.ranking], dict(query.judgments),
