@@ -33,9 +33,10 @@ test: install-dev browser
 lint: install-dev
 	$(VENV)/bin/ruff check .
 
-## Debian's Chromium for the browser tests (never a downloaded browser).
+## Debian's Chromium for the browser tests (never a downloaded browser). Installing it needs root (as on CI); without
+## root nothing is installed, and pytest skips the browser tests with one line saying how to run them.
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || { \
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 

@@ -29,11 +29,27 @@ def _browser_context() -> Iterator[object]:
             context.close()
 
 
-@pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
+@pytest.fixture(scope="session", autouse=True)
+def chromium() -> None:
+    """Skip every browser test, from this one place, when Debian's Chromium is absent: the rest of the suite runs."""
     reason = chromium_missing_reason()
     if reason:
         pytest.skip(reason)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Report every browser test skipped for want of Chromium at this file, not at the test: pytest's summary
+    (``-ra``) folds skips by place and reason, so the reason and the fix show as one line, whatever the count."""
+    report = yield
+    reason = chromium_missing_reason()
+    if reason and report.skipped and isinstance(report.longrepr, tuple) and reason in report.longrepr[2]:
+        report.longrepr = (__file__, 1, report.longrepr[2])
+    return report
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
     with running_app() as base_url:
         yield base_url
 
@@ -42,9 +58,6 @@ def app_url() -> Iterator[str]:
 def browser_context() -> Iterator[object]:
     """One Chromium context for the whole run: its HTTP and code caches make each later page load cheaper.
     Every test still gets its own tab, hence its own Streamlit session."""
-    reason = chromium_missing_reason()
-    if reason:
-        pytest.skip(reason)
     with _browser_context() as context:
         yield context
 

@@ -67,7 +67,8 @@ FIRST_COLUMN_X = 70  # inside the "rank" column, right of the row-marker column
 
 def chromium_missing_reason() -> str | None:
     if not CHROMIUM.exists():
-        return f"{CHROMIUM} is absent: install Debian's chromium (`make browser`) to run the browser tests"
+        return (f"browser tests skipped: {CHROMIUM} is absent; to run them, install Debian's chromium "
+                "(as root: make browser, or apt-get install chromium)")
     return None
 
 

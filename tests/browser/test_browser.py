@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from metrics.samples import load_samples
-from tests.browser.support import ExplorerPage, chromium_missing_reason
+from tests.browser.support import ExplorerPage
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 #: "sweet pastry": donut .95, bagel .9, muffin .8, croissant .7; donut, muffin and scone relevant; k = 4.

@@ -13,12 +13,11 @@ import pytest
 from playwright.sync_api import expect
 
 from metrics.ann import index as ann_index
-from tests.browser.support import AppPage, artifact_prefix, chromium_missing_reason
+from tests.browser.support import AppPage, artifact_prefix
 from tests.support.ann import engine_means
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 

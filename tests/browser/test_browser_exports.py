@@ -17,12 +17,11 @@ import pytrec_eval
 from playwright.sync_api import expect
 
 from metrics.export import trec_query_id
-from tests.browser.support import ExplorerPage, chromium_missing_reason
+from tests.browser.support import ExplorerPage
 from tests.support.paths import REPO
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 #: The page's card label of each measure the snippet prints.

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import ExplorerPage, chromium_missing_reason
+from tests.browser.support import ExplorerPage
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 

@@ -11,14 +11,13 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.support import AppPage, ExplorerPage, RunsPage, chromium_missing_reason
+from tests.browser.support import AppPage, ExplorerPage, RunsPage
 from ui.common.query_state import Item, QueryState, encode_url
 
 WORD_JOINER = "\u2060"  # ui.common.text.literal puts these (invisible) inside autolink and arrow patterns
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 LOGIN_LINK = "[Session expired, sign in](https://evil.example/login)"

@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.support import ExplorerPage, RunsPage, chromium_missing_reason
+from tests.browser.support import ExplorerPage, RunsPage
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 NARROWEST = {"width": 1280, "height": 1000}

@@ -16,12 +16,11 @@ from playwright.sync_api import expect
 from metrics.bulk import evaluate_files, evaluate_tables
 from metrics.compare import compare_values
 from metrics.io.trec import TrecFormatError, read_run
-from tests.browser.support import RunsPage, chromium_missing_reason
+from tests.browser.support import RunsPage
 from tests.support.paths import TEST_DATA
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 DATA = TEST_DATA / "trec_eval"

@@ -10,11 +10,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.support import AppPage, chromium_missing_reason
+from tests.browser.support import AppPage
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 SESSIONS = 4

@@ -11,12 +11,11 @@ from playwright.sync_api import expect
 from metrics import aggregate, evaluate
 from metrics.compare import compare_many, report_table
 from metrics.io.trec import read_qrels, read_run
-from tests.browser.support import RunsPage, chromium_missing_reason
+from tests.browser.support import RunsPage
 from tests.support.paths import TEST_DATA
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 DATA = TEST_DATA / "trec_eval"

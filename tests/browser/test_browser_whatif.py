@@ -13,12 +13,11 @@ from math import log2
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.support import ExplorerPage, chromium_missing_reason
+from tests.browser.support import ExplorerPage
 from tests.browser.test_browser import PASTRY
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
 ]
 
 PASTRY_ORDER = ["donut", "bagel", "muffin", "croissant"]
