@@ -50,6 +50,19 @@ def pytrec_eval_cannot_express(conventions: Conventions) -> tuple[str, ...]:
     )
 
 
+#: The engine snippet's first lines after its header: what it needs, said before anything else runs. The package is
+#: not on a registry, so the one way to have it is to install a clone: with it, the file runs from any directory.
+NEEDS_THE_ENGINE = (
+    "# Needs this project's `metrics` package (Python 3.11+; it brings numpy and pyarrow): run `pip install .`\n"
+    "# once in a clone of IR Metrics Explorer, then run this file from any directory with that Python.\n"
+    "try:\n"
+    "    import metrics\n"
+    "except ModuleNotFoundError:\n"
+    "    raise SystemExit(\"This snippet needs IR Metrics Explorer's engine: run `pip install .` in a clone of the \"\n"
+    "                     \"project, then run it again with that Python.\") from None\n\n"
+)
+
+
 def qrels_to_trec(qrels: Qrels) -> str:
     """``qid 0 docno grade`` lines."""
     return "".join(f"{qid} 0 {doc} {grade}\n" for qid, docs in qrels.items() for doc, grade in docs.items())
@@ -142,8 +155,7 @@ def reproduction_snippet(qrels: Qrels, run: Run, measures: Sequence[str],
         f"# Reproduces the explorer's numbers with IR Metrics Explorer's engine (metrics.evaluate):\n"
         f"# pytrec_eval cannot express {', '.join(f'{name}={getattr(conventions, name)}' for name in missing)}.\n"
         "# The run's scores put the documents in the order shown on the page (trec_eval's tie rule).\n"
-        "# Run it where the project's `metrics` package imports (its repository, or after `pip install .`).\n"
-        "import metrics\n\n"
+        + NEEDS_THE_ENGINE
         + data
         + f"results = metrics.evaluate(qrels, run, measures, {arguments_text})\n"
         + printing

@@ -103,6 +103,37 @@ def test_the_installed_package_carries_the_samples_and_not_the_app(installed):
     assert missing.strip() == "[]"
 
 
+def _engine_snippet(folder: Path) -> tuple[Path, str]:
+    """The explorer's "engine snippet" download for sweet pastry under exponential gain (pytrec_eval cannot express
+    it, so the snippet calls metrics.evaluate), saved where no metrics/ folder is."""
+    import metrics
+    from metrics.export import reproduction_snippet
+
+    qrels = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
+    run = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}
+    conventions = metrics.Conventions(gain="exponential")
+    path = folder / "snippet.py"
+    path.write_text(reproduction_snippet(qrels, run, ["ndcg_cut.4"], conventions), encoding="utf-8")
+    expected = metrics.evaluate(qrels, run, ["ndcg_cut.4"], gain="exponential")["sweet pastry"]["ndcg_cut_4"]
+    return path, f"ndcg_cut_4\tsweet pastry\t{expected:.4f}"
+
+
+def test_the_engine_snippet_runs_from_any_directory_once_the_package_is_installed(installed):
+    python, cwd = installed
+    snippet, expected = _engine_snippet(cwd)
+    assert _run(python, snippet, cwd=cwd).strip() == expected
+
+
+def test_the_engine_snippet_without_the_package_says_in_one_line_what_to_install(tmp_path):
+    python = _venv_seeing_this_interpreter(tmp_path / "venv")  # numpy and pyarrow, but no metrics
+    snippet, _ = _engine_snippet(_elsewhere(tmp_path))
+    assert "\n# Needs this project's `metrics` package" in snippet.read_text(encoding="utf-8")
+    done = subprocess.run([python, snippet], cwd=snippet.parent, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == ["This snippet needs IR Metrics Explorer's engine: run `pip install .` in a "
+                                        "clone of the project, then run it again with that Python."]
+
+
 def test_an_editable_install_imports_the_source_tree(tmp_path):
     python = _install(tmp_path, "--editable")
     where = _run(python, "-c", "import metrics, metrics.samples as s; print(metrics.__file__, s.SAMPLES_FOLDER)",
