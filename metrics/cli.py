@@ -9,12 +9,15 @@ options generated from :data:`metrics.conventions.CONVENTION_INFO`, and ``--help
 registry and that table, so the documentation cannot drift from the engine.
 
 Several runs (``QRELS RUN RUN...``) print one block per run, in the order given, each exactly what trec_eval prints
-for that run alone; the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`).
+for that run alone with its ``runid`` line (as ``-m runid`` adds it), so each block names its run; the qrels are read
+once and the runs evaluated in parallel (:mod:`metrics.many_runs`). Standard error then names each run that lacks a
+judged query another run answers (its means are over fewer queries), and runs that share a tag.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -196,10 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
             "conventions are the defaults; long options choose the conventions of other tools.\n\n"
             "Several RUNs: the qrels are read once and the runs evaluated in parallel (one per core, at most that "
             "many in memory at once); each run's block is printed in the order given, exactly as for that run alone "
-            "(every option applies to every run). Files that are missing are refused before anything is printed; a "
-            "run that turns out bad stops the command with one line naming it (exit status 2): the blocks of the "
-            "runs before it stay printed, whole, and nothing of it or of later runs is. '-' (standard input) can be "
-            "given once."
+            "with its runid line (as -m runid adds it), so each block names its run (every option applies to every "
+            "run); standard error then names each run lacking a judged query another run answers. Files that are "
+            "missing are refused before anything is printed; a run that turns out bad stops the command with one "
+            "line naming it (exit status 2): the blocks of the runs before it stay printed, whole, and nothing of it "
+            "or of later runs is. '-' (standard input) can be given once."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=help_epilog(),
@@ -461,18 +465,54 @@ def _write_lines(out: TextIO, lines: list[str]) -> None:
         raise _WriteError(cannot_write(error)) from None
 
 
-def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions: Conventions, out: TextIO) -> None:
-    """``QRELS RUN RUN...``: each run's block, in order, as that run alone prints it (see :mod:`metrics.many_runs`)."""
+def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions: Conventions, out: TextIO,
+                     err: TextIO) -> None:
+    """``QRELS RUN RUN...``: each run's block, in order, as that run alone prints it with ``-m runid`` added (see
+    :mod:`metrics.many_runs`); then, on ``err``, what makes the blocks hard to compare (:func:`many_runs_notes`)."""
     check_run_paths(args.runs)
     qrels = read_checked_qrels(args.qrels, selection.measures, conventions)
     results = evaluate_each(qrels, [(path, path) for path in args.runs], selection.measures, conventions,
                             relstring=selection.relstring if args.per_query else None)
+    labelled = dataclasses.replace(selection, runid=True)  # trec_eval's own label of a block: its runid line
+    seen: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = []
     for result in results:
         if not result.qids:
             raise UsageError(nothing_to_evaluate(result.name, args.qrels))
         bounds = hole_table(args, result.name, selection.measures, conventions, result.qids) if args.bounds else None
-        _write_lines(out, report_lines(result.qids, result.values, selection, result.runid,
+        _write_lines(out, report_lines(result.qids, result.values, labelled, result.runid,
                                        per_query=args.per_query, summary=args.summary, bounds=bounds))
+        seen.append((result.name, result.runid, tuple(result.qids), result.missing))
+    notes = many_runs_notes(seen, conventions)
+    if notes:
+        err.write("".join(f"{PROG}: {note}\n" for note in notes))
+
+
+def many_runs_notes(runs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]],
+                    conventions: Conventions) -> list[str]:
+    """For ``(name, tag, evaluated qids, judged qids absent)`` of each run: a warning per run that lacks a judged
+    query another run answers (its 'all' lines are over fewer queries; with -c, each run lacking a judged query:
+    it scores 0 there), and a note per tag that several runs share (their runid lines are the same)."""
+    notes = []
+    zero = conventions.missing_queries == "zero"
+    answered = [set(qids) - set(missing) for _, _, qids, missing in runs]
+    for position, (name, _, _, missing) in enumerate(runs):
+        others = set().union(*(qids for i, qids in enumerate(answered) if i != position))
+        lacked = list(missing) if zero else [qid for qid in missing if qid in others]
+        if not lacked:
+            continue
+        shown = ", ".join(lacked[:10]) + (f" and {len(lacked) - 10:,} more" if len(lacked) > 10 else "")
+        lacks = f"run {name!r} lacks {len(lacked):,} judged {'query' if len(lacked) == 1 else 'queries'} ({shown})"
+        notes.append(f"warning: {lacks}: scored 0 there (-c)" if zero else
+                     f"warning: {lacks} that another run answers: its 'all' lines are over {len(answered[position]):,} "
+                     "queries, not those of the other blocks; -c scores a missing query 0 in every run")
+    tags: dict[str, list[str]] = {}
+    for name, tag, _, _ in runs:
+        tags.setdefault(tag, []).append(name)
+    for tag, names in tags.items():
+        if len(set(names)) > 1:
+            notes.append(f"note: runs {', '.join(repr(name) for name in dict.fromkeys(names))} share the tag {tag!r}, "
+                         "so their blocks' runid lines are the same; the blocks are in the order the runs were given")
+    return notes
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -492,7 +532,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if args.bounds and "-" in args.runs:
             raise UsageError("--bounds reads the run a second time: give RUN as a file, not '-'")
         if len(args.runs) > 1:
-            _print_many_runs(args, selection, conventions, out)
+            _print_many_runs(args, selection, conventions, out, err)
             return 0
         (run_path,) = args.runs
         qids, values, tag = evaluate_run_files(args.qrels, run_path, selection.measures, conventions,

@@ -68,6 +68,11 @@ class RunValues:
     values: dict[str, object]
     runid: str
 
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """The judged queries absent from the run (sorted): left out of its means, or scored 0 with -c."""
+        return tuple(self.values.get(MISSING_QUERIES, ()))
+
 
 def default_workers(runs: int) -> int:
     """One worker per core, never more than the runs."""
@@ -127,7 +132,7 @@ def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventio
     """:func:`evaluate_run_files` for tables already read (``qrels`` checked by :func:`read_checked_qrels`); the run
     table is released before the kernels run once the caller drops its own reference."""
     runid = run.runid
-    extra: dict[str, object] = {}
+    extra: dict[str, object] = {MISSING_QUERIES: missing_from(qrels, run.qids)}
     if conventions.missing_queries == "zero":
         # trec_eval's -c sums every qrels line with rel > 0 for num_rel's all-line, whatever -l says.
         extra[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
@@ -153,6 +158,16 @@ def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventio
 
 #: The key of trec_eval's -c all-line of num_rel in evaluate_run_files' values.
 ALL_NUM_REL = "num_rel (all, -c)"
+#: The key of the judged queries absent from the run (a sorted tuple) in evaluate_run_files' values: a comparison
+#: of runs names them, since they change which queries the runs can be compared on.
+MISSING_QUERIES = "judged queries not in the run"
+
+
+def missing_from(qrels: QrelsTable, run_qids: Sequence[str]) -> tuple[str, ...]:
+    """The judged queries of ``qrels`` that are not among ``run_qids``, sorted (trec_eval's order)."""
+    answered = set(run_qids)
+    return tuple(sorted(qid for qid in qrels.qids if qid not in answered))
+
 
 #: Run files (plain or gzip) at least this large are evaluated in chunks of whole queries (:mod:`metrics.stream`).
 STREAM_FROM_BYTES = 64 << 20
@@ -178,6 +193,7 @@ def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conve
     result = stream.stream_run(qrels, run_path, list(measures) or ["num_q"], conventions,
                         relstring_length=relstring[1] if relstring is not None else None, stop=stop)
     values: dict[str, object] = dict(result.values)
+    values[MISSING_QUERIES] = result.missing
     if conventions.missing_queries == "zero":
         values[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
     if relstring is not None:
@@ -292,18 +308,23 @@ def evaluate_runs(
 
 
 def per_query_values(qrels: object, runs: Mapping[str, RunSource], measures: Sequence[Measure],
-                     conventions: Conventions, *, workers: int | None = None) -> dict[str, dict[str, dict[str, float]]]:
-    """``{measure key: {run: {qid: value}}}``: what a comparison of runs needs (``python -m metrics.compare``)."""
+                     conventions: Conventions, *, workers: int | None = None
+                     ) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, tuple[str, ...]]]:
+    """``{measure key: {run: {qid: value}}}`` and ``{run: judged queries absent from it}``: what a comparison of runs
+    needs (``python -m metrics.compare``). With ``missing_queries="zero"`` the absent queries are among the values
+    (scored as empty rankings); otherwise they are not."""
     if len(runs) > MAX_RUNS:
         raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call")
     named = _named_runs(runs)
     check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
     table = _as_qrels_table(qrels, measures, conventions)
     values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in measures}
+    missing: dict[str, tuple[str, ...]] = {}
     for result in evaluate_each(table, named, measures, conventions, workers=workers):
         for measure in measures:
             values[measure.key][result.name] = dict(zip(result.qids, result.values[measure.key].tolist()))
-    return values
+        missing[result.name] = result.missing
+    return values, missing
 
 
 def _named_runs(runs: Mapping[object, RunSource]) -> list[tuple[str, RunSource]]:
@@ -356,6 +377,6 @@ def _as_run_table(source: RunSource, name: str) -> RunTable:
                      f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
 
 
-__all__ = ["ALL_NUM_REL", "MAX_RUNS", "STREAM_FROM_BYTES", "RunSource", "RunValues", "check_run_paths",
-           "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files", "evaluate_run_path",
-           "evaluate_runs", "per_query_values", "result_rows"]
+__all__ = ["ALL_NUM_REL", "MAX_RUNS", "MISSING_QUERIES", "STREAM_FROM_BYTES", "RunSource", "RunValues",
+           "check_run_paths", "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files",
+           "evaluate_run_path", "evaluate_runs", "missing_from", "per_query_values", "result_rows"]

@@ -76,11 +76,29 @@ def details(comparison: ManyComparison, risk_alpha: float) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    return run_command(PROG, build_parser, report, argv, out or sys.stdout, err or sys.stderr)
+    err = err or sys.stderr
+    return run_command(PROG, build_parser, lambda args: report(args, err=err), argv, out or sys.stdout, err)
 
 
-def report(args: argparse.Namespace) -> str:
-    """The table (and with --details every pair and the risk) for the parsed command line."""
+def missing_warnings(comparison: ManyComparison) -> list[str]:
+    """One stderr line per run that lacks judged queries: its name, what it lacks, what that does to the table, and
+    the alternative (-c)."""
+    queries = len(next(iter(comparison.queries.values())))
+    lines = []
+    for run, qids in comparison.incomplete_runs().items():
+        shown = ", ".join(qids[:10]) + (f" and {len(qids) - 10:,} more" if len(qids) > 10 else "")
+        lacks = f"run {run!r} lacks {len(qids):,} judged {'query' if len(qids) == 1 else 'queries'} ({shown})"
+        if comparison.conventions.missing_queries == "zero":
+            lines.append(f"{PROG}: warning: {lacks}: scored 0 there (-c)")
+        else:
+            lines.append(f"{PROG}: warning: {lacks}: every run's mean is over the {queries:,} queries all runs "
+                         "answer; -c scores a missing query 0 instead")
+    return lines
+
+
+def report(args: argparse.Namespace, *, err: TextIO | None = None) -> str:
+    """The table (and with --details every pair and the risk) for the parsed command line; a warning per run that
+    lacks judged queries goes to ``err`` (default standard error)."""
     if len(args.runs) < 2:
         raise InputError("give at least two runs to compare")
     if len(args.runs) > MAX_RUNS:
@@ -98,6 +116,9 @@ def report(args: argparse.Namespace) -> str:
                               correction=args.correction, alpha=args.alpha, baseline=baseline, interval=args.interval,
                               resamples=args.resamples, permutations=args.permutations, seed=args.seed,
                               conventions=conventions)
+    warnings = missing_warnings(comparison)
+    if warnings:
+        (err or sys.stderr).write("\n".join(warnings) + "\n")
     text = report_table(comparison, fmt=args.fmt, qrels_name=os.path.basename(args.qrels))
     if args.details:
         text += "\n".join(details(comparison, args.risk_alpha)) + "\n"

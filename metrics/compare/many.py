@@ -2,8 +2,10 @@ r"""Many runs on one or more measures: every pair (or every run against a baseli
 multiple-testing correction, an effect size and a bootstrap interval of the difference; Tukey's HSD for all pairs.
 
 Runs are paired by query. The queries compared on a measure are the judged queries every run answers (trec_eval's
-rule; with ``missing_queries="zero"``, every judged query, a missing one scoring 0). A correction adjusts the
-p-values of one measure's pairs together (one family per measure).
+rule; with ``missing_queries="zero"``, every judged query, a missing one scoring 0). So one run that lacks a query
+changes the mean of every other run: :attr:`ManyComparison.missing` names what each run lacks, and
+:meth:`ManyComparison.coverage` says it in sentences (the report table prints them, the command line warns). A
+correction adjusts the p-values of one measure's pairs together (one family per measure).
 
 Tests (two-sided):
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -103,6 +105,9 @@ class ManyComparison:
     conventions: Conventions
     baseline: str | None
     left_out: dict[str, tuple[str, ...]]
+    #: Per run, the judged queries it does not answer (sorted): left out of every run's mean, or scored 0 with
+    #: ``missing_queries="zero"``.
+    missing: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def warning(self) -> str | None:
@@ -132,6 +137,45 @@ class ManyComparison:
         return [(measure, run, risk(self.values[measure][run], self.values[measure][self.baseline], alpha=alpha))
                 for measure in self.measures for run in self.runs if run != self.baseline]
 
+    def incomplete_runs(self) -> dict[str, tuple[str, ...]]:
+        """``{run: the judged queries it lacks}`` for the runs that lack any, in the order of the runs: with
+        ``missing_queries="zero"`` every judged query it lacks (each scores 0), otherwise those another run answers
+        (each is left out of every run's mean; a query no run answers changes nothing)."""
+        if self.conventions.missing_queries == "zero":
+            lacked = self.missing
+        else:
+            answered = {qid for measure in self.measures for qid in (*self.queries[measure], *self.left_out[measure])}
+            lacked = {run: tuple(qid for qid in qids if qid in answered) for run, qids in self.missing.items()}
+        return {run: lacked[run] for run in self.runs if lacked.get(run)}
+
+    def coverage(self, escape=lambda text: text, *, most: int = 10) -> list[str]:
+        """Sentences saying which queries the means are over and what each run lacks, with the alternative
+        (trec_eval's -c, ``missing_queries="zero"``); empty when no run lacks a judged query. ``escape`` makes each
+        sentence (run names and query ids included) literal in the reader's format; at most ``most`` ids are
+        listed per list."""
+        incomplete = self.incomplete_runs()
+        if not incomplete:
+            return []
+        lists = {measure: self.queries[measure] for measure in self.measures}
+        first = lists[self.measures[0]]
+        if all(qids == first for qids in lists.values()):
+            over = _listed(first, most)
+        else:
+            over = "; ".join(f"{measure}: {_listed(qids, most)}" for measure, qids in lists.items())
+        lacks = "; ".join(f"{run} lacks {_count(len(qids), 'judged query', 'judged queries')} "
+                          f"({_listed(qids, most)})" for run, qids in incomplete.items())
+        if self.conventions.missing_queries == "zero":
+            sentences = [f"Queries: all {_count(len(first), 'judged query', 'judged queries')} ({over}); a query a "
+                         "run lacks scores 0 for it (trec_eval -c, missing_queries=zero).",
+                         f"Missing: {lacks}."]
+        else:
+            sentences = [f"Queries: the {_count(len(first), 'judged query', 'judged queries')} every run answers "
+                         f"({over}); every run's mean is over these, so it can differ from the run's own "
+                         "evaluation.",
+                         f"Missing: {lacks}. Left out of every run's mean; trec_eval's -c (missing_queries=zero) "
+                         "scores a missing query 0 instead and keeps every judged query."]
+        return [escape(sentence) for sentence in sentences]
+
     def describe(self) -> str:
         """One sentence naming the test, the correction, alpha, and the queries compared."""
         correction = "" if self.test == "tukey" else f", {CORRECTION_NAMES[self.correction]} per measure"
@@ -150,7 +194,8 @@ def values_by_run(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str 
     file paths or tables: the qrels are read once and the runs evaluated in parallel (:mod:`metrics.many_runs`).
     :func:`metrics.evaluate_runs` gives the same numbers as one long table."""
     parsed = comparable_measures(measures)
-    return per_query_values(qrels, runs, parsed, conventions), parsed
+    values, _ = per_query_values(qrels, runs, parsed, conventions)
+    return values, parsed
 
 
 #: The name :func:`values_by_run` had, which :func:`metrics.evaluate_runs` (a DataFrame) also has.
@@ -194,10 +239,10 @@ def compare_many(
     """Compare ``runs`` (``{name: run}``) on ``measures``: every pair, or every run against ``baseline``. ``qrels``
     and each run may be a dict, a file path or a table (read once, evaluated by :mod:`metrics.many_runs`)."""
     conv = make_conventions(conventions, **convention_changes)
-    values, _ = values_by_run(qrels, runs, measures, conv)
+    values, missing = per_query_values(qrels, runs, comparable_measures(measures), conv)
     return compare_values_many(values, test=test, correction=correction, alpha=alpha, baseline=baseline,
                                interval=interval, resamples=resamples, permutations=permutations, seed=seed,
-                               conventions=conv)
+                               conventions=conv, missing=missing)
 
 
 def compare_values_many(
@@ -212,8 +257,11 @@ def compare_values_many(
     permutations: int = 10_000,
     seed: int = 0,
     conventions: Conventions | None = None,
+    missing: Mapping[str, Sequence[str]] | None = None,
 ) -> ManyComparison:
-    """The same from per-query values already computed: ``{measure: {run: {qid: value}}}``."""
+    """The same from per-query values already computed: ``{measure: {run: {qid: value}}}``. ``missing``: per run,
+    the judged queries it does not answer (needed with ``missing_queries="zero"``, where they are among the values
+    as 0); by default, the queries of any run's values that the run's values lack."""
     _check_choice("test", test, TESTS)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"Argument `seed` has to be a non-negative integer, got {seed!r}")
@@ -260,8 +308,23 @@ def compare_values_many(
                 interval=bootstrap_interval(deltas, method=interval, confidence=1.0 - alpha, resamples=resamples,
                                             seed=seed),
             ))
+    if missing is None:
+        everywhere = {qid for per_run in values.values() for answered in per_run.values() for qid in answered}
+        missing = {run: sorted(everywhere - {qid for measure in measures for qid in values[measure][run]})
+                   for run in runs}
     return ManyComparison(measures, runs, queries, arrays, tuple(means), tuple(pairs), test, correction, alpha,
-                          conventions if conventions is not None else Conventions(), baseline, left_out)
+                          conventions if conventions is not None else Conventions(), baseline, left_out,
+                          {run: tuple(sorted(missing.get(run, ()))) for run in runs})
+
+
+def _listed(qids: Sequence[str], most: int) -> str:
+    """Query ids as a list, the first ``most`` of them and how many more."""
+    shown = ", ".join(str(qid) for qid in qids[:most])
+    return shown + (f" and {len(qids) - most:,} more" if len(qids) > most else "")
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
 
 
 def effect_size(deltas: np.ndarray) -> float:

@@ -1,6 +1,7 @@
 """A results table for a paper: runs by measures, each mean with superscripts naming the runs it beats
 significantly, the best mean of each measure in bold, and under it the test, the correction, the conventions and
-the qrels (and a warning when fewer than 10 queries are compared). Markdown, LaTeX or plain text; the same data
+the qrels, which queries the means are over and what each run lacks (when a run lacks a judged query), and a
+warning when fewer than 10 queries are compared. Markdown, LaTeX or plain text; the same data
 in every format.
 
 Runs are named by letters (a, b, c, ...) in the order given; a cell "0.412^{ac}" beats runs a and c.
@@ -55,6 +56,7 @@ def _notes(comparison: ManyComparison, qrels_name: str, escape=lambda text: text
         f"Superscripts: the runs whose mean this run beats significantly ({comparison.describe()}; {versus}).",
         "Bold: the best mean of the measure.",
         f"Conventions: {escape(comparison.conventions.describe())}. Judgments: {escape(qrels_name)}.",
+        *comparison.coverage(escape),
     ]
     if comparison.warning is not None:
         notes.append(f"Warning: {comparison.warning}")

@@ -59,7 +59,8 @@ class StreamedRun:
     qids: the evaluated queries in trec_eval's order (sorted ids); values: each measure's per-query values in that
     order; means: the ``all`` values (num_* summed, the rest averaged, in that order); runid: the tag of the last
     line; relevance_strings: trec_eval's relstring of each query when asked for; grouped: whether the run's queries
-    were not contiguous, so it was grouped out of core.
+    were not contiguous, so it was grouped out of core; missing: the judged queries absent from the run (sorted),
+    scored as empty rankings under ``missing_queries="zero"`` and left out otherwise.
     """
 
     qids: list[str]
@@ -68,6 +69,7 @@ class StreamedRun:
     runid: str
     relevance_strings: list[str] | None
     grouped: bool
+    missing: tuple[str, ...] = ()
 
 
 def evaluate_file(
@@ -211,8 +213,8 @@ class _ChunkScorer:
                           self.qrels.name)
 
     def result(self, grouped: bool) -> StreamedRun:
+        missing = [qid for qid in self.qrels_qids.to_pylist() if qid not in self.seen]
         if self.conventions.missing_queries == "zero":
-            missing = [qid for qid in self.qrels_qids.to_pylist() if qid not in self.seen]
             if missing:
                 empty = RunTable(pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0), self.runid)
                 self._score(self.qrels_of(pa.array(missing, pa.string())), empty, self.conventions)
@@ -225,7 +227,8 @@ class _ChunkScorer:
         strings = [self.strings[i] for i in order] if self.relstring_length is not None else None
         qids = [self.qids[i] for i in order]
         means = aggregate_columns({key: values[key] for key in keys})
-        return StreamedRun(qids, {key: values[key] for key in keys}, means, self.runid, strings, grouped)
+        return StreamedRun(qids, {key: values[key] for key in keys}, means, self.runid, strings, grouped,
+                           tuple(sorted(missing)))
 
 
 class _Reader:

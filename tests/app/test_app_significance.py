@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from metrics import aggregate, evaluate
-from metrics.compare import compare_many
+from metrics.compare import compare_many, report_table
 from metrics.io.trec import read_qrels, read_run
 from tests.app.support import assert_no_failure, open_runs_page, open_tab
 from tests.support.paths import TEST_DATA
@@ -153,3 +153,64 @@ def test_a_comparison_over_three_queries_warns_beside_its_intervals_and_tests():
     warnings = [as_shown(warning.value) for warning in at.warning]
     # Once above the many-run report, once above the two-run comparison.
     assert sum(text.startswith("Only 3 queries compared: below 10") for text in warnings) == 2, warnings
+
+
+def without_query(qid: str) -> bytes:
+    """results.test without one query's lines: an incomplete copy of a run."""
+    lines = (DATA / "results.test").read_text().splitlines()
+    return "\n".join(line for line in lines if line.split()[0] != qid).encode() + b"\n"
+
+
+@pytest.fixture
+def recorded_downloads(monkeypatch) -> dict[str, bytes]:
+    """Each download button's label and data, as the page last built it."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    downloads: dict[str, bytes] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, *args, **kwargs):
+        downloads[label] = data.encode() if isinstance(data, str) else data
+        return original(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    return downloads
+
+
+def test_a_run_lacking_a_query_is_named_in_the_table_and_its_downloads_and_minus_c_is_one_click_away(
+        recorded_downloads):
+    at = open_runs_page()
+    at = open_tab(upload(at, ("results.test", (DATA / "results.test").read_bytes()),
+                         ("no-302.test", without_query("302"))), "Compare runs")
+    at.multiselect(key="many_measures").set_value(["P_10", "ndcg_cut_10"]).run()
+    assert_no_failure(at)
+    report = table_with(at, "judged queries it lacks")
+    assert list(report["judged queries it lacks"]) == ["", "302"]
+    # Over the queries both runs answer (301, 303): results.test's P_10 is 0.1000 here, 0.3000 alone (trec_eval).
+    assert [cell.split(" ")[0] for cell in report["P_10"]] == ["0.1000", "0.1000"]
+    warning = next(as_shown(w.value) for w in at.warning if "lacks" in w.value)
+    assert "the 2 judged queries every run answers (301, 303)" in warning
+    assert "Missing: no-302.test lacks 1 judged query (302)." in warning
+    qrels = read_qrels(DATA / "qrels.test").to_dict()
+    runs = {"results.test": read_run(DATA / "results.test").to_dict(), "no-302.test": read_run(without_query("302"))
+            .to_dict()}
+    engine = compare_many(qrels, runs, ["P_10", "ndcg_cut_10"], resamples=2000)
+    assert recorded_downloads["Download the table (Markdown)"].decode() == report_table(
+        engine, fmt="markdown", qrels_name="qrels.test")
+    assert recorded_downloads["Download the table (LaTeX)"].decode() == report_table(
+        engine, fmt="latex", qrels_name="qrels.test")
+    assert "Missing: no-302.test lacks 1 judged query (302)." in as_shown(
+        recorded_downloads["Download the table (Markdown)"].decode())  # its escapes read as Markdown reads them
+
+    at.button(key="many_zero_missing").click().run()  # trec_eval -c: every judged query, 302 scoring 0
+    assert_no_failure(at)
+    assert at.session_state["runs_convention_missing_queries"] == "zero"
+    report = table_with(at, "judged queries it lacks")
+    assert [cell.split(" ")[0] for cell in report["P_10"]] == ["0.3000", "0.0667"]
+    assert [cell.split(" ")[0] for cell in report["ndcg_cut_10"]][0] == "0.3016"  # trec_eval's own numbers
+    assert any("a query a run lacks scores 0 for it" in as_shown(w.value) for w in at.warning)
+    zero = compare_many(qrels, runs, ["P_10", "ndcg_cut_10"], resamples=2000, missing_queries="zero")
+    assert recorded_downloads["Download the table (LaTeX)"].decode() == report_table(
+        zero, fmt="latex", qrels_name="qrels.test")
+    at.button(key="many_skip_missing").click().run()
+    assert at.session_state["runs_convention_missing_queries"] == "skip"

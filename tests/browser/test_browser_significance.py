@@ -39,7 +39,7 @@ def test_three_runs_give_a_report_table_whose_latex_download_is_the_engines(runs
     common = {qid: run for qid, run in runs["results.test"].items() if qid in runs["results.trunc"]}
     expected = aggregate(evaluate(qrels, common, [measures[0]]))[measures[0]]
     assert rows[0][measures[0]].split(" ")[0] == f"{expected:.4f}"
-    runs_page.expect_message("1 judged query is left out")
+    runs_page.expect_message("results.trunc lacks 1 judged query (302)")
 
     button = runs_page.page.locator(".st-key-many_download_latex button")
     with runs_page.page.expect_download() as info:

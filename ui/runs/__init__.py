@@ -63,7 +63,8 @@ def page() -> None:
     if panes["Compare runs"].open:
         with panes["Compare runs"]:
             if len(collection.runs) >= 2:
-                significance.significance_section(evaluated, conventions, collection.qrels_name)
+                significance.significance_section(evaluated, conventions, collection.qrels_name,
+                                                  significance.missing_queries(collection))
                 st.divider()
             compare.compare_tab(collection, evaluated, conventions, measures)
     if panes["Judge the holes"].open:

@@ -11,17 +11,23 @@ from metrics import InputError
 from metrics.compare import compare_values_many, report_table
 from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
 from metrics.compare.report import run_letter
+from metrics.many_runs import missing_from
 from ui.common.text import literal
 
 SETTINGS = "significance_settings"
+#: The sidebar's "Judged queries absent from the run" select box (ui.runs.data.settings): the button that offers
+#: trec_eval's -c sets it, so the per-query tab and this table keep counting the same queries.
+MISSING_QUERIES_KEY = "runs_convention_missing_queries"
 #: The report's widgets (kept while another tab is open, see ui.common.state.keep_values).
 WIDGETS = ("many_runs", "many_measures", "many_baseline", "many_test", "many_correction", "many_alpha",
            "many_risk_alpha")
 RESAMPLES = 2_000
 
 
-def significance_section(results: dict, conventions, qrels_name: str) -> None:
-    """Every selected run on every selected measure: the report table, each pair, and risk against a baseline."""
+def significance_section(results: dict, conventions, qrels_name: str, missing: dict | None = None) -> None:
+    """Every selected run on every selected measure: the report table, each pair, and risk against a baseline.
+    ``missing``: per run, the judged queries it lacks (by default, those other runs' results have and its lack;
+    needed with missing queries scored 0, where every run's results have every judged query)."""
     names = list(results)
     scores = [key for key in results[names[0]][1] if not key.startswith(("num_", "Num"))]
     st.markdown("**All runs at once**: a paired test for every pair (or every run against a baseline), corrected "
@@ -43,16 +49,11 @@ def significance_section(results: dict, conventions, qrels_name: str) -> None:
               for measure in measures}
     try:
         comparison = _compare(values, test, correction, alpha, None if baseline == "(every pair)" else baseline,
-                              conventions)
+                              conventions, None if missing is None else {run: tuple(missing[run]) for run in runs})
     except InputError as error:
         st.error(literal(error))
         return
-    left_out = sorted({qid for qids in comparison.left_out.values() for qid in qids})
-    if left_out:
-        st.warning(f"{len(left_out)} judged {'query is' if len(left_out) == 1 else 'queries are'} left out: not "
-                   f"every run answers {'it' if len(left_out) == 1 else 'them'} "
-                   f"({literal(', '.join(left_out[:10]))}{'…' if len(left_out) > 10 else ''}). Tests pair the runs "
-                   "by query, so every mean here is over the queries all runs answer.")
+    coverage(comparison)
     if comparison.warning is not None:
         st.warning(comparison.warning)
     report(comparison, qrels_name)
@@ -62,16 +63,47 @@ def significance_section(results: dict, conventions, qrels_name: str) -> None:
 
 
 @st.cache_data(max_entries=8, show_spinner="Testing every pair and bootstrapping the intervals…")
-def _compare(values, test, correction, alpha, baseline, _conventions) -> ManyComparison:
+def _compare(values, test, correction, alpha, baseline, _conventions, missing) -> ManyComparison:
     return compare_values_many(values, test=test, correction=correction, alpha=alpha, baseline=baseline,
-                               resamples=RESAMPLES, conventions=_conventions)
+                               resamples=RESAMPLES, conventions=_conventions, missing=missing)
+
+
+def coverage(comparison: ManyComparison) -> None:
+    """Which queries the means are over and what each run lacks, with the other choice one click away: leave the
+    queries a run lacks out of every run (trec_eval's default) or score them 0 (trec_eval -c)."""
+    if not comparison.incomplete_runs():
+        return
+    zero = comparison.conventions.missing_queries == "zero"
+    st.warning(" ".join(comparison.coverage(literal)))
+    if zero:
+        st.button("Leave a query a run lacks out of every run instead (trec_eval's default)", key="many_skip_missing",
+                  on_click=_set_missing_queries, args=("skip",), icon=":material/filter_alt:")
+    else:
+        st.button("Score a query a run lacks as 0 instead (trec_eval -c)", key="many_zero_missing",
+                  on_click=_set_missing_queries, args=("zero",), icon=":material/exposure_zero:",
+                  help="Every judged query counts in every run's mean, as trec_eval -c counts it; sets the sidebar's "
+                       "convention for judged queries absent from the run, so every tab agrees.")
+
+
+def missing_queries(collection) -> dict[str, tuple[str, ...]]:
+    """Per run of a :class:`ui.runs.data.Collection`, the judged queries it lacks (sorted)."""
+    return {name: missing_from(collection.qrels, run.qids) for name, run in collection.runs.items()}
+
+
+def _set_missing_queries(value: str) -> None:
+    st.session_state[MISSING_QUERIES_KEY] = value
 
 
 def report(comparison: ManyComparison, qrels_name: str) -> None:
     letters = {run: run_letter(i) for i, run in enumerate(comparison.runs)}
+    incomplete = comparison.incomplete_runs()
     rows = []
     for run in comparison.runs:
         row = {"run": f"({letters[run]}) {run}"}
+        if incomplete:
+            lacks = incomplete.get(run, ())
+            row["judged queries it lacks"] = (", ".join(lacks[:5]) + (f" and {len(lacks) - 5:,} more"
+                                                                      if len(lacks) > 5 else ""))
         for measure in comparison.measures:
             mean = comparison.mean(measure, run)
             beaten = "".join(letters[other] for other in comparison.beaten_by(measure, run))
