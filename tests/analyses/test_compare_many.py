@@ -241,3 +241,60 @@ def test_more_runs_than_letters_are_refused():
     values = {"P@10": per_query({f"run{i}": [0.1 * (i % 3), 0.2] for i in range(27)})}
     with pytest.raises(InputError, match="at most 26"):
         compare_values_many(values, resamples=200)
+
+
+# ---- one incomplete run: the reproduced case (results.test against a copy without query 302) -----------------------
+
+#: trec_eval 9.0.8 and 10.0 on results.test alone (-m P.10 -m ndcg_cut.10): its own means over queries 301-303.
+TREC_EVAL_ALONE = {"P_10": "0.3000", "ndcg_cut_10": "0.3016"}
+
+
+@pytest.fixture
+def copy_without_302(tmp_path):
+    lines = (DATA / "results.test").read_text().splitlines()
+    path = tmp_path / "no302.test"
+    path.write_text("\n".join(line for line in lines if line.split()[0] != "302") + "\n")
+    return str(path)
+
+
+def test_a_copy_lacking_302_is_named_in_every_format_and_on_stderr_and_minus_c_gives_trec_evals_numbers(
+        copy_without_302):
+    argv = [str(DATA / "qrels.test"), str(DATA / "results.test"), copy_without_302, "-m", "P_10", "-m",
+            "ndcg_cut.10", "--resamples", "200"]
+    out, err = io.StringIO(), io.StringIO()
+    assert compare_main(argv, out=out, err=err) == 0
+    table = out.getvalue().splitlines()
+    # Over 301 and 303 only, which both runs answer: results.test reads 0.1000, not trec_eval's 0.3000.
+    assert table[1].split() == ["(a)", "results.test", "0.1000*", "0.0759*"]
+    assert ("Queries: the 2 judged queries every run answers (301, 303); every run's mean is over these, so it can "
+            "differ from the run's own evaluation.") in table
+    assert ("Missing: no302.test lacks 1 judged query (302). Left out of every run's mean; trec_eval's -c "
+            "(missing_queries=zero) scores a missing query 0 instead and keeps every judged query.") in table
+    assert err.getvalue() == ("python -m metrics.compare: warning: run 'no302.test' lacks 1 judged query (302): every "
+                              "run's mean is over the 2 queries all runs answer; -c scores a missing query 0 instead\n")
+    for fmt, missing in (("markdown", r"Missing\: no302\.test lacks 1 judged query \(302\)\."),
+                         ("latex", r"Missing: no302.test lacks 1 judged query (302). Left out of every run's mean; "
+                                   r"trec\_eval's -c (missing\_queries=zero)")):
+        out = io.StringIO()
+        assert compare_main([*argv, "--format", fmt], out=out, err=io.StringIO()) == 0
+        assert missing in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert compare_main([*argv, "-c"], out=out, err=err) == 0
+    assert out.getvalue().splitlines()[1].split() == ["(a)", "results.test",
+                                                      *(f"{value}*" for value in TREC_EVAL_ALONE.values())]
+    assert "Queries: all 3 judged queries (301, 302, 303)" in out.getvalue()
+    assert err.getvalue() == ("python -m metrics.compare: warning: run 'no302.test' lacks 1 judged query (302): "
+                              "scored 0 there (-c)\n")
+
+
+def test_the_comparison_lists_what_each_run_lacks_only_where_another_run_answers_it():
+    values = {"P@10": {"a": {"q1": 0.5, "q2": 0.1, "q3": 0.2}, "b": {"q1": 0.4, "q3": 0.3},
+                       "c": {"q1": 0.1, "q3": 0.2}}}
+    result = compare_values_many(values, resamples=200)
+    assert result.queries["P@10"] == ("q1", "q3")
+    assert result.incomplete_runs() == {"b": ("q2",), "c": ("q2",)}
+    # A judged query no run answers changes no mean: it is missing from each run, yet no run is incomplete for it.
+    shared_gap = compare_values_many({"P@10": {"a": {"q1": 0.5}, "b": {"q1": 0.4}}}, resamples=200,
+                                     missing={"a": ["q9"], "b": ["q9"]})
+    assert shared_gap.missing == {"a": ("q9",), "b": ("q9",)} and shared_gap.incomplete_runs() == {}
+    assert shared_gap.coverage() == []
