@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from metrics import Conventions, InputError
+from metrics import CONVENTION_INFO, Conventions, InputError
+from metrics.samples import load_samples
 from metrics.whatif import Change
 from ui.common.query_state import (
+    CONVENTION_PARAMS,
+    MAX_URL_CHARS,
+    ORDER_CONVENTIONS,
     Item,
     QueryState,
     apply_judgment_edits,
@@ -21,6 +25,7 @@ from ui.common.query_state import (
     set_tie_order,
     sort_by_score,
     unretrieved_judgments,
+    url_length,
     use_this_order,
 )
 
@@ -64,6 +69,7 @@ def test_url_for_the_seed_example():
         ({"ranking": "a:inf"}, "finite"),
         ({"ranking": "a", "removed": "3"}, "not a rank"),
         ({"ranking": "a", "ties": "random"}, "tie_order"),
+        ({"ranking": "a:1", "order": "mine"}, "'order': 'mine' is not 'shown'"),
         ({"ranking": "x" * 20_001}, "limit"),
         ({"ranking": ",".join(f"d{i}" for i in range(1_001))}, "at most 1000"),
     ],
@@ -220,3 +226,60 @@ def test_score_precision_decides_whether_near_equal_doubles_tie():
     assert near.ranking == ["y", "x"]
     assert set_order_convention(near, "score_precision", "float64").ranking == ["x", "y"]
     assert encode_url(set_order_convention(near, "score_precision", "float64"))["precision"] == "float64"
+
+
+# ---- the link reproduces what is shown -------------------------------------------------------------------
+
+
+def test_a_link_keeps_a_hand_made_order_that_the_scores_contradict():
+    muffin_up = move(PASTRY, 2, 2)  # donut, muffin, bagel, croissant; the scores say bagel before muffin
+    params = encode_url(muffin_up)
+    assert params["order"] == "shown"
+    assert decode_url(params) == muffin_up
+    assert "order" not in encode_url(PASTRY)  # a list that follows its scores needs no such parameter
+    without_order = {name: value for name, value in params.items() if name != "order"}
+    assert decode_url(without_order).ranking == PASTRY.ranking  # without it a link is ordered by its scores
+
+
+def reachable_states(state: QueryState) -> list[QueryState]:
+    """What a person can make of ``state`` in the explorer: hand moves, removals, each convention value, k."""
+    moved = move(state, len(state.ranking) - 1, 1)
+    states = [state, moved, remove_active(state, 0), remove_active(moved, 1), use_this_order(moved),
+              state.replace(k=1), moved.replace(k=10_000),
+              state.replace(conventions=state.conventions.replace(relevance_level=0))]
+    for info in CONVENTION_INFO:
+        if info.name not in CONVENTION_PARAMS:
+            continue
+        for choice in info.choices:
+            for base in (state, moved):
+                if info.name in ORDER_CONVENTIONS:
+                    states.append(set_order_convention(base, info.name, choice.value))
+                else:
+                    states.append(base.replace(conventions=base.conventions.replace(**{info.name: choice.value})))
+    return states
+
+
+@pytest.mark.parametrize("sample", load_samples(), ids=lambda s: s.slug)
+def test_every_state_the_explorer_reaches_from_a_sample_comes_back_from_its_link(sample):
+    loaded = sort_by_score(QueryState(tuple(Item(doc, score) for doc, score in sample.ranking), dict(sample.judgments),
+                                      sample.k, sample.conventions, query=sample.query))  # as the page loads it
+    for state in reachable_states(loaded):
+        params = encode_url(state)
+        back = decode_url(params)
+        assert back == state, params
+        assert back.ranking == state.ranking and back.k == state.k and back.conventions == state.conventions
+
+
+def test_one_bound_holds_a_link_the_state_too_long_for_it_gets_none_and_the_same_link_is_refused():
+    # 500 documents of a real run: TREC-style ids with scores, about 700 judgments.
+    items = tuple(Item(f"clueweb09-en0000-{i:02d}-{i * 7 % 10_000:05d}", 20.0 - i / 100) for i in range(500))
+    judgments = {f"clueweb09-en0001-{i:02d}-{i:05d}": i % 3 for i in range(700)}
+    long_state = QueryState(items, judgments, 10, query="wt09-1")
+    params = encode_url(long_state)
+    assert url_length(params) > MAX_URL_CHARS
+    with pytest.raises(InputError, match="characters long; the limit is 8,000"):
+        decode_url(params)
+    # The bound is on the whole link as the address bar writes it (`,` and `:` percent-encoded), not per parameter.
+    fits = QueryState(items[:60], {}, 10)
+    assert url_length(encode_url(fits)) <= MAX_URL_CHARS and decode_url(encode_url(fits)) == fits
+    assert url_length({"ranking": "a,b"}) == len("ranking=a%2Cb")

@@ -6,7 +6,9 @@ conventions. It round-trips through URL parameters:
 
     ?ranking=donut:0.95,bagel,muffin&qrels=donut:1,muffin:1,scone:1&k=4&level=2&gain=exponential
 
-Doc ids may hold any character; ``%``, ``,`` and ``:`` inside them are percent-escaped by the codec.
+Doc ids may hold any character; ``%``, ``,`` and ``:`` inside them are percent-escaped by the codec. A link holds
+at most :data:`MAX_URL_CHARS` characters of parameters: a longer state gets no link (the page says so), and a
+longer link is refused.
 """
 
 from __future__ import annotations
@@ -15,13 +17,19 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from metrics import Conventions, InputError
 from metrics.conventions import ORDER_CONVENTIONS, URL_PARAMS
 from metrics.ids import check_id
 from metrics.model import order_documents
 
-MAX_PARAM_CHARS = 20_000
+#: The longest link the explorer writes or reads: its parameters as the address bar holds them (percent-encoded,
+#: :func:`url_length`). Web servers and proxies commonly refuse a request line past 8 KB (nginx's default buffer),
+#: so a longer link could not be opened where the app is served.
+MAX_URL_CHARS = 8_000
+#: The value of the ``order`` parameter that keeps the ranking as listed where its scores contradict it.
+ORDER_SHOWN = "shown"
 MAX_ITEMS = 1_000
 MAX_DOC_CHARS = 200
 MAX_K = 10_000
@@ -206,8 +214,16 @@ def format_score(score: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def url_length(params: Mapping[str, str]) -> int:
+    """How many characters ``params`` take in the address bar, percent-encoded (``,`` and ``:`` as ``%2C`` and
+    ``%3A``, as the browser writes them)."""
+    return len(urlencode(params))
+
+
 def encode_url(state: QueryState) -> dict[str, str]:
-    """URL parameters that reproduce the state; conventions appear only where they differ from trec_eval's."""
+    """URL parameters that reproduce the state; conventions appear only where they differ from trec_eval's, and
+    ``order=shown`` only where the order shown contradicts the scores (a link is otherwise ordered by them).
+    Whether they fit in a link is :func:`url_length` against :data:`MAX_URL_CHARS`."""
     items = []
     for item in state.items:
         text = _escape(item.doc)
@@ -224,6 +240,8 @@ def encode_url(state: QueryState) -> dict[str, str]:
     removed = [str(rank) for rank, item in enumerate(state.items, start=1) if item.removed]
     if removed:
         params["removed"] = ",".join(removed)
+    if scores_contradict_order(state):
+        params["order"] = ORDER_SHOWN
     for name, value in state.conventions.differences().items():
         if name in CONVENTION_PARAMS:
             params[CONVENTION_PARAMS[name]] = str(value)
@@ -239,10 +257,14 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
         text = value[-1] if isinstance(value, list) else value
         if not isinstance(text, str):
             raise InputError(f"URL parameter {name!r} is not text")
-        if len(text) > MAX_PARAM_CHARS:
-            raise InputError(f"URL parameter {name!r} is {len(text):,} characters long; "
-                             f"the limit is {MAX_PARAM_CHARS:,}")
         values[name] = text
+    length = url_length(values)
+    if length > MAX_URL_CHARS:
+        raise InputError(f"the link's parameters are {length:,} characters long; the limit is {MAX_URL_CHARS:,}")
+    order = values.get("order")
+    if order is not None and order != ORDER_SHOWN:
+        raise InputError(f"URL parameter 'order': {order!r} is not {ORDER_SHOWN!r} (which keeps the order listed); "
+                         "leave it out to order the ranking by its scores")
 
     items: list[Item] = []
     for position, token in enumerate(filter(None, values.get("ranking", "").split(",")), start=1):
@@ -281,9 +303,10 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
         raise InputError(f"URL conventions: {error}") from None
     check_state(tuple(items), judgments)
     query = check_id(values.get("query", "query")[:200] or "query", "query id", where="URL parameter 'query'")
-    # A list that arrives with scores is ordered as its tie-order convention says: what you see is what trec_eval
-    # scores.
-    return sort_by_score(QueryState(tuple(items), judgments, k, conventions, query))
+    # A list that arrives with scores is ordered as its tie-order convention says (what you see is what trec_eval
+    # scores), unless the link says it holds a hand-made order.
+    state = QueryState(tuple(items), judgments, k, conventions, query)
+    return state if order == ORDER_SHOWN else sort_by_score(state)
 
 
 # ---- edits -------------------------------------------------------------------------------------------

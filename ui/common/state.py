@@ -12,7 +12,17 @@ from metrics import InputError
 from metrics.model import order_documents
 from metrics.samples import Sample, load_samples
 
-from .query_state import MAX_ITEMS, MAX_K, MAX_PARAM_CHARS, Item, QueryState, decode_url, encode_url, sort_by_score
+from .query_state import (
+    MAX_ITEMS,
+    MAX_K,
+    MAX_URL_CHARS,
+    Item,
+    QueryState,
+    decode_url,
+    encode_url,
+    sort_by_score,
+    url_length,
+)
 from .text import literal
 
 QUERY = "query_state"
@@ -150,10 +160,25 @@ def editor_key(name: str) -> str:
     return f"{name}_{st.session_state.get(EDITOR_VERSION, 0)}"
 
 
-def sync_url(state: QueryState) -> None:
-    """Keep the address bar equal to the state, so a copied link reproduces the view."""
+def link_params(state: QueryState) -> dict[str, str] | None:
+    """The link that reproduces ``state``, or None when it would be longer than a link may be (MAX_URL_CHARS)."""
     params = encode_url(state)
-    if any(len(value) > MAX_PARAM_CHARS for value in params.values()):
-        params = {}  # too long to share by link: better no link than one that cannot be opened
+    return params if url_length(params) <= MAX_URL_CHARS else None
+
+
+def link_note(state: QueryState) -> str | None:
+    """What the page says when ``state`` is too long for a link (None when the address bar holds it)."""
+    params = encode_url(state)
+    length = url_length(params)
+    if length <= MAX_URL_CHARS:
+        return None
+    return (f"This list is too long for a link ({length:,} characters; a link holds at most {MAX_URL_CHARS:,}), "
+            "so the address bar does not keep it: download the query to share it.")
+
+
+def sync_url(state: QueryState) -> None:
+    """Keep the address bar equal to the state, so a copied link reproduces the view; a state too long for a link
+    gets none (better no link than one that cannot be opened), and :func:`link_note` says so on the page."""
+    params = link_params(state) or {}
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)

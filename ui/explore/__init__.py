@@ -42,6 +42,9 @@ def page() -> None:
     list_side, explain_side = st.columns([3, 2], gap="large")
     with list_side:
         st.subheader(f"Ranked list · {literal(query.query)}")
+        too_long = state.link_note(query)
+        if too_long:
+            st.caption(too_long)
         list_status.status_box(query, explanations, labels)
         editor.ranking_editor(query)
         editor.move_controls(query)
