@@ -13,6 +13,7 @@ from tests.app.test_app_runs import upload
 from tests.app.test_app_whatif import figures
 from ui.common.query_state import reorder_active
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
+from ui.explore import online
 
 PASTRY_QRELS = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
 PASTRY_RUN = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}
@@ -32,6 +33,14 @@ def test_the_metric_guide_lists_when_an_offline_win_needs_online_confirmation():
 # donut with probability (2^1 - 1) / 2^1 = 0.5, never bagel, muffin with 0.5 * 0.5, so abandonment is 0.5 * 0.5.
 
 
+def open_online(**params: str):
+    """The explorer with its online signals section open, as a click on its expander does (closed, the section
+    computes nothing)."""
+    at = open_app(**params)
+    at.session_state[online.OPEN] = True
+    return at.run()
+
+
 def signals(at) -> dict[str, dict[str, float]]:
     """The signals table: {signal label: {"closed form", "simulated", "standard error": value}}."""
     frame = next(f.value for f in at.dataframe if "closed form" in f.value.columns)
@@ -48,7 +57,7 @@ def number_input(at, key):
 
 
 def test_the_cascade_model_clicks_donut_half_the_time_and_abandons_a_quarter_of_the_sessions():
-    at = open_app()
+    at = open_online()
     assert_no_failure(at)
     table = signals(at)
     assert table["CTR@1"]["closed form"] == pytest.approx(0.5)
@@ -62,7 +71,7 @@ def test_the_cascade_model_clicks_donut_half_the_time_and_abandons_a_quarter_of_
 
 
 def test_the_err_link_shows_the_offline_err_and_the_cascade_users_stopping_rank_equal():
-    at = open_app()
+    at = open_online()
     text = next(m.value for m in at.markdown if m.value.startswith("ERR = expected reciprocal rank"))
     values = re.findall(r"\*\*([0-9.]+)\*\*", text)
     err = metrics.evaluate(PASTRY_QRELS, PASTRY_RUN, ["ERR@4"])["sweet pastry"]["ERR@4"]
@@ -72,14 +81,14 @@ def test_the_err_link_shows_the_offline_err_and_the_cascade_users_stopping_rank_
 
 
 def test_raising_grade_1s_attractiveness_to_one_makes_every_session_click_donut():
-    at = open_app()
+    at = open_online()
     number_input(at, "online_attractiveness_1_of_1").set_value(1.0).run()
     table = signals(at)
     assert table["CTR@1"]["closed form"] == 1.0 and table["Abandonment (no click)"]["closed form"] == 0.0
 
 
 def test_an_attractive_unjudged_document_draws_clicks_the_offline_metrics_never_see():
-    at = open_app(ranking="donut,mystery,muffin", qrels="donut:1,muffin:1", k="3")
+    at = open_online(ranking="donut,mystery,muffin", qrels="donut:1,muffin:1", k="3")
     number_input(at, "online_attractiveness_unjudged_of_1").set_value(0.5).run()
     assert list(online_figure(at).data[0].y) == pytest.approx([0.5, 0.25, 0.125])
 
@@ -90,14 +99,14 @@ def test_a_negative_grade_is_unjudged_for_the_click_model_as_in_trec_eval_and_th
     assert grade_levels({"a": 1, "b": -1}, ["a", "b"]) == [0, 1, UNJUDGED]
     settings = Settings("cascade", 1, ((0, 0.4), (1, 0.5), (UNJUDGED, 0.1)), (), 1.0, (), 0.9, 100, 0)
     assert settings.model(["a", "b"], {"a": 1, "b": -1}).attractiveness.tolist() == [0.5, 0.1]
-    at = open_app(ranking="donut,mystery,muffin", qrels="donut:1,mystery:-1,muffin:1", k="3")
+    at = open_online(ranking="donut,mystery,muffin", qrels="donut:1,mystery:-1,muffin:1", k="3")
     number_input(at, "online_attractiveness_unjudged_of_1").set_value(0.5).run()
     assert_no_failure(at)
     assert list(online_figure(at).data[0].y) == pytest.approx([0.5, 0.25, 0.125])
 
 
 def test_pbm_examines_rank_r_with_probability_one_over_r_to_the_eta():
-    at = open_app()
+    at = open_online()
     at.radio(key="online_model").set_value("pbm").run()
     assert_no_failure(at)
     figure = online_figure(at)
@@ -108,7 +117,7 @@ def test_pbm_examines_rank_r_with_probability_one_over_r_to_the_eta():
 
 
 def test_pbm_with_every_rank_examined_abandons_as_often_as_the_cascade():
-    at = open_app()
+    at = open_online()
     at.radio(key="online_model").set_value("pbm").run()
     at.text_input(key="online_bias").set_value("1, 1, 1, 1").run()
     table = signals(at)
@@ -117,7 +126,7 @@ def test_pbm_with_every_rank_examined_abandons_as_often_as_the_cascade():
 
 
 def test_a_position_bias_that_is_not_a_probability_gets_one_message():
-    at = open_app()
+    at = open_online()
     at.radio(key="online_model").set_value("pbm").run()
     at.text_input(key="online_bias").set_value("1, 1.5").run()
     assert_no_failure(at)
@@ -127,7 +136,7 @@ def test_a_position_bias_that_is_not_a_probability_gets_one_message():
 
 
 def test_dbn_with_full_continuation_and_satisfaction_is_the_cascade():
-    at = open_app()
+    at = open_online()
     at.radio(key="online_model").set_value("dbn").run()
     at.slider(key="online_continuation").set_value(1.0).run()
     assert number_input(at, "online_satisfaction_1_of_1").value == 1.0
@@ -139,7 +148,7 @@ def test_dbn_with_full_continuation_and_satisfaction_is_the_cascade():
 
 
 def test_sessions_and_seed_set_the_simulation():
-    at = open_app()
+    at = open_online()
     number_input(at, "online_sessions").set_value(1_000).run()
     assert any("1,000 sessions, seed 0" in c.value for c in at.caption)
     first = signals(at)["CTR@1"]["simulated"]
@@ -151,7 +160,7 @@ def test_sessions_and_seed_set_the_simulation():
 
 
 def test_an_empty_list_says_what_to_do():
-    at = open_app(ranking="", qrels="donut:1", k="4")
+    at = open_online(ranking="", qrels="donut:1", k="4")
     assert_no_failure(at)
     assert any("see the clicks a user would make" in i.value for i in at.info)
 
@@ -160,12 +169,12 @@ def test_an_empty_list_says_what_to_do():
 
 
 def test_without_a_baseline_the_section_says_how_to_pin_one():
-    at = open_app()
+    at = open_online()
     assert any("Pin a baseline with *Pin as baseline*" in i.value for i in at.info)
 
 
 def pinned_then_muffin_up(**params):
-    at = open_app(**params)
+    at = open_online(**params)
     at.button(key="pin_baseline").click().run()
     at.session_state["query_state"] = reorder_active(at.session_state["query_state"],
                                                      ["donut", "muffin", "bagel", "croissant"])
@@ -193,7 +202,7 @@ def test_moving_muffin_up_wins_offline_and_in_interleaving_but_no_ab_test_on_ctr
 
 
 def test_a_change_that_moves_ctr_says_how_many_sessions_an_ab_test_needs():
-    at = open_app(ranking="bagel,croissant,donut,muffin", qrels="donut:1,muffin:1", k="2")
+    at = open_online(ranking="bagel,croissant,donut,muffin", qrels="donut:1,muffin:1", k="2")
     at.button(key="pin_baseline").click().run()
     at.session_state["query_state"] = reorder_active(at.session_state["query_state"],
                                                      ["donut", "muffin", "bagel", "croissant"])
@@ -245,7 +254,7 @@ def test_the_run_pages_click_model_and_its_parameters_change_the_rates():
 
 def test_a_long_page_caps_the_simulated_sessions_and_says_so():
     docs = ",".join(f"d{i}" for i in range(50))
-    at = open_app(ranking=docs, qrels="d0:1,d3:2", k="50")
+    at = open_online(ranking=docs, qrels="d0:1,d3:2", k="50")
     number_input(at, "online_sessions").set_value(100_000).run()
     assert_no_failure(at)
     assert any("A page of 50 ranks simulates at most 40,000 sessions" in c.value for c in at.caption)
@@ -264,7 +273,7 @@ def test_a_zero_result_query_id_is_shown_as_typed():
 def test_pinning_a_baseline_never_changes_the_current_lists_own_click_numbers():
     # The baseline judged bagel 3; the current list does not know bagel: its gmax stays 1, donut's CTR@1 stays 0.5
     # (what `python -m metrics.online` says of the current list alone), and the baseline arm uses its own gmax 3.
-    at = open_app(ranking="donut,bagel,muffin,croissant", qrels="donut:1,muffin:1,scone:1", k="4")
+    at = open_online(ranking="donut,bagel,muffin,croissant", qrels="donut:1,muffin:1,scone:1", k="4")
     alone = signals(at)
     baseline = {"ranking": ["donut", "bagel", "muffin", "croissant"],
                 "judgments": {"donut": 1, "muffin": 1, "scone": 1, "bagel": 3}}

@@ -489,9 +489,19 @@ class ExplorerPage(AppPage):
 
     # ---- online signals (ui/explore/online.py) --------------------------------------------------------
 
+    def open_online_signals(self) -> None:
+        """Open the section's expander (closed, the section computes and shows nothing); nothing if it is open."""
+        self.wait_until_idle()
+        section = self.page.locator(".st-key-online_open")
+        if section.locator("details[open]").count() == 0:
+            summary = section.locator("summary")
+            summary.scroll_into_view_if_needed()
+            self.rerun_after(summary.click)
+        expect(self.page.locator(".st-key-online_controls")).to_be_visible()
+
     def choose_click_model(self, label: str) -> None:
         """Pick a click model by its shown name, e.g. "PBM (position-based)"."""
-        self.wait_until_idle()
+        self.open_online_signals()
         option = self.page.locator(".st-key-online_model").get_by_text(label, exact=True)
         option.scroll_into_view_if_needed()
         self.rerun_after(option.click)
@@ -499,18 +509,19 @@ class ExplorerPage(AppPage):
 
     def type_position_bias(self, text: str) -> None:
         """Type PBM's θ for the first ranks (``"1, 0.7, 0.5"``) and commit it with Enter."""
+        self.open_online_signals()
         box = self.page.locator(".st-key-online_bias input")
-        self.wait_until_idle()
         self.rerun_after(lambda box=box, text=text: (box.fill(text), box.press("Enter")))
 
     def online_signals(self) -> dict[str, dict[str, str]]:
         """The signals table: ``{signal: {"closed form": …, "simulated": …, "standard error": …}}`` (full values)."""
-        self.wait_until_idle()
+        self.open_online_signals()
         table = self.page.locator(".st-key-online_signals [data-testid=stDataFrame]")
         table.scroll_into_view_if_needed()
         return {row["signal"]: row for row in self.table_rows(table)}
 
     def online_click_chart(self) -> PlotlyChart:
+        self.open_online_signals()
         return self.chart("Clicks per rank against relevance per rank")
 
 

@@ -42,6 +42,7 @@ def test_pbm_with_every_rank_examined_abandons_like_the_cascade_but_clicks_more(
 
 def test_moving_muffin_up_against_the_pinned_baseline_wins_the_interleaving(explorer: ExplorerPage) -> None:
     explorer.open()
+    explorer.open_online_signals()
     expect(explorer.page.get_by_text("Pin a baseline with Pin as baseline")).to_be_visible()
     explorer.rerun_after(lambda: explorer.page.locator(".st-key-pin_baseline button:visible").click())
     explorer.choose_document_to_move("3. muffin")

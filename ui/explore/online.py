@@ -4,7 +4,8 @@ and team-draft interleaving beside the offline deltas.
 
 Every number comes from :mod:`metrics.online`; this module turns widget values into a click model and results into
 tables and charts (:mod:`ui.explore.online_charts`). Simulations are cached per session input, and their work is
-bounded: sessions x ranks of the page stays under :data:`MAX_SESSION_RANKS`.
+bounded: sessions x ranks of the page stays under :data:`MAX_SESSION_RANKS`. Nothing is computed while the
+section's expander is closed, as it is when the page opens.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from metrics.online import (
     team_draft,
 )
 from metrics.online.experiments import DEFAULT_INTERLEAVING_DEPTH
+from ui.common import state
 from ui.common.labels import MODEL_LABELS
 from ui.common.query_state import QueryState
 from ui.common.text import literal
@@ -55,6 +57,8 @@ MAX_BIAS_CHARS = 2_000
 #: Session-state keys of the section's widgets (tests and the browser address them by these).
 MODEL, ETA, BIAS, CONTINUATION, SESSIONS, SEED = ("online_model", "online_eta", "online_bias", "online_continuation",
                                                   "online_sessions", "online_seed")
+#: Session key of the section's expander: nothing of the section is computed while it is closed.
+OPEN = "online_open"
 UNJUDGED = "unjudged"
 
 
@@ -181,11 +185,31 @@ def _interleaving(settings: Settings, pages: tuple[tuple[str, ...], tuple[str, .
 # ---- the section -------------------------------------------------------------------------------------------------
 
 
+@st.fragment
 def online_section(query: QueryState, baseline: dict | None) -> None:
+    """The section, computed only while its expander is open; a fragment, so its own controls rerun only it (none
+    of them changes the list, k or the conventions)."""
     st.header("Online signals (simulated)")
     st.caption("A click model turns the judgments into the clicks a user would make on the page, the top k = "
                f"{query.k} of the list: what a ranking change may do to clicks, and why offline and online numbers "
                "disagree. Closed forms, with a seeded simulation of N sessions and its standard error beside them.")
+    section = st.expander("Simulate the clicks on this list: click models, an A/B test and interleaving", key=OPEN,
+                          on_change="rerun", icon=":material/ads_click:")
+    if not section.open:
+        state.keep_values(kept_widgets())
+        return
+    with section:
+        _online_panel(query, baseline)
+
+
+def kept_widgets() -> list[str]:
+    """The section's widgets, whose values are kept while it is closed (the per-grade inputs included)."""
+    per_grade = [key for key in st.session_state if isinstance(key, str)
+                 and key.startswith(("online_attractiveness_", "online_satisfaction_"))]
+    return [MODEL, ETA, BIAS, CONTINUATION, SESSIONS, SEED, *per_grade]
+
+
+def _online_panel(query: QueryState, baseline: dict | None) -> None:
     page = query.ranking[:query.k]
     if not page:
         st.info("Add documents to the list to see the clicks a user would make on it.")
