@@ -56,6 +56,40 @@ def test_every_shown_result_is_what_the_example_prints(page):
         assert out.getvalue().strip() == shown, (_name(page), call)
 
 
+#: Blocks that need more than a Python process, by a line they hold, and the test that runs that code instead.
+NOT_RUN_HERE = {
+    "distributed.Client(scheduler_address)": "a Dask cluster: tests/engine/test_dask.py runs metrics.dask on one",
+}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_name)
+def test_every_python_block_runs_as_a_reader_would_type_it(page):
+    """A page's blocks run in order in one session, as a reader pastes them, and each ends in a value."""
+    namespace: dict = {}
+    for block in _python_blocks(page):
+        if any(line in block for line in NOT_RUN_HERE):
+            continue
+        *statements, last = block.strip().splitlines()
+        exec(compile("\n".join(statements), _name(page), "exec"), namespace)  # noqa: S102 - the page's own example
+        if not last.startswith("# "):  # a result line such as "# {...}" is checked above
+            namespace["_"] = eval(last.split("  # ")[0], namespace)  # noqa: S307 - the page's own example
+
+
+def test_every_block_not_run_here_is_still_on_a_page():
+    blocks = [block for page in PAGES for block in _python_blocks(page)]
+    assert all(any(line in block for block in blocks) for line in NOT_RUN_HERE)
+
+
+def test_the_library_page_comparison_counts_what_it_says():
+    block = next(block for block in _python_blocks(DOCS / "library.md") if "compare_runs(" in block)
+    namespace: dict = {}
+    exec(block, namespace)  # noqa: S102 - the page's own example
+    shown = re.search(r"comparison\.losses  # (\(.*?\))", block).group(1)
+    comparison = namespace["comparison"]
+    assert repr((comparison.wins, comparison.ties, comparison.losses)) == shown
+    assert comparison.warning  # three queries: the comparison says its tests have little power
+
+
 def _links(page: Path) -> list[str]:
     return re.findall(r"\]\(([^)\s]+)\)", _text(page))
 
