@@ -153,3 +153,73 @@ def test_every_link_parameter_example_opens_in_the_explorer():
         params = {"ranking": "donut:0.95,bagel:0.9,muffin:0.8,croissant", "qrels": "donut:1,muffin:1,scone:1"}
         params[name] = example.strip("`")
         assert decode_url(params) is not None, name
+
+
+#: The worked example as TREC files, for the placeholders of the documented command lines: QRELS, each RUN (and
+#: runs/*.run, two runs) and TABLE.csv (a reported score that the run reproduces).
+PASTRY_QRELS = "sweet_pastry 0 donut 1\nsweet_pastry 0 muffin 1\nsweet_pastry 0 scone 1\n"
+PASTRY_RUN = "".join(f"sweet_pastry Q0 {doc} {rank} {score} run\n"
+                     for rank, (doc, score) in enumerate([("donut", 0.95), ("bagel", 0.9), ("muffin", 0.8),
+                                                          ("croissant", 0.7)], start=1))
+RUN_NAMES = ("RUN", "RUN_A", "RUN_B", "RUN_C", "EXACT_RUN", "ANN_RUN")
+
+
+def _placeholders(folder: Path) -> dict[str, str]:
+    (folder / "qrels").write_text(PASTRY_QRELS, encoding="utf-8")
+    (folder / "run").write_text(PASTRY_RUN, encoding="utf-8")
+    (folder / "moved.run").write_text(PASTRY_RUN.replace("bagel 2", "muffin 2").replace("muffin 3", "bagel 3"),
+                                      encoding="utf-8")
+    (folder / "TABLE.csv").write_text(f"run,measure,value\n{folder / 'run'},P@4,0.5\n", encoding="utf-8")
+    return {"QRELS": str(folder / "qrels"), **dict.fromkeys(RUN_NAMES, str(folder / "run")),
+            "runs/*.run": f"{folder / 'run'} {folder / 'moved.run'}", "TABLE.csv": str(folder / "TABLE.csv")}
+
+
+#: metrics.check exits 1 when no convention matches (and prints the nearest values): a documented outcome.
+STATUSES = {"metrics.check": {0, 1}}
+
+
+def _documented_commands(tmp_path: Path) -> list[list[str]]:
+    """Every ``python -m metrics...`` line of a bash block, placeholders filled in, ``[optional]`` parts left out
+    (a synopsis lists options that exclude each other), and one command per choice of ``a|b|c``."""
+    placeholders = _placeholders(tmp_path)
+    commands = []
+    for page in PAGES:
+        for block in _text(page).split("```bash")[1:]:
+            for line in block.split("```", 1)[0].splitlines():
+                if not line.startswith("python -m metrics"):
+                    continue
+                words = re.sub(r"\[[^]]*\]", "", line.split("  #")[0]).split()[2:]
+                # The pages run them from the repository: its relative paths are the repository's.
+                words = [str(REPO / word) if (REPO / word).is_file() else word for word in words]
+                words = [placeholders.get(word, word).split() for word in words]
+                choices = next((word[0].split("|") for word in words if "|" in word[0]), [None])
+                for choice in choices:
+                    commands.append([part if "|" not in part else choice for word in words for part in word])
+    return commands
+
+
+def _run_command(argv: list[str]) -> tuple[int, str, str]:
+    import importlib
+
+    module, *arguments = argv
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        if module == "metrics":
+            from metrics.cli import main
+            status = main(arguments, stdout=out, stderr=err)
+        else:
+            status = importlib.import_module(f"{module}.__main__").main(arguments, out=out, err=err)
+    except SystemExit as done:  # --help
+        status = done.code or 0
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.slow
+def test_every_documented_command_line_runs(tmp_path, capsys):
+    commands = _documented_commands(tmp_path)
+    assert {command[0] for command in commands} >= {"metrics", "metrics.check", "metrics.compare", "metrics.ann",
+                                                     "metrics.online"}
+    for command in commands:
+        status, out, err = _run_command(command)
+        assert status in STATUSES.get(command[0], {0}), (command, err)
+        assert out.strip() or capsys.readouterr().out.strip(), command
