@@ -133,11 +133,14 @@ def test_the_app_page_names_every_link_parameter_the_explorer_writes():
     from metrics.conventions import ALL_CONVENTIONS, URL_PARAMS
     from ui.common.query_state import Item, QueryState, encode_url
 
-    # Every part of the state set: a named query, scores, a removed document, every convention off its default.
+    # Every part of the state set: a named query, scores the order shown contradicts (muffin moved up by hand), a
+    # removed document, every convention off its default.
     changed = {info.name: info.choices[-1].value for info in ALL_CONVENTIONS if info.url_param and info.choices}
-    state = QueryState((Item("donut", 0.95), Item("bagel", 0.9, removed=True)), {"donut": 1}, k=4,
+    items = (Item("donut", 0.95), Item("muffin", 0.8), Item("bagel", 0.9), Item("croissant", 0.7, removed=True))
+    state = QueryState(items, {"donut": 1, "muffin": 1}, k=4,
                        conventions=Conventions(relevance_level=2, **changed), query="sweet pastry")
     rows = _link_parameter_rows()
+    assert {"order", "removed", "query", "level"} <= set(encode_url(state))
     assert set(encode_url(state)) <= set(rows), sorted(set(encode_url(state)) - set(rows))
     for info in ALL_CONVENTIONS:
         if info.url_param in rows:
