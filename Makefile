@@ -23,7 +23,8 @@ install-dev: $(VENV)/.installed-dev
 app: install
 	$(PY) -m streamlit run app.py
 
-## Run the whole test suite: unit, differential, conformance, AppTest and real-browser tests.
+## Run the whole test suite: unit, differential, conformance, AppTest and real-browser tests (without chromium,
+## which only root can install, the browser tests are skipped and pytest's summary says so in one line).
 ## Any status but 0 fails, 5 (no test collected) included: a suite that runs nothing is not a green one.
 ## One pytest-xdist worker per core (on CI's 2 cores about 13 minutes; one process took 19).
 test: install-dev browser

@@ -1,4 +1,4 @@
-"""Regenerate the README screenshots: start the app, open each view in Debian's Chromium, save a PNG.
+"""Regenerate the screenshots of README and docs/: start the app, open each view in Debian's Chromium, save a PNG.
 
     .venv/bin/python docs/make_screenshots.py            # every screenshot
     .venv/bin/python docs/make_screenshots.py explorer runs   # only the named ones

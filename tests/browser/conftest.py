@@ -34,17 +34,22 @@ def chromium() -> None:
     """Skip every browser test, from this one place, when Debian's Chromium is absent: the rest of the suite runs."""
     reason = chromium_missing_reason()
     if reason:
-        pytest.skip(reason)
+        pytest.skip(_skipped(reason))
+
+
+def _skipped(reason: str) -> str:
+    return f"browser tests skipped: {reason} to run them"
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """Report every browser test skipped for want of Chromium at this file, not at the test: pytest's summary
-    (``-ra``) folds skips by place and reason, so the reason and the fix show as one line, whatever the count."""
+    (``-ra``) folds skips by place and reason, so the reason and the fix show as one line, whatever the count (a
+    module's own skip for the same reason included)."""
     report = yield
     reason = chromium_missing_reason()
     if reason and report.skipped and isinstance(report.longrepr, tuple) and reason in report.longrepr[2]:
-        report.longrepr = (__file__, 1, report.longrepr[2])
+        report.longrepr = (__file__, 1, f"Skipped: {_skipped(reason)}")
     return report
 
 
