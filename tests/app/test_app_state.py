@@ -6,8 +6,10 @@ from math import log2
 
 import pytest
 
+from metrics.samples import load_samples
 from tests.app.support import PASTRY_URL, assert_no_failure, open_app, param, shown
 from ui.common.query_state import MAX_URL_CHARS
+from ui.explore.editor import SHOW_NOT_RELEVANT
 
 #: sweet pastry with bagel judged 0: under trec_eval -l 0 every grade >= 0 is relevant, so bagel counts (croissant,
 #: unjudged, does not); nDCG uses the grades themselves.
@@ -76,3 +78,72 @@ def test_a_list_too_long_for_a_link_gets_none_and_the_page_says_so():
 
 def too_long_notes(at) -> list[str]:
     return [c.value for c in at.caption if "too long for a link" in c.value]
+
+
+# ---- the sidebar says what the list is -----------------------------------------------------------------------
+
+
+def picker_shows(at) -> str:
+    picker = at.selectbox(key="sample_picker")
+    assert picker.index is not None  # never "Choose an option"
+    return picker.options[picker.index]
+
+
+def sample_captions(at) -> list[str]:
+    return [c.value for c in at.sidebar.caption]
+
+
+def test_an_edit_turns_the_sample_into_your_own_list_and_undo_brings_its_label_back():
+    pastry = next(s for s in load_samples() if s.slug == "sweet-pastry")
+    at = open_app()
+    assert picker_shows(at) == pastry.title and pastry.description in sample_captions(at)
+    at.selectbox(key="move_doc").select("3. muffin").run()
+    at.button(key="move_up").click().run()
+    assert picker_shows(at) == "— your own list —"
+    assert pastry.description not in sample_captions(at)
+    assert any(f"Edited from the sample “{pastry.title}”" in c for c in sample_captions(at))
+    at.button(key="undo").click().run()
+    assert picker_shows(at) == pastry.title and pastry.description in sample_captions(at)
+    at.number_input(key="k_input").set_value(3).run()  # k and conventions are part of the sample too
+    assert picker_shows(at) == "— your own list —"
+    at.selectbox(key="sample_picker").select("sweet-pastry").run()  # choosing it again starts over
+    assert picker_shows(at) == pastry.title and shown(at)["AP@4"] == "0.556"
+
+
+def test_after_an_uploaded_query_opens_the_picker_says_your_own_list():
+    at = open_app()
+    at.text_area(key="paste_run").input("q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\n").run()
+    at.text_area(key="paste_qrels").input("q1 0 b 1\n").run()
+    at.button(key="open_query").click().run()
+    assert_no_failure(at)
+    assert picker_shows(at) == "— your own list —"
+    assert not [c for c in sample_captions(at) if "sample" in c.lower()]
+
+
+def test_a_link_that_is_a_sample_as_loaded_is_labelled_with_that_sample():
+    jam = next(s for s in load_samples() if s.slug == "goes-well-with-jam")
+    at = open_app()
+    at.selectbox(key="sample_picker").select(jam.slug).run()
+    link = {name: param(at, name) for name in at.query_params}
+    assert picker_shows(open_app(**link)) == jam.title
+
+
+# ---- judged but not retrieved: the relevant ones the list missed ---------------------------------------------
+
+
+def test_judged_but_not_retrieved_lists_the_relevant_documents_missed_and_the_rest_on_request():
+    # scone (1) and eclair (2) are relevant and missed; the 300 judged 0 and pretzel (-1) are not relevant.
+    zeros = ",".join(f"stale-{i}:0" for i in range(300))
+    at = open_app(ranking="donut,bagel", qrels=f"donut:1,scone:1,{zeros},eclair:2,pretzel:-1", k="2")
+    assert_no_failure(at)
+    missed = at.data_editor[1].value
+    assert missed["doc"].tolist() == ["scone", "eclair"] and missed["grade"].tolist() == ["1", "2"]
+    assert any("2 relevant (grade ≥ 1) not retrieved" in c.value for c in at.caption)
+    at.toggle(key=SHOW_NOT_RELEVANT).set_value(True).run()
+    every = at.data_editor[1].value["doc"].tolist()
+    assert len(every) == 303 and every[:2] == ["scone", "stale-0"] and every[-1] == "pretzel"
+    # At threshold 2 scone is no longer relevant: the list follows the threshold.
+    at.toggle(key=SHOW_NOT_RELEVANT).set_value(False).run()
+    at.number_input(key="level_input").set_value(2).run()
+    assert at.data_editor[1].value["doc"].tolist() == ["eclair"]
+

@@ -283,3 +283,14 @@ def test_one_bound_holds_a_link_the_state_too_long_for_it_gets_none_and_the_same
     fits = QueryState(items[:60], {}, 10)
     assert url_length(encode_url(fits)) <= MAX_URL_CHARS and decode_url(encode_url(fits)) == fits
     assert url_length({"ranking": "a,b"}) == len("ranking=a%2Cb")
+
+
+def test_the_missed_relevant_documents_follow_the_threshold_and_an_edit_of_that_table_reaches_its_document():
+    state = QueryState((Item("donut"),), {"donut": 1, "stale": 0, "scone": 1, "eclair": 2, "pretzel": -1}, 1)
+    assert unretrieved_judgments(state, relevant=True) == [("scone", 1), ("eclair", 2)]
+    assert unretrieved_judgments(state, relevant=False) == [("stale", 0), ("pretzel", -1)]
+    at_2 = state.replace(conventions=Conventions(relevance_level=2))
+    assert unretrieved_judgments(at_2, relevant=True) == [("eclair", 2)]
+    rows = [doc for doc, _ in unretrieved_judgments(state, relevant=True)]  # what the table shows
+    edited = apply_judgment_edits(state, rows, {1: {"grade": "0"}}, [], [0])
+    assert edited.judgments == {"donut": 1, "stale": 0, "eclair": 0, "pretzel": -1}

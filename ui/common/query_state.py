@@ -443,9 +443,14 @@ def apply_judgment_edits(
     return state.replace(judgments=judgments)
 
 
-def unretrieved_judgments(state: QueryState) -> list[tuple[str, int]]:
+def unretrieved_judgments(state: QueryState, *, relevant: bool | None = None) -> list[tuple[str, int]]:
+    """Judged documents that are not in the list (a removed one is), in the judgments' order. ``relevant=True``
+    keeps those the list missed that count as relevant (grade >= the relevance threshold), ``False`` the others
+    (judged non-relevant, or negative: unjudged in the pool), None all of them."""
     retrieved = set(state.docs)
-    return [(doc, grade) for doc, grade in state.judgments.items() if doc not in retrieved]
+    level = state.conventions.relevance_level
+    return [(doc, grade) for doc, grade in state.judgments.items()
+            if doc not in retrieved and (relevant is None or (grade >= level) == relevant)]
 
 
 def _rename(judgments: dict[str, int], old: str, value: object, where: str) -> str:

@@ -46,6 +46,13 @@ def state_from_sample(sample: Sample) -> QueryState:
     return sort_by_score(QueryState(items, dict(sample.judgments), sample.k, sample.conventions, query=sample.query))
 
 
+def shown_sample(query: QueryState) -> str | None:
+    """The slug of the sample ``query`` is exactly as loaded (the one it was loaded from first), or None."""
+    origin = st.session_state.get(SAMPLE)
+    slugs = sorted(samples(), key=lambda slug: slug != origin)
+    return next((slug for slug in slugs if state_from_sample(samples()[slug]) == query), None)
+
+
 def init() -> None:
     """First run of a session: the URL's state if it holds a valid one, otherwise the default sample."""
     if QUERY in st.session_state:

@@ -21,10 +21,12 @@ SCORING_MODEL = (
 def page() -> None:
     query = state.current()
     with st.sidebar:
-        controls.sample_picker()
+        controls.sample_picker(query)
         controls.conventions_panel(query)
 
-    st.title("Explore a query")
+    with st.container(key=data_io.TOP_ANCHOR):
+        st.title("Explore a query")
+        data_io.scroll_to_top_once()
     st.caption(SCORING_MODEL)
 
     explanations = explain(query.ranking, dict(query.judgments), query.k, query.conventions)

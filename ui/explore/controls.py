@@ -29,27 +29,36 @@ def bound(widget: Callable[..., Any], key: str, value: Any, on_change: Callable[
     return widget(key=key, on_change=lambda: on_change(st.session_state[key]), **kwargs)
 
 
-def sample_picker() -> None:
-    samples = state.samples()
-    options = [None, *samples]
+#: The picker's option for a list that is no sample as loaded (a None option would show "Choose an option").
+OWN_LIST = "your-own-list"
 
-    def load(slug: str | None) -> None:
-        if slug is None:
-            return
+
+def sample_picker(query: QueryState) -> None:
+    """The sample the list is, with its description; a list edited away from its sample is "your own list", and
+    the caption says which sample it was edited from (the description no longer describes it)."""
+    samples = state.samples()
+    shown = state.shown_sample(query)
+
+    def load(slug: str) -> None:
+        if slug not in samples:
+            return  # choosing "your own list" keeps the list as it is
         state.commit(state.state_from_sample(samples[slug]))
         st.session_state[state.BASELINE] = None
         st.session_state[state.SAMPLE] = slug
         state.say("info", f"Loaded the sample “{samples[slug].title}”.")
 
     bound(
-        st.selectbox, "sample_picker", st.session_state.get(state.SAMPLE), load,
-        label="Sample", options=options,
-        format_func=lambda slug: "— your own list —" if slug is None else samples[slug].title,
+        st.selectbox, "sample_picker", shown or OWN_LIST, load,
+        label="Sample", options=[OWN_LIST, *samples],
+        format_func=lambda slug: "— your own list —" if slug == OWN_LIST else samples[slug].title,
         help="Built-in examples; each teaches one difference between metrics.",
     )
-    slug = st.session_state.get(state.SAMPLE)
-    if slug:
-        st.caption(samples[slug].description)
+    origin = st.session_state.get(state.SAMPLE)
+    if shown:
+        st.caption(samples[shown].description)
+    elif origin in samples:
+        st.caption(f"Edited from the sample “{samples[origin].title}”, whose description was written for the list "
+                   "as loaded. Choose it again to start over.")
 
 
 def _change(**changes: Any) -> None:
@@ -80,7 +89,9 @@ def _set_convention(name: str, value: Any) -> None:
 
 def conventions_panel(query: QueryState) -> None:
     """One selectbox per convention, generated from the documented CONVENTION_INFO."""
-    with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False):
+    # The key keeps the expander the same element when its label gains or loses "(changed)", so it stays open.
+    with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False,
+                     key="conventions_panel"):
         st.caption("Defaults are trec_eval's. Each choice names the tools that use it.")
         for info in CONVENTION_INFO:
             if info.name not in QUERY_CONVENTIONS:

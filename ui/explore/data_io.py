@@ -77,9 +77,25 @@ def data_in() -> None:
             _open(qid, qrels.query(qid) if qrels is not None else {}, run.query(qid) if run is not None else {})
 
 
+#: Set when a query was just opened: the next run brings the page's top (its title, the query's cards and the
+#: list's heading) into view; the upload section sits thousands of pixels below, where the page would stay.
+SCROLL_TO_TOP = "scroll_to_top"
+#: Key of the container that holds the page's title (its CSS class is ``st-key-`` + the key).
+TOP_ANCHOR = "explore_top"
+
+
 def _open(qid: str, judgments: dict[str, int], scores: dict[str, float]) -> None:
     state.open_query(qid, judgments, scores)
+    st.session_state[SCROLL_TO_TOP] = True
     st.rerun()
+
+
+def scroll_to_top_once() -> None:
+    """Once after a query was opened: scroll the page back to its title. The script is the page's own text (no
+    user text in it)."""
+    if st.session_state.pop(SCROLL_TO_TOP, False):
+        st.html(f"<script>document.querySelector('.st-key-{TOP_ANCHOR}')?.scrollIntoView({{block: 'start'}});"
+                "</script>", unsafe_allow_javascript=True, width="content")
 
 
 def data_out(query: QueryState, rows: list[tuple[str, str, float]]) -> None:

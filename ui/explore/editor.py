@@ -95,8 +95,22 @@ def ranking_editor(query: QueryState) -> None:
     )
 
 
+#: The toggle that adds the judged documents below the relevance threshold to the "judged but not retrieved" table.
+SHOW_NOT_RELEVANT = "show_unretrieved_not_relevant"
+
+
 def judgments_editor(query: QueryState) -> None:
-    rows = unretrieved_judgments(query)
+    """The relevant documents the list missed (what the caption above says), and behind a toggle the other judged
+    documents it did not retrieve (a real query has hundreds judged 0)."""
+    level = query.conventions.relevance_level
+    relevant = unretrieved_judgments(query, relevant=True)
+    others = unretrieved_judgments(query, relevant=False)
+    st.caption(f"{len(relevant):,} relevant (grade ≥ {level}) not retrieved.")
+    show_all = others and st.toggle(
+        f"Also show the {len(others):,} judged below the threshold (grade < {level})", key=SHOW_NOT_RELEVANT,
+        help="Judged non-relevant at this threshold, or a negative grade (unjudged in the pool). nDCG still uses a "
+             "positive grade below the threshold in its ideal DCG.")
+    rows = unretrieved_judgments(query) if show_all else relevant
     key = state.editor_key("judgments_editor")
     frame = pd.DataFrame(
         {"doc": pd.array([doc for doc, _ in rows], dtype="string"),

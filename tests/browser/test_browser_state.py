@@ -1,0 +1,75 @@
+"""State that a link keeps, and a page that stays where the person is: a copied link in a new tab, the conventions
+panel through its changes, and the list after opening an uploaded query. Each step waits for the page's state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.support import ExplorerPage, chromium_missing_reason
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_missing_reason() is not None, reason=str(chromium_missing_reason())),
+]
+
+#: sweet pastry with muffin moved above bagel: AP@4 = (1/1 + 2/2) / 3; sorted by score again it would be 0.556.
+MUFFIN_UP_AP = (1 / 1 + 2 / 2) / 3
+
+
+def test_a_link_copied_after_moving_muffin_up_opens_the_same_list_in_a_new_tab(explorer: ExplorerPage,
+                                                                                 browser_context, app_url) -> None:
+    explorer.open()
+    explorer.choose_document_to_move("3. muffin")
+    explorer.rerun_after(lambda: explorer.press_move_button("move_up"))
+    explorer.expect_metrics({"AP@4": MUFFIN_UP_AP})
+    explorer.wait_for_url_parameter("order", "shown")
+    explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
+    copied = explorer.page.url
+
+    tab = ExplorerPage(browser_context.new_page(), app_url, artifact_prefix=explorer.artifact_prefix + "-new-tab")
+    try:
+        tab.page.goto(copied)
+        tab.page.get_by_test_id("stMetric").first.wait_for()
+        tab.expect_metrics({"AP@4": MUFFIN_UP_AP, "P@4": 2 / 4})
+        assert tab.ranked_documents() == ["1. donut", "2. muffin", "3. bagel", "4. croissant"]
+        tab.expect_no_traceback()
+    finally:
+        tab.page.close()
+
+
+def test_the_conventions_panel_stays_open_while_its_conventions_change(explorer: ExplorerPage) -> None:
+    explorer.open()
+    sidebar = explorer.page.get_by_test_id("stSidebar")
+    sidebar.get_by_text("Conventions", exact=True).click()
+    gain = explorer.page.locator(".st-key-convention_gain [role=combobox]")
+    expect(gain).to_be_visible()
+    # The first change adds "(changed)" to the panel's label, the second keeps it, the reset takes it away.
+    explorer.rerun_after(lambda: explorer._pick("convention_gain", "exponential"))
+    expect(sidebar.get_by_text("Conventions (changed)")).to_be_visible()
+    expect(gain).to_be_visible()
+    explorer.rerun_after(lambda: explorer._pick("convention_ap_denominator", "min_R_k"))
+    expect(explorer.page.locator(".st-key-convention_ap_denominator [role=combobox]")).to_have_value("min_R_k")
+    expect(gain).to_be_visible()
+    explorer.rerun_after(lambda: explorer.page.locator(".st-key-reset_conventions button:visible").click())
+    expect(sidebar.get_by_text("Conventions", exact=True)).to_be_visible()
+    expect(gain).to_be_visible()
+    expect(gain).to_have_value("linear")
+    explorer.expect_no_traceback()
+
+
+def test_opening_an_uploaded_query_lands_on_its_numbers_and_list(explorer: ExplorerPage, tmp_path: Path) -> None:
+    qrels, run = tmp_path / "jam.qrels", tmp_path / "jam.run"
+    qrels.write_text("jam 0 bagel 2\njam 0 muffin 1\njam 0 donut 1\n")
+    run.write_text("jam Q0 pretzel 1 0.9 mine\njam Q0 bagel 2 0.85 mine\njam Q0 muffin 3 0.7 mine\n")
+    explorer.open()
+    explorer.load_trec_files(qrels, run, query="jam")  # far down the page, below the charts
+    heading = explorer.page.get_by_role("heading", name="Ranked list · jam")
+    expect(heading).to_be_visible()
+    expect(heading).to_be_in_viewport()
+    expect(explorer.metric_card("P@4")).to_be_in_viewport()
+    expect(explorer.page.get_by_text("Open this query in the editor")).not_to_be_in_viewport()
+    explorer.screenshot("opened-in-view")
+    explorer.expect_no_traceback()
