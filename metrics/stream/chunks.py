@@ -172,12 +172,34 @@ def _last_qid(text: bytearray, end: int) -> bytes | None:
     """The first field of the last data line of ``text[:end]``."""
     position = end
     while position > 0:
+        position = _past_last_visible(text, position)  # blank lines are skipped at once, not one by one
+        if position == 0:
+            return None
         start = text.rfind(b"\n", 0, position - 1) + 1
         fields = bytes(text[start:position]).split(None, 1)
         if fields and not fields[0].startswith(b"#"):
             return fields[0]
         position = start
     return None
+
+
+#: The bytes ``split()`` treats as white space (what a blank line holds).
+_SPACE = np.frombuffer(b" \t\n\r\x0b\x0c", dtype=np.uint8)
+
+
+def _past_last_visible(text: bytearray, end: int) -> int:
+    """The offset just past the last byte of ``text[:end]`` that is not white space, 0 when there is none; the
+    search goes back in growing windows, so trailing blank lines cost one vectorised pass over them."""
+    data = np.frombuffer(text, dtype=np.uint8, count=end)
+    window_end, step = end, 1 << 12
+    while window_end > 0:
+        window_start = max(0, window_end - step)
+        visible = np.flatnonzero(~np.isin(data[window_start:window_end], _SPACE))
+        if visible.shape[0]:
+            return window_start + int(visible[-1]) + 1
+        window_end = window_start
+        step *= 4
+    return 0
 
 
 def parse_chunk(chunk: Chunk, label: str, *, check_pairs: bool = True,

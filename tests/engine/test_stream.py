@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,9 @@ import pytest
 
 from metrics import Conventions, cli, many_runs
 from metrics.bulk import evaluate_files
+from metrics.io import compressed
 from metrics.io.trec import TrecFormatError, read_run
-from metrics.stream import evaluate_file, stream_run
+from metrics.stream import chunks, evaluate_file, stream_run
 from metrics.stream.chunks import open_run, query_chunks
 from tests.engine.test_bulk import CONVENTIONS, random_trec_files
 from tests.support.paths import REPO
@@ -200,13 +202,19 @@ def test_a_run_without_data_lines_is_refused_as_the_reader_refuses_it(tmp_path, 
     assert str(streamed.value) == str(expected.value)
 
 
-def test_a_gzip_bomb_is_refused_while_streaming(tmp_path) -> None:
-    # Good lines first, then 64 MB of line breaks: the first chunks parse, the expansion cap stops the rest.
-    lines = b"".join(b"q%d Q0 d%d 1 1.0 t\n" % (i // 100, i) for i in range(20_000))
-    run = write(tmp_path, "bomb.gz", gzip.compress(lines + b"\n" * (64 << 20), compresslevel=9))
+def test_a_gzip_bomb_is_refused_while_streaming(tmp_path, monkeypatch) -> None:
+    # Good lines first, then 16 MB of line breaks: the first chunks parse, the expansion cap stops the rest. The cap's
+    # floor is lowered to 1 MB of text (from 16 MB), read in 256 KiB steps, so the real check is reached after a
+    # megabyte or two rather than after inflating (and chunking) 16 MB of blank lines.
+    monkeypatch.setattr(compressed, "GZIP_ALWAYS", 1 << 20)
+    monkeypatch.setattr(chunks, "_READ_STEP", 1 << 18)
+    lines = b"".join(b"q%d Q0 d%d 1 1.0 t\n" % (i // 100, i) for i in range(2_000))
+    run = write(tmp_path, "bomb.gz", gzip.compress(lines + b"\n" * (16 << 20), compresslevel=9))
     qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
-    with pytest.raises(TrecFormatError, match="expands more than 100 times"):
-        evaluate_file(qrels, run, ["map"], chunk_bytes=1 << 20)
+    with pytest.raises(TrecFormatError, match="expands more than 100 times") as refused:
+        evaluate_file(qrels, run, ["map"], chunk_bytes=1 << 16)
+    inflated_mb = int(re.search(r"gave over (\d+) MB", str(refused.value)).group(1))
+    assert inflated_mb < 4  # refused near the cap, long before the bomb's 16 MB
 
 
 def test_chunk_bytes_must_be_a_positive_integer(tmp_path) -> None:
