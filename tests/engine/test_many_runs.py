@@ -19,7 +19,7 @@ from metrics.cli import main, select_measures
 from metrics.conventions import Conventions
 from metrics.io.read import read_checked_qrels
 from metrics.many_runs import MAX_RUNS, evaluate_each
-from tests.support.paths import TEST_DATA
+from tests.support.paths import REPO, TEST_DATA
 from tests.support.strategies import pytrec_eval_safe, random_collection
 
 TREC_EVAL = TEST_DATA / "trec_eval"
@@ -297,16 +297,60 @@ def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_s
                                                                           from_files.values[measure][run].tolist()))
 
 
-def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_their_temporary_files(
-        tmp_path, monkeypatch):
-    import os
-    import signal
-    import tempfile
-    import threading
-    import time
+#: Two streamed runs evaluated at once in a fresh interpreter (its main thread is the one Ctrl-C interrupts, as in a
+#: terminal), read in 4 KiB blocks. When the block count shows both runs in their grouped pass (temporary files on
+#: disk), the child says "inside" and every reader holds still, so the parent's SIGINT lands inside the runs whatever
+#: the machine's load. The child then prints how many blocks were read after that point and what is left on disk.
+_CTRL_C_CHILD = """
+import json, sys, tempfile, threading
+from pathlib import Path
+from metrics import many_runs, stream
+from metrics.cli import select_measures
+from metrics.conventions import Conventions
+from metrics.io.read import read_checked_qrels
+from metrics.many_runs import evaluate_each
+from metrics.stream import buckets, chunks
 
-    from metrics import many_runs, stream
-    from metrics.stream import chunks
+qrels, scratch, interrupt_at, runs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+tempfile.tempdir = str(scratch)
+many_runs.STREAM_FROM_BYTES = 0  # every file streams
+chunks._READ_STEP = 4096
+original = stream.stream_run
+stream.stream_run = lambda *args, **kwargs: original(*args, chunk_bytes=4096, **kwargs)
+blocks_read, inside, caught = [], threading.Event(), threading.Event()
+reading = chunks.open_run
+
+def counting(*args, **kwargs):
+    for block in reading(*args, **kwargs):
+        if inside.is_set():
+            caught.wait()  # every reader waits until the KeyboardInterrupt is out of evaluate_each
+        blocks_read.append(len(block))
+        if len(blocks_read) == interrupt_at:
+            temporary = any(scratch.iterdir())
+            inside.set()
+            print(json.dumps({"inside": True, "temporary_files": temporary}), flush=True)
+        yield block
+
+chunks.open_run = stream.open_run = buckets.open_run = counting
+measures = select_measures(["map"]).measures
+table = read_checked_qrels(qrels, measures, Conventions())
+try:
+    list(evaluate_each(table, [(run, run) for run in runs], measures, Conventions(), workers=2))
+    outcome = "finished"
+except KeyboardInterrupt:
+    outcome = "interrupted"
+caught.set()
+for thread in threading.enumerate():
+    if thread.name.startswith(("metrics-run", "metrics-stream")):
+        thread.join()
+print(json.dumps({"outcome": outcome, "blocks_after": len(blocks_read) - interrupt_at,
+                  "left": sorted(path.name for path in scratch.iterdir())}), flush=True)
+"""
+
+
+def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_their_temporary_files(tmp_path):
+    import json
+    import signal
 
     lines = "".join(f"q{q} Q0 d{d} {d} {1000 - d} tag\n" for q in range(400) for d in range(100))
     runs = []
@@ -316,43 +360,20 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
     qrels = write_qrels(tmp_path / "qrels.txt", {"q0": {"d1": 1}})
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", 0)  # every file streams
-    monkeypatch.setattr(chunks, "_READ_STEP", 4096)
-    original = stream.stream_run
-    monkeypatch.setattr(stream, "stream_run", lambda *args, **kwargs: original(*args, chunk_bytes=4096, **kwargs))
-    blocks_read: list[int] = []
-    INTERRUPT_AT = 2 * (len(lines) // 4096) + 40  # noqa: N806 -- both runs in their grouped pass (temporary files)
-    reading = chunks.open_run
-
-    sent, caught, deadline = threading.Event(), threading.Event(), []
-
-    def counting(*args, **kwargs):
-        for block in reading(*args, **kwargs):
-            if sent.is_set():  # every reader waits until the KeyboardInterrupt is out of evaluate_each (or 5 s)
-                caught.wait(timeout=max(0.0, deadline[0] - time.monotonic()))
-            blocks_read.append(len(block))
-            if len(blocks_read) == INTERRUPT_AT:  # Ctrl-C
-                assert any(scratch.iterdir())
-                deadline.append(time.monotonic() + 5)
-                sent.set()
-                os.kill(os.getpid(), signal.SIGINT)
-            yield block
-
-    monkeypatch.setattr(chunks, "open_run", counting)
-    monkeypatch.setattr(stream, "open_run", counting)
-    from metrics.stream import buckets
-    monkeypatch.setattr(buckets, "open_run", counting)
-    measures = select_measures(["map"]).measures
-    table = read_checked_qrels(qrels, measures, Conventions())
-    with pytest.raises(KeyboardInterrupt):
-        try:
-            list(evaluate_each(table, [(run, run) for run in runs], measures, Conventions(), workers=2))
-        finally:
-            caught.set()
-    for thread in threading.enumerate():
-        if thread.name.startswith(("metrics-run", "metrics-stream")):
-            thread.join(timeout=60)
+    interrupt_at = 2 * (len(lines) // 4096) + 40  # both runs in their grouped pass (temporary files)
+    child = subprocess.Popen([sys.executable, "-c", _CTRL_C_CHILD, qrels, str(scratch), str(interrupt_at), *runs],
+                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        reached = json.loads(child.stdout.readline() or "{}")  # waits for the state, however long the load makes it
+        assert reached == {"inside": True, "temporary_files": True}, child.stderr.read()
+        child.send_signal(signal.SIGINT)  # Ctrl-C
+        out, err = child.communicate(timeout=300)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 0, err
+    report = json.loads(out)
     whole_runs = 2 * 2 * (len(lines) // 4096)  # each run read twice (contiguous pass, then grouped)
-    assert len(blocks_read) - INTERRUPT_AT <= 2 * 3 < whole_runs  # the blocks under way, not the rest of the runs
-    assert list(scratch.iterdir()) == []
+    assert report["outcome"] == "interrupted"
+    assert report["blocks_after"] <= 2 * 3 < whole_runs  # the blocks under way, not the rest of the runs
+    assert report["left"] == []
