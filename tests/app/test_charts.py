@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import ast
+import json
 from types import SimpleNamespace
 
 import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 
+from metrics import Conventions
 from metrics.whatif import (
     Change,
     MetricSet,
@@ -207,3 +211,17 @@ def test_the_figure_builders_never_import_streamlit():
             elif isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module.split(".")[0])
     assert "streamlit" not in imported
+
+
+# ---- figures built unchecked -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("length", [4, 60])  # clickable cells, and a window too long for them
+def test_figures_built_without_plotlys_checks_are_what_the_checks_make_of_them(length):
+    """The k curves and swap heatmaps skip plotly's property checks on every edit; here they pass them, and the
+    checks change nothing the browser receives."""
+    docs = [f"d{i}" for i in range(length)]
+    scenario = Scenario(tuple(docs), {doc: i % 3 for i, doc in enumerate(docs[::2])}, 3, Conventions())
+    for figure in (k_curves_figure(metric_curves(scenario)), swap_heatmaps_figure(swap_deltas(scenario))):
+        checked = go.Figure(figure.to_dict())  # raises on any invalid property
+        assert json.loads(pio.to_json(figure, validate=False)) == json.loads(pio.to_json(checked, validate=False))

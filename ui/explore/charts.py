@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from metrics.whatif import (
     SAME,
@@ -34,7 +33,17 @@ from metrics.whatif import (
     format_delta,
     join_words,
 )
-from ui.common.chart_layout import METRIC_COLOURS, apply_layout, metric_colour, plain
+from ui.common.chart_layout import (
+    METRIC_COLOURS,
+    apply_layout,
+    axis_name,
+    colorscale,
+    house_layout,
+    metric_colour,
+    plain,
+    subplots_layout,
+    unchecked_figure,
+)
 
 BASELINE_COLOUR = "#A0A4AB"
 #: Swap heatmaps of lists up to this long carry clickable, named cells.
@@ -86,46 +95,48 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     """Small multiples, one per metric, of its value at every k; a dashed line and a ring mark the current k.
 
     Traces: for metric m, ``data[2m]`` is the curve (``y`` = values at ``x`` = k) and ``data[2m + 1]`` the
-    current-k marker.
+    current-k marker. Redrawn on every edit, so built unchecked (ui.common.chart_layout).
     """
     specs = curves.metrics.specs
     rows, columns = _grid(len(specs), columns)
     titles = [f"{spec.curve_label}: {CURVE_HINTS[spec.family]}" if spec.family in CURVE_HINTS else spec.curve_label
               for spec in specs]
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, shared_xaxes="all", shared_yaxes="all",
-                        horizontal_spacing=0.05, vertical_spacing=0.16)
+    layout = subplots_layout(rows, columns, titles, shared_xaxes="all", shared_yaxes="all",
+                             horizontal_spacing=0.05, vertical_spacing=0.16)
     ks = np.asarray(curves.ks)
     k = curves.current_k
     at_k = int(np.searchsorted(ks, k))
+    data = []
     for m, spec in enumerate(specs):
-        row, col = _cell(m, columns)
+        axes = dict(xaxis=f"x{_axis_suffix(m)}", yaxis=f"y{_axis_suffix(m)}")
         values = curves.values[m]
         colour = metric_colour(spec.family)
-        fig.add_trace(go.Scatter(
-            x=ks, y=values, mode="lines+markers" if ks.size <= 100 else "lines", name=spec.curve_label,
-            legendgroup=spec.family,
+        data.append(dict(
+            type="scatter", x=ks, y=values, mode="lines+markers" if ks.size <= 100 else "lines",
+            name=spec.curve_label, legendgroup=spec.family,
             line=dict(color=colour, width=2.5, shape="linear"), marker=dict(color=colour, size=5),
             hovertemplate=spec.curve_label.replace("@k", "@%{x}") + " = %{y:.3f}<extra></extra>",
-            showlegend=False,
-        ), row=row, col=col)
-        fig.add_trace(go.Scatter(
-            x=[k], y=[values[at_k]], mode="markers", name=f"{spec.curve_label} at k={k}", legendgroup=spec.family,
-            marker=dict(color="white", size=13, line=dict(color=colour, width=3)),
+            showlegend=False, **axes,
+        ))
+        data.append(dict(
+            type="scatter", x=[k], y=[values[at_k]], mode="markers", name=f"{spec.curve_label} at k={k}",
+            legendgroup=spec.family, marker=dict(color="white", size=13, line=dict(color=colour, width=3)),
             hovertemplate=f"current k={k}: {spec.curve_label.replace('@k', f'@{k}')} = %{{y:.3f}}<extra></extra>",
-            showlegend=False,
-        ), row=row, col=col)
+            showlegend=False, **axes,
+        ))
     line = dict(color=CURRENT_K_COLOUR, dash="dash", width=1.5)
-    fig.update_layout(shapes=[_vertical_line(m, k, line) for m in range(len(specs))])
-    fig.update_yaxes(range=[-0.04, 1.08], tickformat=".1f")
-    fig.update_xaxes(range=[0.5, float(ks[-1]) + 0.5] if ks.size else None)
-    for col in range(1, columns + 1):
-        fig.update_xaxes(title_text="cut-off k", row=rows, col=col)
-    return apply_layout(
-        fig,
+    layout["shapes"] = [_vertical_line(m, k, line) for m in range(len(specs))]
+    for index in range(rows * columns):
+        layout[axis_name("y", index)].update(range=[-0.04, 1.08], tickformat=".1f")
+        layout[axis_name("x", index)].update(range=[0.5, float(ks[-1]) + 0.5] if ks.size else None)
+    for col in range(columns):
+        layout[axis_name("x", (rows - 1) * columns + col)]["title"] = dict(text="cut-off k")
+    return unchecked_figure(data, house_layout(
+        layout,
         f"Every metric at every cut-off k (dashed line: current k = {k})",
         "P@k can fall as non-relevant documents enter, recall@k never falls, RR is flat after the first hit",
         height=260 * rows + 120,
-    )
+    ))
 
 
 # ---- 2. reordering -----------------------------------------------------------------------------------------------
@@ -141,14 +152,14 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
     ``data[2m + 1]`` the invisible cell markers that carry the hover text and ``customdata`` ``("swap", i, j)``.
     Windows over ``CLICKABLE_SWAPS_UP_TO`` ranks get no markers: thousands of them make the page slow and the
     cells too small to aim at; their heatmaps hover with ranks, and moves are applied from the move preview.
+    Built unchecked, as the k curves are (ui.common.chart_layout).
     """
     specs = swaps.metrics.specs
     ranking = swaps.ranking
     n = swaps.window
     rows, columns = _grid(len(specs), columns)
     titles = [f"{spec.label} (now {value:.3f})" for spec, value in zip(specs, swaps.current)]
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, horizontal_spacing=0.06,
-                        vertical_spacing=0.14)
+    layout = subplots_layout(rows, columns, titles, horizontal_spacing=0.06, vertical_spacing=0.14)
     upper_i, upper_j = np.triu_indices(n, 1)
     finite = swaps.deltas[np.isfinite(swaps.deltas)]
     scale = float(np.abs(finite).max()) if finite.size else 0.0
@@ -161,21 +172,22 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         # One object array, not a list of tuples: plotly validates lists element by element (seconds for 780 x 6).
         customdata = np.empty((upper_i.size, 3), dtype=object)
         customdata[:, 0], customdata[:, 1], customdata[:, 2] = "swap", upper_i.tolist(), upper_j.tolist()
+    data = []
     for m, spec in enumerate(specs):
-        row, col = _cell(m, columns)
+        suffix = _axis_suffix(m)
+        axes = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
         z = np.full((n, n), np.nan)
         z[upper_i, upper_j] = swaps.deltas[m, upper_i, upper_j]
-        fig.add_trace(go.Heatmap(
-            z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
-            hoverinfo="skip" if clickable else None,
-            hovertemplate=None if clickable else (
-                f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>"),
-            xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0,
-        ), row=row, col=col)
+        heatmap = dict(type="heatmap", z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
+                       xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0, **axes)
+        if clickable:
+            heatmap["hoverinfo"] = "skip"
+        else:
+            heatmap["hovertemplate"] = f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>"
+        data.append(heatmap)
         # Square cells with rank 1 at the top left, however long the list.
-        suffix = _axis_suffix(m)
-        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain", row=row, col=col)
-        fig.update_xaxes(constrain="domain", row=row, col=col)
+        layout[axis_name("y", m)].update(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain")
+        layout[axis_name("x", m)].update(constrain="domain")
         if not clickable:
             continue
         before = swaps.current[m]
@@ -185,44 +197,45 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
             f"({format_delta(delta) if abs(delta) > SAME else 'no change'})"
             for i, j, delta in zip(upper_i, upper_j, z[upper_i, upper_j])
         ], dtype=object)
-        fig.add_trace(go.Scatter(
-            x=upper_j + 1, y=upper_i + 1, mode="markers", name=f"{spec.label} swaps", customdata=customdata,
-            text=text, hovertemplate="%{text}<extra></extra>", showlegend=False,
+        data.append(dict(
+            type="scatter", x=upper_j + 1, y=upper_i + 1, mode="markers", name=f"{spec.label} swaps",
+            customdata=customdata, text=text, hovertemplate="%{text}<extra></extra>", showlegend=False,
             marker=dict(symbol="square-open", size=marker_size, color="#111111", opacity=0.0, line=dict(width=2)),
-            selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.0)),
-        ), row=row, col=col)
+            selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.0)), **axes,
+        ))
     # Every rank is labelled on short lists; long lists get about ten ticks.
     ticks = dict(tickmode="linear", tick0=1, dtick=1) if n <= 15 else dict(tickmode="auto", nticks=10)
-    fig.update_xaxes(showgrid=False, zeroline=False, **ticks)
-    fig.update_yaxes(showgrid=False, zeroline=False, **ticks)
-    for r in range(1, rows + 1):
-        fig.update_yaxes(title_text="rank i", row=r, col=1)
-    for c in range(1, columns + 1):
-        fig.update_xaxes(title_text="swapped with rank j", row=rows, col=c)
+    for index in range(rows * columns):
+        for letter in "xy":
+            layout[axis_name(letter, index)].update(showgrid=False, zeroline=False, **ticks)
+    for r in range(rows):
+        layout[axis_name("y", r * columns)]["title"] = dict(text="rank i")
+    for c in range(columns):
+        layout[axis_name("x", (rows - 1) * columns + c)]["title"] = dict(text="swapped with rank j")
     k = swaps.metrics.k
     if 0 < k < n:
         # The edge of the top k: swaps that cross it change what the @k metrics can see.
         edge = dict(color=CURRENT_K_COLOUR, dash="dot", width=1)
-        fig.update_layout(shapes=[shape for m in range(len(specs)) for shape in
-                                  (_vertical_line(m, k + 0.5, edge), _horizontal_line(m, k + 0.5, edge))])
-    fig.update_layout(coloraxis=dict(
-        colorscale=DIVERGING_SCALE, cmin=-scale, cmax=scale, cmid=0.0,
+        layout["shapes"] = [shape for m in range(len(specs)) for shape in
+                            (_vertical_line(m, k + 0.5, edge), _horizontal_line(m, k + 0.5, edge))]
+    layout["coloraxis"] = dict(
+        colorscale=colorscale(DIVERGING_SCALE), cmin=-scale, cmax=scale, cmid=0.0,
         colorbar=dict(title=dict(text="change"), tickformat="+.2f", thickness=14),
-    ))
+    )
     shown = (f"Ranks 1-{n} of {len(ranking):,}: the swaps among the top {n}." if swaps.windowed
              else f"All {n} ranks.")
     action = ("Click a cell to apply the swap." if clickable else
               f"Windows over {CLICKABLE_SWAPS_UP_TO} ranks: hover shows ranks; apply moves from the move preview.")
-    figure = apply_layout(
-        fig,
+    layout = house_layout(
+        layout,
         "What swapping two ranks does to each metric",
         "Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
         + (f"; dotted lines mark the top k = {k}." if 0 < k < n else ".")
         + f"<br>{shown} {action}",
         height=330 * rows + 130,
     )
-    figure.update_layout(margin=dict(t=130))  # room for the two-line subtitle
-    return figure
+    layout["margin"]["t"] = 130  # room for the two-line subtitle
+    return unchecked_figure(data, layout)
 
 
 def _before_after_bars(specs, before, after, names: tuple[str, str], after_hover: str,

@@ -29,9 +29,11 @@ from . import charts
 SHOWN_CALLOUTS = 4
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")
-#: Session keys: the confirmation of the last change applied from a chart, and the chart data of the current list.
+#: Session keys: the confirmation of the last change applied from a chart, the chart data of the current list, and
+#: a change applied from the section that the whole page must follow.
 CONFIRMATION = "whatif_confirmation"
 CHART_DATA = "whatif_chart_data"
+CHANGED = "whatif_changed_the_list"
 
 
 def _apply(change: Change) -> None:
@@ -47,12 +49,14 @@ def _apply(change: Change) -> None:
         st.session_state[CONFIRMATION] = ("error", f"That change could not be applied: {error}")
         return
     state.commit(new_state)
+    st.session_state[CHANGED] = True
     # Said under the chart that was clicked: the message box at the top of the page is out of sight from here.
     st.session_state[CONFIRMATION] = ("success", f"{change.describe(ranking)}: applied.")
 
 
 def _undo_here() -> None:
     state.undo()
+    st.session_state[CHANGED] = True
     state.pop_message()  # said under the chart instead of at the top of the page
     st.session_state[CONFIRMATION] = ("info", "Undid the last change.")
 
@@ -97,7 +101,12 @@ def _chart(figure, name: str, clickable: bool = False) -> None:
                     config={"displaylogo": False})
 
 
+@st.fragment
 def whatif_section(query: QueryState, baseline: dict | None) -> None:
+    """A fragment: opening a tab or moving the preview's controls reruns only this section; a change applied from
+    it (a clicked cell or bar, Apply this move, Undo) reruns the whole page, whose cards and list follow it."""
+    if st.session_state.pop(CHANGED, False):
+        st.rerun()
     st.header("What if…")
     # A confirmation belongs under the chart it came from, and is shown once.
     confirmation = st.session_state.pop(CONFIRMATION, None)
