@@ -7,7 +7,14 @@
 {'P_4': 0.5, 'recall_4': 0.667, 'recip_rank': 1.0, 'map': 0.556, 'ndcg_cut_4': 0.704}
 """
 
-from .conventions import CONVENTION_INFO, TREC_EVAL, Conventions
+from .conventions import (
+    CONVENTION_INFO,
+    DEFAULT_TREC_EVAL,
+    TREC_EVAL,
+    TREC_EVAL_BUILDS,
+    Conventions,
+    trec_eval_conventions,
+)
 from .engine import aggregate, evaluate_batch, is_count, make_conventions
 from .evaluate import RelevanceEvaluator, evaluate, evaluate_rankings
 from .many_runs import evaluate_runs
@@ -18,6 +25,7 @@ from .names import Measure, describe_reading, parse_measure, parse_measures, rea
 __all__ = [
     "CONVENTION_INFO",
     "Conventions",
+    "DEFAULT_TREC_EVAL",
     "InputError",
     "MEASURES",
     "Measure",
@@ -28,6 +36,7 @@ __all__ = [
     "RelevanceEvaluator",
     "TREC_DEFAULT_MEASURES",
     "TREC_EVAL",
+    "TREC_EVAL_BUILDS",
     "aggregate",
     "evaluate",
     "evaluate_batch",
@@ -38,4 +47,5 @@ __all__ = [
     "order_documents",
     "parse_measure",
     "parse_measures",
+    "trec_eval_conventions",
 ]

@@ -5,7 +5,8 @@ and gives identical batches:
 
 * queries: those of the run that have judgments (any qrels line, even only negative grades), in order of first
   appearance in the run; with ``missing_queries="zero"`` (trec_eval -c) judged queries absent from the run
-  follow as empty rankings, in order of first appearance in the qrels;
+  follow as empty rankings (``missing_ranking="placeholder"``: trec_eval 10's one-document placeholder), in order
+  of first appearance in the qrels;
 * order inside a query: score descending, ties by ``tie_order`` -- ``trec_eval``: doc id descending in byte
   order; ``docid_ascending``; ``as_given``: file order; scores are compared as ``score_precision`` says (float32
   by default, as trec_eval 9 reads them with ``atof`` into a C float);
@@ -25,10 +26,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .conventions import Conventions
-from .engine import aggregate_columns, as_measures, check_grade_range, evaluate_batch, grade_limit, judged_only
+from .conventions import PLACEHOLDER_DOCNO, Conventions
+from .engine import (
+    aggregate_columns,
+    as_measures,
+    check_grade_range,
+    clear_placeholder_rows,
+    complete_all_line,
+    evaluate_batch,
+    grade_limit,
+    judged_only,
+    make_conventions,
+)
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
+from .measures import relevance_strings
 from .model import NO_JUDGMENT, RankingBatch, in_ranking_order, ties_by_keys
 from .names import Measure
 
@@ -130,8 +142,27 @@ def _ceil_log2(sizes: np.ndarray) -> np.ndarray:
     return np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
 
 
+def with_placeholders(qrels: QrelsTable, run: RunTable, conventions: Conventions) -> tuple[RunTable, list[str]]:
+    """The run with trec_eval 10's -c placeholder line (:data:`~metrics.conventions.PLACEHOLDER_DOCNO`, score 1)
+    added for each judged query it lacks, and those queries, in qrels order; the run and ``[]`` unless
+    ``missing_queries="zero"`` and ``missing_ranking="placeholder"``."""
+    if conventions.missing_queries != "zero" or conventions.missing_ranking != "placeholder":
+        return run, []
+    _, run_qids = _query_codes(run)
+    _, qrels_qids = _query_codes(qrels)
+    absent = pc.filter(qrels_qids, pc.invert(pc.is_in(qrels_qids, value_set=run_qids))).to_pylist()
+    if not absent:
+        return run, []
+    qid, docno = _single(run.qid), _single(run.docno)
+    table = RunTable(pa.concat_arrays([qid, pa.array(absent, type=qid.type)]),
+                     pa.concat_arrays([docno, pa.array([PLACEHOLDER_DOCNO] * len(absent), type=docno.type)]),
+                     np.concatenate([run.score, np.ones(len(absent))]), run.runid, run.name)
+    return table, absent
+
+
 def _ranked_lines(qrels: QrelsTable, run: RunTable, conventions: Conventions | None) -> _RankedLines:
     conv = conventions if conventions is not None else Conventions()
+    run, _ = with_placeholders(qrels, run, conv)
     run_codes, run_qids = _query_codes(run)
     qrels_codes, qrels_qids = _query_codes(qrels)
 
@@ -315,6 +346,8 @@ class PreparedRun:
     groups: list[tuple[list[tuple[np.ndarray | None, RankingBatch]], list[Measure]]]
     measures: list[Measure]
     conventions: Conventions
+    placeholders: tuple[str, ...] = ()  # queries scored through trec_eval 10's -c placeholder
+    all_line: dict[str, float] | None = None  # -c's num_rel all-line (engine.complete_all_line)
 
 
 def prepare_run(
@@ -334,7 +367,8 @@ def prepare_run(
     for removed, group in by_rule.items():
         qids, batches = batches_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
         groups.append((batches, group))
-    return PreparedRun(qids, groups, parsed, conv)
+    return PreparedRun(qids, groups, parsed, conv, tuple(with_placeholders(qrels, run, conv)[1]),
+                       complete_all_line(parsed, conv, qrels.grade))
 
 
 def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
@@ -349,9 +383,32 @@ def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.nd
             for key, column in values.items():
                 results.setdefault(key, np.zeros(len(prepared.qids)))[rows] = column
     values = {measure.key: results[measure.key] for measure in prepared.measures}
+    if prepared.placeholders:
+        placeholder = set(prepared.placeholders)
+        clear_placeholder_rows(values, prepared.measures,
+                               np.flatnonzero([qid in placeholder for qid in prepared.qids]))
     # The means are summed in trec_eval's query order (sorted ids), so they are its 'all' line to the last bit.
     order = np.asarray(sorted(range(len(prepared.qids)), key=prepared.qids.__getitem__), dtype=np.int64)
-    return prepared.qids, values, aggregate_columns({key: column[order] for key, column in values.items()})
+    means = aggregate_columns({key: column[order] for key, column in values.items()})
+    return prepared.qids, values, means | (prepared.all_line or {})
+
+
+def relevance_strings_of_run(qrels: QrelsTable, run: RunTable, conventions: Conventions, length: int, *,
+                             clear_placeholders: bool = False) -> list[str]:
+    """trec_eval's relstring of each evaluated query (the grades of its top ``length`` documents), in the order of
+    :func:`batches_for_run`'s query ids. ``clear_placeholders``: the plain ``relstring``, which trec_eval 10 empties
+    for a -c placeholder query (``relstring.3`` keeps the placeholder's ``'-'``)."""
+    qids, groups = batches_for_run(qrels, run, conventions)
+    strings: list = []
+    for rows, batch in groups:
+        text = relevance_strings(batch, length)
+        strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
+    if groups and groups[0][0] is not None:
+        strings = [text for _, text in sorted(strings)]
+    if clear_placeholders:
+        placeholders = set(with_placeholders(qrels, run, conventions)[1])
+        strings = ["" if qid in placeholders else text for qid, text in zip(qids, strings)]
+    return strings
 
 
 def evaluate_tables(
@@ -359,11 +416,16 @@ def evaluate_tables(
     run: RunTable,
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
+    *,
+    trec_eval: str | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
     """(query ids, per-query values per measure, the ``all`` values) for parsed files, or for pandas DataFrames
-    and pyarrow Tables in the columns of :mod:`metrics.io.frames` (read column by column)."""
+    and pyarrow Tables in the columns of :mod:`metrics.io.frames` (read column by column). ``trec_eval``: a build
+    (``"9.0.8"``, ``"10.0"``) whose conventions replace ``conventions``' where the builds differ."""
     if not isinstance(qrels, QrelsTable) or not isinstance(run, RunTable):
         qrels, run = as_qrels_table(qrels), as_run_table(run)
+    if trec_eval is not None:
+        conventions = make_conventions(conventions, trec_eval=trec_eval)
     return evaluate_prepared(prepare_run(qrels, run, measures, conventions))
 
 
@@ -380,10 +442,15 @@ def evaluate_files(
     run_source: Source,
     measures: str | Iterable[str | Measure],
     conventions: Conventions | None = None,
+    *,
+    trec_eval: str | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
-    """Read qrels and a run, then :func:`evaluate_tables`; the tables are released before the kernels run."""
+    """Read qrels and a run, then :func:`evaluate_tables` (``trec_eval`` as there); the tables are released before
+    the kernels run."""
+    if trec_eval is not None:
+        conventions = make_conventions(conventions, trec_eval=trec_eval)
     return evaluate_prepared(prepare_run(read_qrels(qrels_source), read_run(run_source), measures, conventions))
 
 
 __all__ = ["PreparedRun", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables",
-           "evaluate_tables_checked", "prepare_run"]
+           "evaluate_tables_checked", "prepare_run", "relevance_strings_of_run", "with_placeholders"]

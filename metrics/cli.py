@@ -26,12 +26,28 @@ from typing import TextIO
 
 import numpy as np
 
-from .console import MAX_NUMBER_CHARS, cannot_write
-from .conventions import CONVENTION_INFO, TREC_EVAL, ConventionInfo, Conventions
+from .console import MAX_NUMBER_CHARS, add_trec_eval_argument, cannot_write, trec_eval_preset
+from .conventions import (
+    CONVENTION_INFO,
+    DEFAULT_TREC_EVAL,
+    TREC_EVAL,
+    TREC_EVAL_BUILDS,
+    ConventionInfo,
+    Conventions,
+    trec_eval_build,
+)
 from .engine import aggregate_columns, is_count, nothing_to_evaluate
 from .holes import BOUNDED, holes_tables
 from .io.read import read_checked_qrels, read_run_path
-from .many_runs import ALL_NUM_REL, check_run_paths, evaluate_each, evaluate_run, evaluate_run_files, evaluate_run_path
+from .many_runs import (
+    ALL_NUM_REL,
+    NOT_PRINTED,
+    check_run_paths,
+    evaluate_each,
+    evaluate_run,
+    evaluate_run_files,
+    evaluate_run_path,
+)
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
 
@@ -49,6 +65,9 @@ TREC_EVAL_MEASURE_ORDER = (
     "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
 )
 
+#: The measures trec_eval 10.0 added to 9.0.8's table and to its all_trec (measures.c of each build).
+ADDED_IN_TREC_EVAL_10 = ("unj", "rbp", "rbp_resid")
+
 #: Measures printed as text rather than numbers: runid (summary only) and relstring (per query only).
 TEXT_MEASURES = ("runid", "relstring")
 
@@ -59,10 +78,16 @@ SUPPORTED_ORDER = tuple(name for name in TREC_EVAL_MEASURE_ORDER if name in MEAS
 
 RELSTRING_LENGTH = 10  # trec_eval's default -m relstring.10
 
-#: trec_eval's measure nicknames, restricted to the measures computed here.
+#: trec_eval 10.0's measure nicknames, restricted to the measures computed here.
 NICKNAMES = {
     "official": ("runid",) + TREC_DEFAULT_MEASURES,
     "all_trec": tuple(name for name in SUPPORTED_ORDER if name in TEXT_MEASURES or MEASURES[name].trec_eval),
+}
+#: Each build's nicknames: 9.0.8's all_trec lacks the measures 10.0 added.
+NICKNAMES_OF_BUILD = {
+    "10.0": NICKNAMES,
+    "9.0.8": NICKNAMES | {"all_trec": tuple(name for name in NICKNAMES["all_trec"]
+                                            if name not in ADDED_IN_TREC_EVAL_10)},
 }
 
 #: trec_eval nicknames for measures outside this engine (preference and judgment-group measures).
@@ -91,8 +116,9 @@ class Selection:
 # ---- measure selection -------------------------------------------------------------------------
 
 
-def select_measures(specs: Sequence[str]) -> Selection:
-    """The measures named by ``-m`` arguments, in trec_eval's output order.
+def select_measures(specs: Sequence[str], build: str = DEFAULT_TREC_EVAL) -> Selection:
+    """The measures named by ``-m`` arguments, in trec_eval's output order; nicknames are those of trec_eval
+    ``build`` (9.0.8's ``all_trec`` lacks unj, rbp and rbp_resid).
 
     As in trec_eval, a measure named without parameters (or through a nickname such as ``all_trec``) gets its
     default cut-offs unless another ``-m`` gives it parameters, cut-offs are printed in increasing order, and
@@ -101,6 +127,7 @@ def select_measures(specs: Sequence[str]) -> Selection:
     are printed under that name, after the trec_eval-notation measures of the same family.
     """
     specs = list(specs) or ["official"]
+    nicknames = NICKNAMES_OF_BUILD[build]
     marked: list[str] = []  # trec_eval measures named without parameters
     explicit: dict[str, list[Measure]] = {}  # trec_eval measures with parameters
     ir_notation: list[Measure] = []
@@ -108,8 +135,8 @@ def select_measures(specs: Sequence[str]) -> Selection:
     relstring: tuple[str, int] | None = None
     for spec in specs:
         spec = spec.strip()
-        if spec in NICKNAMES:
-            for name in NICKNAMES[spec]:
+        if spec in nicknames:
+            for name in nicknames[spec]:
                 runid |= name == "runid"
                 if name == "relstring":
                     relstring = relstring or ("relstring", RELSTRING_LENGTH)
@@ -195,8 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
               "QRELS RUN [RUN ...]",
         description=(
             "Evaluate a TREC run against qrels, printing what trec_eval prints: one line per value, "
-            "measure<TAB>query<TAB>value, then the 'all' lines (means; num_* are summed). trec_eval's "
-            "conventions are the defaults; long options choose the conventions of other tools.\n\n"
+            "measure<TAB>query<TAB>value, then the 'all' lines (means; num_* are summed). The defaults reproduce "
+            f"trec_eval {DEFAULT_TREC_EVAL} byte for byte; --trec-eval {TREC_EVAL_BUILDS[-1]} reproduces that build "
+            "instead; long options choose the conventions of other tools.\n\n"
             "Several RUNs: the qrels are read once and the runs evaluated in parallel (one per core, at most that "
             "many in memory at once); each run's block is printed in the order given, exactly as for that run alone "
             "with its runid line (as -m runid adds it), so each block names its run (every option applies to every "
@@ -252,8 +280,9 @@ def add_convention_arguments(parser: argparse.ArgumentParser, group=None) -> Non
                       help="a judgment is relevant when its grade >= N (default 1)")
     trec.add_argument("-M", "--Max_retrieved_per_topic", "--depth", dest="depth", metavar="N",
                       help="evaluate only the top N documents of each ranking")
+    add_trec_eval_argument(trec)
     conventions = parser.add_argument_group(
-        "conventions (defaults are trec_eval's; the value 'trec_eval' also selects the default)"
+        f"conventions (defaults are trec_eval {DEFAULT_TREC_EVAL}'s; the value 'trec_eval' also selects the default)"
     )
     for info in CONVENTION_INFO:
         default = getattr(TREC_EVAL, info.name)
@@ -343,7 +372,7 @@ def conventions_from(args: argparse.Namespace) -> Conventions:
     if args.depth is not None:
         changes["depth"] = _integer("-M", args.depth, minimum=1)
     try:
-        return Conventions(**changes)
+        return trec_eval_preset(args, changes=changes)
     except ValueError as error:
         raise UsageError(str(error)) from None
 
@@ -396,7 +425,10 @@ def report_lines(
             name = selection.relstring[0]
             formatted[name] = [f"'{text}'" for text in values[name]]
             printed = _with_relstring([m for m in selection.measures if m.key in formatted], name)
+        not_printed = values.get(NOT_PRINTED)  # -c's added queries, which trec_eval 9.0.8 does not print
         for i, qid in enumerate(qids):
+            if not_printed is not None and not_printed[i]:
+                continue
             for key in printed:
                 lines.append(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}")
                 if bounds is not None and key in bounds.low:
@@ -528,7 +560,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             return 0
         args = parser.parse_args(argv)
         conventions = conventions_from(args)
-        selection = select_measures(args.measures)
+        selection = select_measures(args.measures, trec_eval_build(conventions) or DEFAULT_TREC_EVAL)
         if args.bounds and "-" in args.runs:
             raise UsageError("--bounds reads the run a second time: give RUN as a file, not '-'")
         if len(args.runs) > 1:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn, TextIO, TypeVar
 
+from .conventions import DEFAULT_TREC_EVAL, TREC_EVAL_BUILDS, Conventions, trec_eval_conventions, trec_eval_values
 from .model import InputError
 
 T = TypeVar("T")
@@ -122,6 +123,41 @@ def _shown(text: str) -> str:
     return repr(text) if len(text) <= MAX_NUMBER_CHARS else f"{text[:20]!r}... ({len(text):,} characters)"
 
 
+TREC_EVAL_HELP = (f"the trec_eval build whose output to reproduce byte for byte: {' or '.join(TREC_EVAL_BUILDS)} "
+                  f"(default {DEFAULT_TREC_EVAL}, the build inside pytrec_eval, ir_measures and PyTerrier); sets "
+                  + ", ".join(f"--{name.replace('_', '-')}" for name in trec_eval_values(DEFAULT_TREC_EVAL)))
+
+
+def trec_eval_build_name(text: str) -> str:
+    """argparse ``type`` of ``--trec-eval``: one of :data:`~metrics.conventions.TREC_EVAL_BUILDS`."""
+    if text.strip() not in TREC_EVAL_BUILDS:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(TREC_EVAL_BUILDS)}, got {_shown(text)}")
+    return text.strip()
+
+
+def add_trec_eval_argument(parser) -> None:
+    """``--trec-eval 9.0.8|10.0`` on a parser or argument group; read it back with :func:`trec_eval_preset`.
+    Every command line that evaluates has it."""
+    parser.add_argument("--trec-eval", "--trec_eval", dest="trec_eval", type=trec_eval_build_name,
+                        metavar="{" + "|".join(TREC_EVAL_BUILDS) + "}", help=TREC_EVAL_HELP)
+
+
+def trec_eval_preset(args: argparse.Namespace, base: Conventions | None = None,
+                     changes: dict[str, object] | None = None) -> Conventions:
+    """``base`` with the build of ``--trec-eval`` (the default build when it is absent), then ``changes`` (the
+    other options); a change that contradicts a ``--trec-eval`` given raises InputError naming both options."""
+    changes = dict(changes or {})
+    build = getattr(args, "trec_eval", None)
+    if build is None:
+        return (base or Conventions()).replace(**changes)
+    preset = trec_eval_values(build)
+    for name, value in changes.items():
+        if name in preset and value != preset[name]:
+            raise InputError(f"--{name.replace('_', '-')} {value} conflicts with --trec-eval {build}, which sets "
+                             f"{preset[name]}")
+    return trec_eval_conventions(build, base).replace(**changes)
+
+
 class OutputError(Exception):
     """The output could not be written; the message says so (not "cannot read")."""
 
@@ -147,5 +183,6 @@ def cannot_write(error: OSError) -> str:
     return f"cannot write the output: {error.strerror or error}"
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "MAX_NUMBER_CHARS", "OneLineParser", "OutputError", "cannot_write",
-           "one_line_errors", "real_number", "run_command", "run_guarded", "whole_number", "write_output"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "MAX_NUMBER_CHARS", "OneLineParser", "OutputError", "TREC_EVAL_HELP",
+           "add_trec_eval_argument", "cannot_write", "one_line_errors", "real_number", "run_command", "run_guarded",
+           "trec_eval_build_name", "trec_eval_preset", "whole_number", "write_output"]

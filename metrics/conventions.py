@@ -2,8 +2,9 @@
 
 A score is only meaningful together with the conventions that produced it. Every convention below is one
 field of :class:`Conventions`; trec_eval's behaviour is the default of each, so ``Conventions()`` reproduces
-trec_eval (and pytrec_eval) exactly. ``CONVENTION_INFO`` documents each choice and names the tools that use it;
-the command line's ``--help``, the app's conventions panel and the convention finder are all generated from it.
+trec_eval 9.0.8 (and pytrec_eval) exactly, and :func:`trec_eval_conventions` gives trec_eval 10.0's values.
+``CONVENTION_INFO`` documents each choice and names the tools that use it; the command line's ``--help``, the
+app's conventions panel and the convention finder are all generated from it.
 """
 
 from __future__ import annotations
@@ -25,11 +26,15 @@ ScorePrecision = Literal["float32", "float64"]
 TiedGains = Literal["ordered", "averaged"]
 EmptyIdeal = Literal["zero", "one"]
 Discount = Literal["log2", "jk_b2", "jk_b10"]
+RecallCutoff = Literal["plus_0.9", "round"]
+MissingRanking = Literal["empty", "placeholder"]
+TrecEvalBuild = Literal["9.0.8", "10.0"]
 
 
 @dataclass(frozen=True, slots=True)
 class Conventions:
-    """One complete set of evaluation conventions. The defaults are trec_eval's.
+    """One complete set of evaluation conventions. The defaults are trec_eval 9.0.8's (:data:`DEFAULT_TREC_EVAL`);
+    :func:`trec_eval_conventions` gives another build's.
 
     Each field's meaning is the ``description`` of its :class:`ConventionInfo` in :data:`ALL_CONVENTIONS`,
     listed below by :func:`help`.
@@ -48,6 +53,8 @@ class Conventions:
     tied_gains: TiedGains = "ordered"
     empty_ideal: EmptyIdeal = "zero"
     discount: Discount = "log2"
+    recall_cutoff: RecallCutoff = "plus_0.9"
+    missing_ranking: MissingRanking = "empty"
 
     def __post_init__(self) -> None:
         # A numpy integer (np.int64(2), as a DataFrame hands one out) is an integer too: stored as Python's int.
@@ -111,6 +118,8 @@ _FIELD_TYPES = {
     "tied_gains": TiedGains,
     "empty_ideal": EmptyIdeal,
     "discount": Discount,
+    "recall_cutoff": RecallCutoff,
+    "missing_ranking": MissingRanking,
 }
 
 TREC_EVAL = Conventions()
@@ -140,11 +149,15 @@ class Attribution:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One value of a convention: what it means and which tools use it (each attribution backed by a test)."""
+    """One value of a convention: what it means and which tools use it (each attribution backed by a test).
+
+    builds: the trec_eval builds (:data:`TREC_EVAL_BUILDS`) whose output needs this value, on the conventions
+    where the builds differ; :func:`trec_eval_conventions` reads them."""
 
     value: str
     meaning: str
     attributions: tuple[Attribution, ...]
+    builds: tuple[str, ...] = ()
 
     @property
     def used_by(self) -> tuple[str, ...]:
@@ -185,7 +198,11 @@ _SENTENCE_TRANSFORMERS = ("https://github.com/UKPLab/sentence-transformers/blob/
                           "evaluation/InformationRetrievalEvaluator.py")
 _TORCHMETRICS = "https://github.com/Lightning-AI/torchmetrics/blob/master/src/torchmetrics/functional/retrieval/"
 _MS_MARCO = "https://github.com/microsoft/MSMARCO-Passage-Ranking/blob/master/ms_marco_eval.py"
-_TREC_EVAL_10 = "https://github.com/usnistgov/trec_eval/blob/master/trec_format.h"
+#: The test that replays both trec_eval builds' outputs byte for byte, and the live check against pytrec_eval.
+_BUILDS_TEST = "tests/engine/test_trec_eval_builds.py::test_each_build_is_reproduced_byte_for_byte"
+_PYTREC_EVAL_BUILD_TEST = "tests/engine/test_trec_eval_builds.py::test_pytrec_eval_gives_the_9_0_8_numbers"
+#: trec_eval 10's -c scores a judged query missing from the run as this one document with score 1 (trec_eval.c).
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 
 
 #: The original DCG (Järvelin & Kekäläinen, ACM TOIS 20(4), 2002): no discount before rank b, then log_b(rank).
@@ -404,22 +421,57 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         (
             Choice("float32", "scores are rounded to 32-bit floats (about 7 digits) before sorting, so scores "
                    "closer than that tie and the tie order decides", (
-                       Attribution("trec_eval 9.0.8 and earlier", "test_pytrec_eval"), _PYTREC_EVAL,
+                       Attribution("trec_eval 9.0.8 and earlier", _BUILDS_TEST), _PYTREC_EVAL,
                        Attribution("ir_measures (measures it takes from pytrec_eval)",
-                                   "test_ir_measures_pytrec_eval_provider"))),
+                                   "test_ir_measures_pytrec_eval_provider")), builds=("9.0.8",)),
             Choice("float64", "scores are compared as 64-bit doubles, as written", (
-                Attribution("trec_eval 10", "test_trec_eval_10_transcription", _TREC_EVAL_10),
+                Attribution("trec_eval 10", _BUILDS_TEST),
                 Attribution("ir_measures nDCG(dcg='exp-log2') (gdeval.pl)", "test_ir_measures_gdeval"),
                 Attribution("ir_measures RR@k (its msmarco provider)", "test_ir_measures_msmarco_provider"),
                 _RANX,
                 Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
-                _LIGHTGBM)),
+                _LIGHTGBM), builds=("10.0",)),
         ),
         description=("scores are compared as ``float32`` (trec_eval up to 9.0.8 and pytrec_eval store them as "
                      "C floats, so two doubles that round to the same float tie and go to the tie order) or as "
                      "``float64`` (trec_eval 10)."),
         url_param="precision",
         orders_only=True,
+    ),
+    ConventionInfo(
+        "recall_cutoff",
+        "Relevant documents to reach for a recall level",
+        ("iprec_at_recall", "11pt_avg"),
+        (
+            Choice("plus_0.9", "recall level x asks for the c-th relevant document, c = (long)(x R + 0.9)", (
+                Attribution("trec_eval 9.0.8 and earlier", _BUILDS_TEST),
+                Attribution("pytrec_eval", _PYTREC_EVAL_BUILD_TEST)), builds=("9.0.8",)),
+            Choice("round", "recall level x asks for the c-th relevant document, c = lround(x R) (halves up)", (
+                Attribution("trec_eval 10", _BUILDS_TEST),), builds=("10.0",)),
+        ),
+        description=("iprec_at_recall and 11pt_avg turn a recall level x into a number of relevant documents "
+                     "c: ``plus_0.9`` (long)(x R + 0.9) (trec_eval 9.0.8, pytrec_eval) or ``round`` lround(x R) "
+                     "(trec_eval 10); IPrec@0.4 with R = 3 asks for the 2nd relevant document under the first, the "
+                     "1st under the second."),
+    ),
+    ConventionInfo(
+        "missing_ranking",
+        "Ranking scored for a judged query absent from the run (with missing_queries=zero)",
+        ("utility", "rbp_resid", "relstring"),
+        (
+            Choice("empty", "none: every measure is 0 and the query only counts in the means", (
+                Attribution("trec_eval 9.0.8 -c", _BUILDS_TEST),), builds=("9.0.8",)),
+            Choice("placeholder", "trec_eval 10's one unjudged document, then num_ret, utility, relstring, unj and "
+                   "rbp_resid reset to 0 (their names without parameters only)", (
+                       Attribution("trec_eval 10 -c", _BUILDS_TEST),), builds=("10.0",)),
+        ),
+        description=("with ``missing_queries=zero`` (trec_eval -c), a judged query absent from the run is scored "
+                     "as an ``empty`` ranking (trec_eval 9.0.8: every measure 0, and the command line prints no "
+                     "per-query line for it) or as trec_eval 10's ``placeholder``, a one-document ranking of the "
+                     f"unjudged document {PLACEHOLDER_DOCNO!r} whose num_ret, utility, relstring, unj and rbp_resid "
+                     "are then reset to 0, but not those of parameterised names: utility.1,-1,-2,0, rbp_resid.p=0.5 "
+                     "and relstring.3 keep the placeholder's values (the command line prints its lines with -q)."),
+        scope="run",
     ),
 )
 
@@ -437,3 +489,47 @@ Conventions.__doc__ = (Conventions.__doc__ or "") + "\n" + "\n".join(
     textwrap.fill(f"{name}: {CONVENTIONS_BY_NAME[name].description}", width=110, initial_indent="    ",
                   subsequent_indent="        ")
     for name in Conventions.__dataclass_fields__)
+
+
+# ---- trec_eval builds ---------------------------------------------------------------------------------------------
+
+#: The trec_eval builds the engine reproduces byte for byte, oldest first.
+TREC_EVAL_BUILDS: tuple[str, ...] = get_args(TrecEvalBuild)
+#: The build ``Conventions()`` reproduces: pytrec_eval, ir_measures and PyTerrier all compute through trec_eval
+#: 9.0.8, so most numbers reported from Python are its numbers (docs/conventions.md says more).
+DEFAULT_TREC_EVAL: TrecEvalBuild = "9.0.8"
+
+
+def trec_eval_values(build: str) -> dict[str, str]:
+    """The conventions on which the trec_eval builds differ, as ``build`` sets them (from the ``builds`` of each
+    :class:`Choice`): ``{"score_precision": "float64", "recall_cutoff": "round", "missing_ranking": "placeholder"}``
+    for ``"10.0"``."""
+    build = _build_name(build)
+    return {info.name: choice.value for info in ALL_CONVENTIONS for choice in info.choices if build in choice.builds}
+
+
+def trec_eval_conventions(build: str, base: Conventions | None = None) -> Conventions:
+    """``base`` (``Conventions()`` when omitted) with trec_eval ``build``'s values, so that the engine prints that
+    build's output: ``trec_eval_conventions("10.0", Conventions(relevance_level=2))`` is trec_eval 10's ``-l 2``.
+    The other conventions (-c, -J, -l, -M, gain, ...) are ``base``'s.
+
+    >>> trec_eval_conventions("10.0").describe()
+    'score_precision=float64 recall_cutoff=round missing_ranking=placeholder'
+    """
+    return (base if base is not None else TREC_EVAL).replace(**trec_eval_values(build))
+
+
+def trec_eval_build(conventions: Conventions) -> str | None:
+    """The trec_eval build whose values ``conventions`` hold on every convention where builds differ, or None
+    for a mix that no build gives (e.g. float64 scores with 9.0.8's recall cut-offs)."""
+    for build in TREC_EVAL_BUILDS:
+        if all(getattr(conventions, name) == value for name, value in trec_eval_values(build).items()):
+            return build
+    return None
+
+
+def _build_name(build: object) -> str:
+    if not isinstance(build, str) or build.strip() not in TREC_EVAL_BUILDS:
+        raise ValueError(f"Argument `trec_eval` has to be one of {', '.join(map(repr, TREC_EVAL_BUILDS))}, "
+                         f"but got {build!r}")
+    return build.strip()

@@ -13,22 +13,47 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .conventions import Conventions
+from .conventions import Conventions, trec_eval_values
 from .ids import check_ids
 from .measures import MEASURES, Context, aggregation
 from .model import InputError, RankingBatch, check_grades, check_unique, short_repr
 from .names import Measure, parse_measures
 
-PerQuery = dict[str, dict[str, float]]
+
+class PerQuery(dict):
+    """Per-query values ``{qid: {name: value}}``, a dict as pytrec_eval returns, and ``all_line``: what trec_eval's
+    ``all`` line prints that does not follow from them (``num_rel`` under -c, see :func:`complete_num_rel`), which
+    :func:`aggregate` uses. A plain dict of the same values aggregates without it."""
+
+    __slots__ = ("all_line",)
+
+    def __init__(self, values=(), all_line: Mapping[str, float] | None = None):
+        super().__init__(values)
+        self.all_line = dict(all_line or {})
+
+
+def complete_num_rel(grades: np.ndarray) -> float:
+    """trec_eval -c's ``all`` line of num_rel: every qrels line with a grade > 0, whatever -l says (m_num_rel.c of
+    9.0.8 and 10.0 count ``rel > 0``), so with -c -l 2 it exceeds the sum of the per-query num_rel."""
+    return float(np.count_nonzero(np.asarray(grades) > 0))
+
+
+def complete_all_line(measures: Sequence[Measure], conv: Conventions, grades) -> dict[str, float]:
+    """The ``all``-line values -c changes (``{"num_rel": ...}`` when num_rel is asked for), else ``{}``."""
+    if conv.missing_queries != "zero" or not any(measure.key == "num_rel" for measure in measures):
+        return {}
+    return {"num_rel": complete_num_rel(grades() if callable(grades) else grades)}
 
 
 def make_conventions(
     conventions: Conventions | None = None, *, relevance_level: int | None = None,
-    judged_docs_only: bool | None = None, **changes: object,
+    judged_docs_only: bool | None = None, trec_eval: str | None = None, **changes: object,
 ) -> Conventions:
-    """Conventions from an optional base plus keyword changes; ``judged_docs_only`` is trec_eval's -J.
+    """Conventions from an optional base plus keyword changes; ``judged_docs_only`` is trec_eval's -J and
+    ``trec_eval`` (``"9.0.8"`` or ``"10.0"``) a build whose values replace the base's where the builds differ
+    (:func:`metrics.conventions.trec_eval_conventions`).
 
-    Raises InputError for a value or a keyword that is not a convention.
+    Raises InputError for a value or a keyword that is not a convention, or a change that contradicts the build.
     """
     if conventions is not None and not isinstance(conventions, Conventions):
         raise InputError(f"Argument `conventions` has to be a metrics.Conventions, got {type(conventions).__name__}")
@@ -43,6 +68,13 @@ def make_conventions(
     if unknown:
         raise InputError(f"unknown convention {unknown[0]!r}; conventions: {', '.join(_CONVENTION_NAMES)}")
     try:
+        if trec_eval is not None:
+            preset = trec_eval_values(trec_eval)
+            for name, value in changes.items():
+                if name in preset and value != preset[name]:
+                    raise InputError(f"Argument `{name}` {value!r} contradicts trec_eval={trec_eval!r}, which sets "
+                                     f"{name}={preset[name]!r}; give one or the other")
+            base = base.replace(**preset)
         return base.replace(**changes) if changes else base
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None
@@ -190,6 +222,25 @@ def evaluate_batch(
     return {m.key: results[m.key] for m in parsed}
 
 
+def cleared_by_placeholder(measure: Measure) -> bool:
+    """Whether trec_eval 10 sets ``measure`` back to 0 after scoring a -c placeholder (``missing_ranking=
+    "placeholder"``): num_ret and unj in every form, utility and rbp_resid only without parameters (trec_eval.c
+    compares the printed name, so ``utility.1,-1,-2,0`` and ``rbp_resid.p=0.5`` keep the placeholder's value)."""
+    if measure.name in ("num_ret", "unj"):
+        return True
+    return measure.name in ("utility", "rbp_resid") and measure.key == measure.name
+
+
+def clear_placeholder_rows(values: Mapping[str, np.ndarray], measures: Sequence[Measure], rows: np.ndarray) -> None:
+    """Reset, in place, the values trec_eval 10 resets on the placeholder rows ``rows`` (see
+    :func:`cleared_by_placeholder`)."""
+    if len(rows) == 0:
+        return
+    for measure in measures:
+        if measure.key in values and cleared_by_placeholder(measure):
+            values[measure.key][rows] = 0.0
+
+
 def nothing_to_evaluate(run: str, qrels: str) -> str:
     """The one message for a run none of whose queries has judgments (trec_eval stops there too): a mean over no
     query would be a number that describes nothing."""
@@ -199,7 +250,9 @@ def nothing_to_evaluate(run: str, qrels: str) -> str:
 
 def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The ``all`` line under trec_eval's rules: counts (``num_*``) are summed, everything else is the mean over the
-    queries given. Use ``missing_queries="zero"`` (trec_eval -c) when evaluating to count absent queries as 0.
+    queries given. Use ``missing_queries="zero"`` (trec_eval -c) when evaluating to count absent queries as 0; the
+    values :func:`metrics.evaluate` returns then also carry -c's ``num_rel`` (:func:`complete_num_rel`), as the
+    command line prints it.
 
     Values are summed in trec_eval's query order (byte order of the ids), whatever the dict's order, so the mean is
     the last bit of trec_eval's ``all`` line."""
@@ -220,7 +273,9 @@ def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
             columns[key] = np.array([values[key] for values in ordered if key in values], dtype=np.float64)
         except (TypeError, ValueError):
             raise InputError(f"Argument `per_query`, measure {short_repr(key)}: values have to be numbers") from None
-    return aggregate_columns(columns)
+    means = aggregate_columns(columns)
+    means.update({key: value for key, value in getattr(per_query, "all_line", {}).items() if key in means})
+    return means
 
 
 def aggregate_columns(columns: Mapping[str, np.ndarray]) -> dict[str, float]:
@@ -293,6 +348,7 @@ def group_by(items, key) -> dict:
 
 __all__ = [
     "MAX_EXPONENTIAL_GRADE", "MAX_GAIN_PARAMETER_GRADE", "PerQuery", "aggregate", "aggregate_columns", "as_measures",
+    "clear_placeholder_rows", "complete_all_line", "complete_num_rel",
     "check_gain_range", "check_qrels", "check_rankings", "check_run", "evaluate_batch", "grade_limit", "is_count",
     "is_geometric", "judged_only", "make_conventions", "nothing_to_evaluate", "uses_exponential_gain",
 ]

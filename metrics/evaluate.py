@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .bulk import evaluate_tables_checked
-from .conventions import Conventions
+from .conventions import PLACEHOLDER_DOCNO, Conventions
 from .engine import (
     MAX_EXPONENTIAL_GRADE,
     MAX_GAIN_PARAMETER_GRADE,
@@ -24,6 +24,8 @@ from .engine import (
     check_qrels,
     check_rankings,
     check_run,
+    clear_placeholder_rows,
+    complete_all_line,
     evaluate_batch,
     grade_limit,
     group_by,
@@ -63,19 +65,26 @@ def evaluate(
                             **convention_changes)
     parsed = as_measures(measures)
     if is_frame(qrels) or is_frame(run):  # columns straight into the bulk path, never a dict per document
-        qids, columns, _ = evaluate_tables_checked(as_qrels_table(qrels), as_run_table(run), parsed, conv)
-        return {qid: {key: float(column[i]) for key, column in columns.items()} for i, qid in enumerate(qids)}
+        qrels_table = as_qrels_table(qrels)
+        qids, columns, _ = evaluate_tables_checked(qrels_table, as_run_table(run), parsed, conv)
+        return PerQuery({qid: {key: float(column[i]) for key, column in columns.items()} for i, qid in enumerate(qids)},
+                        complete_all_line(parsed, conv, qrels_table.grade))
     check_qrels(qrels)
     check_run(run)
+    placeholder = PLACEHOLDER_DOCNO if conv.missing_ranking == "placeholder" else None
     qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",
-                                      score_precision=conv.score_precision)
+                                      score_precision=conv.score_precision, placeholder=placeholder)
     check_gain_range([qrels[qid] for qid in qids], parsed, conv, names=qids)
     scores = None
     if conv.tied_gains == "averaged":  # the only convention that reads the scores once the ranking is made
-        scores = [compared_scores(np.array([float(run[qid][doc]) for doc in ranking], dtype=np.float64),
-                                  conv.score_precision) for qid, ranking in zip(qids, rankings)]
+        scores = [compared_scores(np.array([float(run.get(qid, {placeholder: 1.0})[doc]) for doc in ranking],
+                                           dtype=np.float64), conv.score_precision)
+                  for qid, ranking in zip(qids, rankings)]
     values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv, scores=scores)
-    return {qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)}
+    if placeholder is not None:
+        clear_placeholder_rows(values, parsed, np.flatnonzero([qid not in run for qid in qids]))
+    return PerQuery({qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)},
+                    complete_all_line(parsed, conv, lambda: [grade for js in qrels.values() for grade in js.values()]))
 
 
 def evaluate_rankings(

@@ -39,7 +39,6 @@ from .io.compressed import is_gzip
 from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
 from .io.read import read_checked_qrels, read_run_path
 from .io.trec import QrelsTable, RunTable
-from .measures import relevance_strings
 from .model import InputError
 from .names import Measure
 from .optional import require
@@ -137,14 +136,8 @@ def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventio
         # trec_eval's -c sums every qrels line with rel > 0 for num_rel's all-line, whatever -l says.
         extra[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
     if relstring is not None:
-        _, groups = bulk.batches_for_run(qrels, run, conventions)
-        strings: list[str] = []
-        for rows, batch in groups:
-            text = relevance_strings(batch, relstring[1])
-            strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
-        if groups and groups[0][0] is not None:
-            strings = [text for _, text in sorted(strings)]
-        extra[relstring[0]] = strings
+        extra[relstring[0]] = bulk.relevance_strings_of_run(qrels, run, conventions, relstring[1],
+                                                            clear_placeholders=relstring[0] == "relstring")
     # A selection of only runid still needs the list of evaluated queries.
     prepared = bulk.prepare_run(qrels, run, list(measures) or ["num_q"], conventions)
     del run  # hundreds of MB for a large run, not needed by the kernels
@@ -153,7 +146,18 @@ def evaluate_run(qrels, run, measures: Sequence[Measure], conventions: Conventio
     values = {key: column[order] for key, column in values.items()}
     for key, column in extra.items():
         values[key] = [column[i] for i in order] if isinstance(column, list) else column
-    return [str(qids[i]) for i in order], values, runid
+    qids = [str(qids[i]) for i in order]
+    if conventions.missing_queries == "zero":
+        _mark_not_printed(values, qids, extra[MISSING_QUERIES], conventions)
+    return qids, values, runid
+
+
+def _mark_not_printed(values: dict, qids: list[str], absent: Sequence[str], conventions: Conventions) -> None:
+    """``values[NOT_PRINTED]``: the rows -c added that trec_eval 9.0.8 counts in the means without printing
+    (``missing_ranking="empty"``; trec_eval 10 scores its placeholder and prints it like any other query)."""
+    if conventions.missing_ranking == "empty" and absent:
+        missing = set(absent)
+        values[NOT_PRINTED] = np.array([qid in missing for qid in qids], dtype=bool)
 
 
 #: The key of trec_eval's -c all-line of num_rel in evaluate_run_files' values.
@@ -168,6 +172,10 @@ def missing_from(qrels: QrelsTable, run_qids: Sequence[str]) -> tuple[str, ...]:
     answered = set(run_qids)
     return tuple(sorted(qid for qid in qrels.qids if qid not in answered))
 
+
+#: The key, in evaluate_run_files' values, of the rows -c added that the command line does not print per query
+#: (trec_eval 9.0.8 only counts them in the means).
+NOT_PRINTED = "not printed (-c, trec_eval 9.0.8)"
 
 #: Run files (plain or gzip) at least this large are evaluated in chunks of whole queries (:mod:`metrics.stream`).
 STREAM_FROM_BYTES = 64 << 20
@@ -191,11 +199,13 @@ def _evaluate_streamed(qrels, run_path: Path, measures: Sequence[Measure], conve
                        relstring: tuple[str, int] | None, stop=None):
     """:func:`evaluate_run_files` in bounded memory: the run in chunks of whole queries, the same values and lines."""
     result = stream.stream_run(qrels, run_path, list(measures) or ["num_q"], conventions,
-                        relstring_length=relstring[1] if relstring is not None else None, stop=stop)
+                        relstring_length=relstring[1] if relstring is not None else None, stop=stop,
+                        relstring_cleared=relstring is not None and relstring[0] == "relstring")
     values: dict[str, object] = dict(result.values)
     values[MISSING_QUERIES] = result.missing
     if conventions.missing_queries == "zero":
         values[ALL_NUM_REL] = float(np.count_nonzero(qrels.grade > 0))
+        _mark_not_printed(values, result.qids, result.missing, conventions)
     if relstring is not None:
         values[relstring[0]] = result.relevance_strings
     return result.qids, values, result.runid
@@ -345,7 +355,10 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
     keys = [m.key for m in measures]
     per_query = [m.key for m in measures if m.name != "num_q" and m.info.per_query]
     columns = {key: np.asarray(result.values[key], dtype=np.float64) for key in per_query}
+    not_printed = result.values.get(NOT_PRINTED)
     for i, qid in enumerate(result.qids):
+        if not_printed is not None and not_printed[i]:
+            continue
         for key in per_query:
             yield qid, key, float(columns[key][i])
     means = aggregate_columns({key: result.values[key] for key in keys})
@@ -377,6 +390,6 @@ def _as_run_table(source: RunSource, name: str) -> RunTable:
                      f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
 
 
-__all__ = ["ALL_NUM_REL", "MAX_RUNS", "MISSING_QUERIES", "STREAM_FROM_BYTES", "RunSource", "RunValues",
-           "check_run_paths", "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files",
+__all__ = ["ALL_NUM_REL", "MAX_RUNS", "MISSING_QUERIES", "NOT_PRINTED", "STREAM_FROM_BYTES", "RunSource",
+           "RunValues", "check_run_paths", "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files",
            "evaluate_run_path", "evaluate_runs", "missing_from", "per_query_values", "result_rows"]

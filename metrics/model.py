@@ -349,12 +349,12 @@ def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:
 
 def rankings_for_run(
     qrels: Qrels, run: Run, tie_order: TieOrder = "trec_eval", *, include_missing: bool = False,
-    score_precision: ScorePrecision = "float32",
+    score_precision: ScorePrecision = "float32", placeholder: str | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """The evaluated query ids (in run order, trec_eval's rule) and each one's ordered ranking.
 
     Queries without judgments are not evaluated, as in trec_eval. With ``include_missing`` (trec_eval -c), judged
-    queries absent from the run follow as empty rankings.
+    queries absent from the run follow as empty rankings, or as the one document ``placeholder`` (trec_eval 10's).
     """
     qids: list[str] = []
     rankings: list[list[str]] = []
@@ -368,7 +368,7 @@ def rankings_for_run(
         for qid, judgments in qrels.items():
             if judgments and qid not in run:
                 qids.append(qid)
-                rankings.append([])
+                rankings.append([placeholder] if placeholder is not None else [])
     return qids, rankings
 
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from ..console import cannot_write, run_guarded, whole_number
-from ..conventions import Conventions
+from ..console import add_trec_eval_argument, cannot_write, run_guarded, trec_eval_preset, whole_number
+from ..conventions import Conventions, trec_eval_values
 from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
 from .finder import Candidate, Finding, find_conventions
@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also try what papers vary besides conventions (tried anyway when nothing matches)")
     parser.add_argument("--depth", "-M", type=whole_number, default=None,
                         help="evaluate only the top N documents of each ranking (trec_eval -M); not searched")
+    add_trec_eval_argument(parser)  # held, not searched, when given
     parser.add_argument("--nearest", type=whole_number, default=5,
                         help="how many nearest values to show when nothing matches")
     parser.add_argument("--explain", action="store_true",
@@ -140,11 +141,12 @@ def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
     """The plain finding and, when asked or when it matches nothing, the variants that match."""
     if args.nearest < 1:
         raise ValueError(f"--nearest has to be a positive integer, got {args.nearest}")
-    base = Conventions(depth=args.depth)
+    base = trec_eval_preset(args, Conventions(depth=args.depth))
+    hold = trec_eval_values(args.trec_eval) if args.trec_eval else None
     # Paths, never file content: a file name with spaces is still a name.
     qrels = read_qrels_path(args.qrels).to_dict()  # TREC (plain or gzip) or Parquet, as every command line reads
     run = read_run_path(args.run).to_dict()
-    finding = find_conventions(qrels, run, args.measure, args.value, base=base)
+    finding = find_conventions(qrels, run, args.measure, args.value, base=base, hold=hold)
     if finding.matches and not (args.variants or args.subset or args.cutoff):
         return finding, []
     subset = read_query_subset(_read_small_text(Path(args.subset), "query subset")) if args.subset else None
@@ -175,7 +177,7 @@ def _table(args: argparse.Namespace) -> TableCheck:
     qrels = read_qrels_path(args.qrels).to_dict()
     runs = {row.run: read_run_path(str(table_path.parent / row.run)).to_dict()
             for row in {r.run: r for r in rows}.values()}
-    return check_table(qrels, runs, rows, base=Conventions(depth=args.depth))
+    return check_table(qrels, runs, rows, base=trec_eval_preset(args, Conventions(depth=args.depth)))
 
 
 def _report_table(check: TableCheck, out: TextIO) -> int:

@@ -70,6 +70,7 @@ _MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
 #: Conventions that can change every measure, searched in this order after the measure's own.
 _ALWAYS_SEARCHED = ("tie_order", "score_precision", "unjudged", "missing_queries")
 _DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "discount", "tied_gains", "empty_ideal", "ap_denominator",
+                    "recall_cutoff",
                     "precision_short_list", "tie_order", "score_precision", "unjudged", "missing_queries")
 
 
@@ -226,6 +227,7 @@ def find_conventions(
     value: str | float | ReportedValue,
     *,
     base: Conventions | None = None,
+    hold: Mapping[str, object] | None = None,
 ) -> Finding:
     """Evaluate ``measure`` under every applicable combination of conventions and compare with ``value``.
 
@@ -233,6 +235,8 @@ def find_conventions(
     written in it (``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``, ``judged_only=True``) are fixed, not searched.
     ``value`` is the reported score as text (``"0.412"``, ``"41.2%"``); its digits set the tolerance.
     ``base`` supplies the conventions that are not searched (``depth``); the searched ones start from trec_eval's.
+    ``hold``: conventions held at the given values, not searched (``metrics.conventions.trec_eval_values("10.0")``
+    looks only at what trec_eval 10.0 could have printed).
 
     >>> qrels = {"jam": {"bagel": 2, "croissant": 2, "roll": 2, "scone": 1, "muffin": 1, "donut": 1}}
     >>> run = {"jam": {"pretzel": 0.9, "bagel": 0.85, "muffin": 0.7, "donut": 0.6}}
@@ -253,6 +257,7 @@ def find_conventions(
         fixed["gain"] = parsed.gain
     if parsed.judged_only is not None:
         fixed["unjudged"] = "removed" if parsed.judged_only else "nonrelevant"
+    fixed = dict(hold or {}) | fixed
     dimensions = _searched_dimensions(parsed, fixed)
     options = {name: convention_options(name, data.max_grade) for name in dimensions}
     if data.max_grade > MAX_EXPONENTIAL_GRADE and "gain" in options:

@@ -72,9 +72,18 @@ def _lround(values: np.ndarray) -> np.ndarray:
     return np.where(values - floor >= 0.5, floor + 1, floor).astype(np.int64)
 
 
+def relevant_for_recall(levels: float | np.ndarray, num_relevant: np.ndarray, rule: str) -> np.ndarray:
+    """The number of relevant documents c that recall level x asks for: ``plus_0.9`` (long)(x R + 0.9), as trec_eval
+    9.0.8 truncates, or ``round`` lround(x R), trec_eval 10's (see the ``recall_cutoff`` convention)."""
+    product = levels * num_relevant
+    if rule == "round":
+        return _lround(product)
+    return np.floor(product + 0.9).astype(np.int64)  # x R + 0.9 >= 0, so C's truncation is the floor
+
+
 def interpolated_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""iprec_at_recall@x = \max_{r \ge r_c} P@r, r_c the rank of the c-th relevant document, c = round(x R); 0 when
-    fewer than c are found."""
+    r"""iprec_at_recall@x = \max_{r \ge r_c} P@r, r_c the rank of the c-th relevant document, c = (long)(x R + 0.9)
+    (trec_eval 9.0.8) or lround(x R) (10); 0 when fewer than c are found."""
     rows, ranks, _ = ctx.relevant_positions
     precision = np.where(ctx.relevant, ctx.cum_relevant / ctx.ranks, 0.0)
     # Interpolation: the best precision at or below each rank.
@@ -83,7 +92,7 @@ def interpolated_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     start = np.searchsorted(rows, np.arange(ctx.batch.size))
     out = np.zeros((ctx.batch.size, cutoffs.shape[0]))
     for j, level in enumerate(cutoffs):
-        c = _lround(level * ctx.num_relevant)
+        c = relevant_for_recall(level, ctx.num_relevant, ctx.conventions.recall_cutoff)
         reached = (c <= found) & (found > 0)
         index = start + np.clip(c, 1, None) - 1
         at_rank = ranks[np.where(reached, index, 0)] if ranks.shape[0] else np.ones_like(c)

@@ -186,10 +186,11 @@ MEASURES: dict[str, MeasureInfo] = {
                     "The best precision at any rank where recall is at least x.",
                     "Keeping precision high down to the recall level x.",
                     interpolated_precision, "required", RECALL_LEVELS, float_cutoffs=True,
-                    conventions=("relevance_level",),
-                    text="IPrec@x = max over ranks r at or below the c-th relevant document of P@r, c = round(x * R); "
+                    conventions=("relevance_level", "recall_cutoff"),
+                    text="IPrec@x = max over ranks r at or below the c-th relevant document of P@r, "
+                         "c = (long)(x * R + 0.9) (trec_eval 9.0.8; lround(x * R) in 10, --recall-cutoff round); "
                          "0 if fewer than c relevant are retrieved",
-                    peer="pytrec_eval where trec_eval 9 and 10 round c alike; trec_eval 10 files"),
+                    peer="pytrec_eval"),
         MeasureInfo("infAP", "infAP", "Inferred AP",
                     "AP estimated from a sampled pool: unjudged pooled documents count as relevant in the judged "
                     "proportion.",
@@ -225,9 +226,9 @@ MEASURES: dict[str, MeasureInfo] = {
                     "Interpolated precision averaged over the recall levels (0, 0.1, ..., 1 by default).",
                     "High precision at every recall level, the way old TREC reports averaged it.",
                     eleven_point_average, params="values", default_params=RECALL_LEVELS,
-                    conventions=("relevance_level",),
+                    conventions=("relevance_level", "recall_cutoff"),
                     text="11pt_avg.x1,... = mean of IPrec@x over the levels (default 0, 0.1, ..., 1)",
-                    peer="pytrec_eval where trec_eval 9 and 10 round c alike; trec_eval 10 files",
+                    peer="pytrec_eval",
                     ir_native=False),
         MeasureInfo("binG", "binG", "Binary G",
                     "Sakai's G with binary gain: each relevant document discounted by the non-relevant ones above it.",

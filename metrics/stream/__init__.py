@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from .. import bulk
 from ..conventions import Conventions
-from ..engine import aggregate_columns, as_measures
+from ..engine import aggregate_columns, as_measures, complete_all_line, make_conventions
 from ..io.trec import (
     QrelsTable,
     RunTable,
@@ -40,7 +40,6 @@ from ..io.trec import (
     read_qrels,
     read_run,
 )
-from ..measures import relevance_strings
 from ..names import Measure
 from .buckets import give_back_memory, grouped_tables
 from .chunks import DEFAULT_CHUNK_BYTES, Stopped, open_run, parse_chunk, query_chunks
@@ -60,7 +59,7 @@ class StreamedRun:
     order; means: the ``all`` values (num_* summed, the rest averaged, in that order); runid: the tag of the last
     line; relevance_strings: trec_eval's relstring of each query when asked for; grouped: whether the run's queries
     were not contiguous, so it was grouped out of core; missing: the judged queries absent from the run (sorted),
-    scored as empty rankings under ``missing_queries="zero"`` and left out otherwise.
+    scored under ``missing_queries="zero"`` (as ``missing_ranking`` says) and left out otherwise.
     """
 
     qids: list[str]
@@ -79,13 +78,15 @@ def evaluate_file(
     conventions: Conventions | None = None,
     *,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    trec_eval: str | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
     """(query ids, per-query values per measure, the ``all`` values) of a run file (plain or gzip) of any size.
 
     The values equal :func:`metrics.bulk.evaluate_files`' (queries here in sorted order) for every convention;
-    ``chunk_bytes`` of text are parsed and scored at a time.
+    ``chunk_bytes`` of text are parsed and scored at a time. ``trec_eval``: a build (``"9.0.8"``, ``"10.0"``)
+    whose conventions replace ``conventions``' where the builds differ.
     """
-    result = stream_run(qrels, run_path, measures, conventions, chunk_bytes=chunk_bytes)
+    result = stream_run(qrels, run_path, measures, conventions, chunk_bytes=chunk_bytes, trec_eval=trec_eval)
     return result.qids, result.values, result.means
 
 
@@ -100,8 +101,11 @@ def stream_run(
     overlap: bool | None = None,
     name: str | None = None,
     stop: threading.Event | None = None,
+    relstring_cleared: bool = False,
+    trec_eval: str | None = None,
 ) -> StreamedRun:
-    """:func:`evaluate_file` with the run tag and, with ``relstring_length``, each query's relstring.
+    """:func:`evaluate_file` with the run tag and, with ``relstring_length``, each query's relstring
+    (``relstring_cleared``: trec_eval's plain ``relstring``, which trec_eval 10 empties for a -c placeholder).
 
     ``overlap=False`` parses and scores on one thread (the same values, for measuring what the overlap gains);
     ``None`` follows :data:`OVERLAP`. Once ``stop`` is set (Ctrl-C during several runs), :class:`Stopped` is
@@ -109,12 +113,12 @@ def stream_run(
     """
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"Argument `chunk_bytes` has to be a positive integer, but got {chunk_bytes!r}")
-    conv = conventions if conventions is not None else Conventions()
+    conv = make_conventions(conventions, trec_eval=trec_eval)
     table = qrels if isinstance(qrels, QrelsTable) else read_qrels(qrels)
     label = name or Path(run_path).name
     try:
         return _stream(table, run_path, as_measures(measures), conv, chunk_bytes, relstring_length,
-                       OVERLAP if overlap is None else overlap, label, stop)
+                       OVERLAP if overlap is None else overlap, label, stop, relstring_cleared)
     except MemoryError:
         # numpy's and pyarrow's allocation failures alike: one line, not a traceback through the kernels.
         raise TrecFormatError(
@@ -124,8 +128,9 @@ def stream_run(
 
 
 def _stream(table: QrelsTable, run_path, measures: list[Measure], conv: Conventions, chunk_bytes: int,
-            relstring_length: int | None, overlap: bool, label: str, stop: threading.Event | None) -> StreamedRun:
-    scorer = _ChunkScorer(table, measures, conv, relstring_length)
+            relstring_length: int | None, overlap: bool, label: str, stop: threading.Event | None,
+            relstring_cleared: bool = False) -> StreamedRun:
+    scorer = _ChunkScorer(table, measures, conv, relstring_length, relstring_cleared)
     reader = _Reader(run_path, label, chunk_bytes, overlap, stop)
     try:
         grouped = not scorer.score_contiguous(reader)
@@ -149,9 +154,10 @@ class _ChunkScorer:
     """Scores chunks of whole queries against the qrels and keeps each query's values."""
 
     def __init__(self, qrels: QrelsTable, measures: list[Measure], conventions: Conventions,
-                 relstring_length: int | None):
+                 relstring_length: int | None, relstring_cleared: bool = False):
         self.qrels, self.measures, self.conventions = qrels, measures, conventions
         self.relstring_length = relstring_length
+        self.relstring_cleared = relstring_cleared  # plain relstring: trec_eval 10 clears a -c placeholder's
         # Chunks are scored without -c; the judged queries the run lacks are added at the end.
         self.chunk_conventions = conventions.replace(missing_queries="skip")
         codes, self.qrels_qids = bulk._query_codes(qrels)
@@ -186,14 +192,8 @@ class _ChunkScorer:
 
     def _score(self, qrels: QrelsTable, run: RunTable, conventions: Conventions) -> None:
         if self.relstring_length is not None:
-            _, groups = bulk.batches_for_run(qrels, run, conventions)
-            strings: list = []
-            for rows, batch in groups:
-                text = relevance_strings(batch, self.relstring_length)
-                strings.extend(text) if rows is None else strings.extend(zip(rows.tolist(), text))
-            if groups and groups[0][0] is not None:
-                strings = [text for _, text in sorted(strings)]
-            self.strings.extend(strings)
+            self.strings.extend(bulk.relevance_strings_of_run(qrels, run, conventions, self.relstring_length,
+                                                              clear_placeholders=self.relstring_cleared))
         qids, values, _ = bulk.evaluate_prepared(bulk.prepare_run(qrels, run, self.measures or ["num_q"], conventions))
         self.qids.extend(qids)
         self.columns.append(values)
@@ -227,6 +227,7 @@ class _ChunkScorer:
         strings = [self.strings[i] for i in order] if self.relstring_length is not None else None
         qids = [self.qids[i] for i in order]
         means = aggregate_columns({key: values[key] for key in keys})
+        means.update(complete_all_line(self.measures, self.conventions, self.qrels.grade))
         return StreamedRun(qids, {key: values[key] for key in keys}, means, self.runid, strings, grouped,
                            tuple(sorted(missing)))
 

@@ -46,10 +46,12 @@ WORKED = {
     "Rprec_mult.2.0": 2 / 6,
     # interpolated precision: P at the relevant ranks is 1/1 (a) and 2/4 (c); c-th relevant, c = round(x R)
     "iprec_at_recall.0.0": 1.0,  # c = 0: the best precision anywhere
-    "iprec_at_recall.0.4": 1.0,  # c = round(1.2) = 1 (trec_eval 9 took (long)(1.2 + 0.9) = 2: 0.5)
+    "iprec_at_recall.0.4": 0.5,  # c = (long)(1.2 + 0.9) = 2 (trec_eval 10's lround(1.2) = 1 gives 1.0)
     "iprec_at_recall.0.5": 0.5,  # c = round(1.5) = 2: the 2nd relevant is at rank 4
     "iprec_at_recall.1.0": 0.0,  # c = 3, but only 2 are retrieved
-    "11pt_avg": (5 * 1.0 + 4 * 0.5 + 2 * 0.0) / 11,  # levels 0-0.4 give c <= 1, 0.5-0.8 c = 2, 0.9-1 c = 3
+    # c = (long)(3x + 0.9): levels 0-0.3 give c <= 1, 0.4-0.7 c = 2 (3 * 0.7 + 0.9 is 2.9999999999999996 in
+    # doubles), 0.8-1 c = 3; trec_eval 10's lround gives (5 * 1.0 + 4 * 0.5 + 2 * 0.0) / 11
+    "11pt_avg": (4 * 1.0 + 4 * 0.5 + 3 * 0.0) / 11,
     "11pt_avg.0.5,1.0": (0.5 + 0.0) / 2,
     # infAP: a at rank 1 counts 1; at c (rank 4) the pooled documents above are a and b (x is not pooled)
     "infAP": (1 + (1 / 4 + (3 / 4) * (2 / 3) * ((1 + 1e-5) / (2 + 2e-5)))) / 3,
