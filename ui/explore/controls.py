@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from metrics import CONVENTION_INFO, Conventions
+from metrics import CONVENTION_INFO, DEFAULT_TREC_EVAL, Conventions
 from metrics.conventions import URL_PARAMS
 from ui.common import state
 from ui.common.conventions import convention_meaning, convention_select
@@ -92,7 +92,7 @@ def conventions_panel(query: QueryState) -> None:
     # The key keeps the expander the same element when its label gains or loses "(changed)", so it stays open.
     with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False,
                      key="conventions_panel"):
-        st.caption("Defaults are trec_eval's. Each choice names the tools that use it.")
+        st.caption(f"Defaults are trec_eval {DEFAULT_TREC_EVAL}'s. Each choice names the tools that use it.")
         for info in CONVENTION_INFO:
             if info.name not in QUERY_CONVENTIONS:
                 continue

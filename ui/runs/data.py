@@ -19,7 +19,7 @@ from metrics.io.frames import qrels_from_mapping, run_from_mapping
 from metrics.io.trec import QrelsTable, RunTable
 from metrics.judging import merge_judgments_table
 from metrics.samples import load_samples, sample_to_trec
-from ui.common.conventions import convention_meaning, convention_select
+from ui.common.conventions import convention_meaning, convention_select, trec_eval_build_select, trec_eval_readout
 from ui.common.text import literal
 from ui.common.uploads import CAP_TEXT, uploaded_table, uploader
 
@@ -131,11 +131,13 @@ def settings() -> tuple[list[str], Conventions]:
         level = st.number_input("Relevance threshold", min_value=0, max_value=1000, value=1, step=1, key="runs_level")
         depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
                                 key="runs_depth")
+        trec_eval_build_select("runs_trec_eval", "runs_convention_{}")
         changes: dict[str, object] = {}
         for info in CONVENTION_INFO:
             changes[info.name] = st.selectbox(key=f"runs_convention_{info.name}", **convention_select(info))
             convention_meaning(info, changes[info.name])
-    conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
+        conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
+        st.caption(trec_eval_readout(conventions))
     return measures or DEFAULT_MEASURES, conventions
 
 
