@@ -110,3 +110,25 @@ def test_a_score_the_table_cannot_read_is_refused_and_the_last_good_value_kept(e
     explorer.expect_error_message("grade has to be a whole number")
     assert explorer.url_parameters()["qrels"] == "donut:1,muffin:1,scone:1"
     explorer.expect_no_traceback()
+
+
+def test_a_download_clicked_as_a_rerun_starts_completes(explorer: ExplorerPage, tmp_path: Path) -> None:
+    """Issue 22: a download clicked while an edit's rerun starts used to fail ("canceled") about 2 times in 15.
+    The click does not rerun the page and the file is made when it is asked for, from the state it was shown
+    for, so each of these downloads completes whatever the rerun is doing."""
+    explorer.open()
+    download(explorer, "dl_run", tmp_path)  # opens the downloads
+    box = explorer.page.get_by_role("spinbutton", name="k (cut-off)")
+    button = explorer.page.locator(".st-key-dl_run button").first
+    for k in (3, 4, 3, 4, 3, 4):
+        explorer.wait_until_idle()
+        box.fill(str(k))
+        with explorer.page.expect_download() as info:
+            box.press("Enter")  # the rerun starts…
+            button.click()  # …and the download is asked for at once
+        assert info.value.failure() is None
+        path = tmp_path / f"run-{k}.txt"
+        info.value.save_as(path)
+        assert [line.split()[2] for line in path.read_text().splitlines()] == ["donut", "bagel", "muffin", "croissant"]
+        explorer.expect_metrics({f"P@{k}": 2 / k})  # donut and muffin are relevant
+    explorer.expect_no_traceback()

@@ -111,10 +111,14 @@ def data_out(query: QueryState, rows: list[tuple[str, str, float]]) -> None:
         for note in files.notes:
             st.caption(literal(note))
         cols = st.columns(5)
-        cols[0].download_button("qrels (TREC)", files.qrels_trec, f"{files.name}.qrels", key="dl_qrels")
-        cols[1].download_button("run (TREC)", files.run_trec, f"{files.name}.run", key="dl_run")
-        cols[2].download_button("JSON", files.json, f"{files.name}.json", "application/json", key="dl_json")
-        cols[3].download_button("metrics (CSV)", files.csv, f"{files.name}-metrics.csv", "text/csv", key="dl_csv")
-        cols[4].download_button(f"Python ({files.tool})", files.snippet, f"{files.name}-{digest}.py", "text/x-python",
-                                key="dl_python")
+        buttons = [("qrels (TREC)", files.qrels_trec, f"{files.name}.qrels", "text/plain", "dl_qrels"),
+                   ("run (TREC)", files.run_trec, f"{files.name}.run", "text/plain", "dl_run"),
+                   ("JSON", files.json, f"{files.name}.json", "application/json", "dl_json"),
+                   ("metrics (CSV)", files.csv, f"{files.name}-metrics.csv", "text/csv", "dl_csv"),
+                   (f"Python ({files.tool})", files.snippet, f"{files.name}-{digest}.py", "text/x-python", "dl_python")]
+        for column, (label, text, file_name, mime, key) in zip(cols, buttons):
+            # A click does not rerun the page (nothing on it depends on a download), and the file is made when
+            # the browser asks for it, from this run's state: a download clicked as an edit's rerun starts no
+            # longer loses its file to that rerun ("canceled").
+            column.download_button(label, lambda text=text: text, file_name, mime, key=key, on_click="ignore")
         st.code(files.snippet, language="python")
