@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..cli import FIELD_WIDTH
-from ..console import OneLineParser, run_command, run_guarded, whole_number
+from ..console import OneLineParser, add_trec_eval_argument, run_command, run_guarded, trec_eval_preset, whole_number
 from ..engine import nothing_to_evaluate
 from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--reranked", metavar="RUN", help="a reranked run: one more waterfall stage (needs QRELS)")
     parser.add_argument("--context", metavar="C", type=whole_number,
                         help="passages a prompt holds: the last waterfall stage keeps the top C (needs QRELS)")
+    add_trec_eval_argument(parser)  # how scores order each list (trec_eval 9.0.8 compares them as C floats)
     return parser
 
 
@@ -62,7 +63,8 @@ def report(args: argparse.Namespace) -> str:
     if args.context is not None and args.context > k:
         raise InputError(f"--context {args.context} is larger than the cut-off {k} (-k): the prompt can only hold "
                          f"passages of the top {k}; give --context at most {k}, or a larger -k")
-    comparison = compare_ann(exact, ann, qrels, cutoffs, relevance_level=args.relevance_level)
+    conventions = trec_eval_preset(args)
+    comparison = compare_ann(exact, ann, qrels, cutoffs, conventions=conventions, relevance_level=args.relevance_level)
     lines = []
     is_count = {name: name.startswith(("lost_", "gained_")) for name in comparison.names}
     if args.per_query:
@@ -72,7 +74,7 @@ def report(args: argparse.Namespace) -> str:
     if qrels is not None:
         reranked = read_run_path(args.reranked).to_dict() if args.reranked else None
         stages = pipeline_stages(exact, ann, max(cutoffs), reranked_run=reranked, context=args.context)
-        waterfall = recall_waterfall(qrels, stages, relevance_level=args.relevance_level)
+        waterfall = recall_waterfall(qrels, stages, conventions=conventions, relevance_level=args.relevance_level)
         if args.per_query:
             for query in waterfall.queries:
                 lines.append(_line("waterfall_relevant", query.qid, query.relevant, True))

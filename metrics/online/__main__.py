@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..console import OneLineParser, real_number, run_command, run_guarded
+from ..console import OneLineParser, add_trec_eval_argument, real_number, run_command, run_guarded, trec_eval_preset
 from ..conventions import TREC_EVAL
 from ..io.read import read_checked_qrels, read_run_path
 from ..model import InputError
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gamma", metavar="G", type=real_number, default=None,
                         help=f"dbn: the chance to go on after a rank that did not satisfy (default "
                              f"{DEFAULT_CONTINUATION:g}; cascade is dbn with 1)")
+    add_trec_eval_argument(parser)  # how scores order each list (trec_eval 9.0.8 compares them as C floats)
     return parser
 
 
@@ -96,7 +97,8 @@ def report(args: argparse.Namespace) -> str:
         signals = run_signals(qrels, run, args.model,
                               eta=DEFAULT_ETA if args.eta is None else args.eta,
                               continuation=DEFAULT_CONTINUATION if args.gamma is None else args.gamma,
-                              sessions=args.sessions, seed=0 if args.seed is None else args.seed)
+                              sessions=args.sessions, seed=0 if args.seed is None else args.seed,
+                              conventions=trec_eval_preset(args))
     except InputError as error:  # name the options, not the library's arguments
         raise InputError(str(error).replace("Argument `eta`", "--eta").replace("Argument `continuation`", "--gamma")
                          .replace("Argument `sessions`", "--sessions").replace("Argument `seed`", "--seed")) from None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bulk import batches_for_run
+from ..conventions import Conventions
 from ..engine import check_qrels, check_run, nothing_to_evaluate
 from ..io.trec import QrelsTable, RunTable
 from ..model import NO_JUDGMENT, InputError, RankingBatch, rankings_for_run, short_repr
@@ -66,14 +67,15 @@ class RunSignals:
 def run_signals(
     qrels: Mapping[str, Mapping[str, int]] | QrelsTable, run: Mapping[str, Mapping[str, float]] | RunTable,
     kind: str, *, eta: float = DEFAULT_ETA, continuation: float = DEFAULT_CONTINUATION,
-    sessions: int | None = None, seed: int = 0,
+    sessions: int | None = None, seed: int = 0, conventions: Conventions | None = None,
 ) -> RunSignals:
     """Every query's signals under the click model ``kind`` (closed forms; with ``sessions``, a seeded simulation
     of that many sessions per query, each query's stream drawn from ``seed`` and its id).
 
     ``qrels`` and ``run`` are ``{qid: {doc: grade}}`` and ``{qid: {doc: score}}``, or the tables
     :func:`metrics.io.trec.read_qrels` and ``read_run`` give. Parameters as :meth:`ClickModel.for_list`: PBM's
-    position bias (1/r)^eta, DBN's continuation.
+    position bias (1/r)^eta, DBN's continuation. ``conventions``: how scores order each list (tie order, score
+    precision; trec_eval 9.0.8's by default).
     """
     if kind not in MODELS:
         raise InputError(f"Argument `kind` has to be one of {', '.join(MODELS)}, got {short_repr(kind)}")
@@ -83,9 +85,9 @@ def run_signals(
         sessions = check_sessions(sessions)
         seed = check_seed(seed)
     if isinstance(qrels, QrelsTable) and isinstance(run, RunTable):
-        qids, batches, judged_qids, answered = _from_tables(qrels, run)
+        qids, batches, judged_qids, answered = _from_tables(qrels, run, conventions)
     else:
-        qids, batches, judged_qids, answered = _from_dicts(qrels, run)
+        qids, batches, judged_qids, answered = _from_dicts(qrels, run, conventions)
     if not qids:  # means over no query would describe nothing (the rates too): refused as evaluate refuses it
         raise InputError(nothing_to_evaluate(getattr(run, "name", "the run"), getattr(qrels, "name", "the qrels")))
     values = {signal: np.zeros(len(qids)) for signal in RUN_SIGNALS}
@@ -123,18 +125,20 @@ def run_signals(
                       errors)
 
 
-def _from_dicts(qrels, run) -> tuple[list[str], list[tuple[np.ndarray | None, RankingBatch]], set[str], set[str]]:
+def _from_dicts(qrels, run, conventions: Conventions | None = None,
+                ) -> tuple[list[str], list[tuple[np.ndarray | None, RankingBatch]], set[str], set[str]]:
     check_qrels(qrels)
     check_run(run)
-    qids, rankings = rankings_for_run(qrels, run)
+    conv = conventions if conventions is not None else Conventions()
+    qids, rankings = rankings_for_run(qrels, run, conv.tie_order, score_precision=conv.score_precision)
     batch = RankingBatch.from_rankings(rankings, [qrels[qid] for qid in qids])
     judged = {qid for qid, judgments in qrels.items() if judgments}
     answered = {qid for qid, scores in run.items() if scores}
     return qids, [(None, batch)], judged, answered
 
 
-def _from_tables(qrels: QrelsTable, run: RunTable):
-    qids, batches = batches_for_run(qrels, run)
+def _from_tables(qrels: QrelsTable, run: RunTable, conventions: Conventions | None = None):
+    qids, batches = batches_for_run(qrels, run, (conventions or Conventions()).replace(missing_queries="skip"))
     return qids, batches, set(qrels.qids), set(run.qids)
 
 

@@ -170,6 +170,22 @@ def test_changing_conventions_in_the_sidebar_re_evaluates():
     assert any("gain=exponential" in m.value for m in at.markdown)
 
 
+def test_the_trec_eval_build_box_sets_that_builds_conventions_and_the_readout_names_it():
+    at = open_runs_page()
+    at = upload(at, ("qrels.test", (DATA / "qrels.test").read_bytes()),
+                ("results.test", (DATA / "results.test").read_bytes()))
+    at.multiselect(key="runs_measures").set_value(["iprec_at_recall.0.1"]).run()
+    assert "trec_eval 9.0.8's numbers (the default)." in [c.value for c in at.sidebar.caption]
+    assert round(at.dataframe[0].value.iloc[0]["iprec_at_recall_0.10"], 4) == 0.3884  # trec_eval 9.0.8 prints it
+    at.sidebar.selectbox(key="runs_trec_eval").select("10.0").run()
+    assert at.sidebar.selectbox(key="runs_convention_score_precision").value == "float64"
+    assert at.sidebar.selectbox(key="runs_convention_recall_cutoff").value == "round"
+    assert "trec_eval 10.0's numbers." in [c.value for c in at.sidebar.caption]
+    assert round(at.dataframe[0].value.iloc[0]["iprec_at_recall_0.10"], 4) == 0.3885  # out.test of trec_eval 10.0
+    at.sidebar.selectbox(key="runs_convention_recall_cutoff").select("plus_0.9").run()
+    assert any(c.value.startswith("No trec_eval build gives these numbers") for c in at.sidebar.caption)
+
+
 def test_convention_options_are_short_names_with_the_chosen_meaning_written_under_the_box():
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()

@@ -227,8 +227,11 @@ def test_help_names_the_default_build():
 
 
 def test_every_evaluating_command_line_takes_trec_eval(one_query_missing):
+    from metrics.ann.__main__ import build_parser as ann_parser
     from metrics.check.__main__ import build_parser as check_parser
     from metrics.compare.__main__ import build_parser as compare_parser
+    from metrics.online.__main__ import build_parser as online_parser
 
-    for parser in (check_parser(), compare_parser()):
+    for parser in (check_parser(), compare_parser(), ann_parser(), online_parser()):
         assert parser.parse_args([*one_query_missing, "--trec-eval", "10.0"]).trec_eval == "10.0"
+        assert parser.parse_args(one_query_missing).trec_eval is None  # the default build, 9.0.8
