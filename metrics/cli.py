@@ -313,7 +313,9 @@ def help_epilog() -> str:
         lines.extend(wrap.wrap(info.short_desc + " Rewards: " + info.rewards))
         lines.extend(wrap.wrap("Formula: " + (info.text or info.formula)))
         details = []
-        if info.cutoff != "none":
+        if info.cutoff == "optional":
+            details.append("cut-off optional: without one, the whole ranking")
+        elif info.cutoff != "none":
             details.append("default cut-offs " + ",".join(f"{c:g}" for c in info.default_cutoffs))
         elif info.default_params:
             details.append("default parameters " + ",".join(f"{c:g}" for c in info.default_params))

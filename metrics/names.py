@@ -67,9 +67,13 @@ class Measure:
             params.append("judged_only=True")
         if self.name in ("rbp", "rbp_resid") and not self.gain_map:  # the persistence, always: defaults differ
             params.append(f"p={_number((self.params or self.info.default_params)[0])}")
-        if self.params is not None and self.name == "F":
+        if self.params is not None and self.name in ("F", "set_F"):
             params.append(f"beta={_number(self.params[0])}")
-        base = self.info.ir_name
+        if self.gain_map and self.name in ("ndcg", "ndcg_cut"):
+            params.append("gains={" + ",".join(f"{level}:{_number(gain)}" for level, gain in self.gain_map) + "}")
+        if self.name == "set_relative_P":  # ir_measures' SetP(relative=True)
+            params.append("relative=True")
+        base = "SetP" if self.name == "set_relative_P" else self.info.ir_name
         if self.name == "num_rel_ret" and self.relevance_level is not None:
             base = "NumRet"  # ir_measures writes relevant retrieved at a level as NumRet(rel=N)
         text = base + (f"({','.join(params)})" if params else "")
@@ -140,7 +144,8 @@ def parse_measure(spec: str) -> list[Measure]:
     alias = _parse_alias(spec)
     if alias is not None:
         return [alias]
-    if "@" in spec or "(" in spec or spec in IR_NAMES and spec not in MEASURES:
+    if ("@" in spec or "(" in spec or spec in IR_NAMES and spec not in MEASURES or spec in _IR_SPELLINGS
+            or spec in NOT_COMPUTED):
         return [_parse_ir(spec)]
     return _parse_trec(spec)
 
@@ -264,7 +269,7 @@ def _parse_trec(spec: str) -> list[Measure]:
         for text, value in zip(params.split(","), values, strict=True):
             _check_parameter(spec, text, value)
         return [Measure(name, params=values, gain_param_text=params)]
-    if info.cutoff == "none":
+    if info.cutoff == "none" or info.cutoff == "optional" and not params:
         if params and info.params == "none":
             raise ValueError(f"measure {name!r} takes no parameters, got {spec!r}")
         return [Measure(name)]
@@ -355,60 +360,147 @@ def _with_pairs(spec: str, name: str, params: str) -> Measure:
                    params=(persistence,) if persistence is not None else None)
 
 
+#: ir_measures' names the engine does not compute, with why: one message instead of "unknown measure".
+NOT_COMPUTED: dict[str, str] = {
+    **{name: "a diversity measure: it needs judgments per subtopic (intent), which TREC qrels here do not carry"
+       for name in ("alpha_nDCG", "α_nDCG", "alpha_DCG", "α_DCG", "AP_IA", "MAP_IA", "P_IA", "ERR_IA", "nERR_IA",
+                    "NRBP", "nNRBP", "StRecall")},
+    **{name: "a C/W/L user-model measure that only cwl_eval computes (ir_measures' cwl_eval provider); the engine "
+             "has no kernel for it" for name in ("BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG")},
+    "Compat": "rank-biased compatibility with ideal rankings built from the qrels (the compat provider); the engine "
+              "has no kernel for it",
+}
+#: ir_measures' spellings of the same measure: read as the name on the right, with the parameters it implies.
+_IR_SPELLINGS = {"Precision": "P", "Recall": "R", "RPrec": "Rprec", "BPref": "Bpref", "SetRelP": "SetP"}
+_TRUTH = {"True": True, "False": False}
+
+
+def _ir_parameters(spec: str, text: str) -> list[tuple[str, str, str]]:
+    """``(key, value, as written)`` of each parameter in ir_measures' parentheses, split at the commas outside
+    braces (``gains={0:1,1:4}``); quotes around a value are dropped."""
+    pairs, depth, start = [], 0, 0
+    for position, char in enumerate(text + ","):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            piece = text[start:position]
+            start = position + 1
+            if piece:
+                key, sep, value = piece.partition("=")
+                if not sep:
+                    raise ValueError(f"measure {shown(spec)}: parameter {shown(piece)} has to look like name=value, "
+                                     "e.g. rel=2")
+                pairs.append((key, value.strip("'\""), piece))
+    return pairs
+
+
+def _ir_gains(spec: str, text: str) -> tuple[tuple[int, float], ...]:
+    """``{0:1,1:4}``: ir_measures' custom gain of each grade (a grade not listed keeps its own value as gain)."""
+    body = text[1:-1] if text.startswith("{") and text.endswith("}") else None
+    gains: dict[int, float] = {}
+    for pair in (body.split(",") if body else [None]):
+        level, sep, gain = (pair or "").partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            grade, value = int(level), float(gain)
+        except ValueError:
+            raise ValueError(f"measure {shown(spec)}: gains has to map grades to gains, e.g. gains={{0:1,1:4}}, got "
+                             f"{shown(text)}") from None
+        if grade in gains or not math.isfinite(value):
+            raise ValueError(f"measure {shown(spec)}: gain of grade {grade} is "
+                             f"{'given twice' if grade in gains else 'not a finite number'}")
+        _check_parameter(spec, pair or "", value)
+        gains[grade] = value
+    return tuple(gains.items())
+
+
 def _parse_ir(spec: str) -> Measure:
     match = _IR_PATTERN.match(spec.replace(" ", ""))
-    if match and match["name"] not in IR_NAMES and match["name"] in MEASURES:
+    pairs = _ir_parameters(spec, match["params"] or "") if match else []
+    written = match["name"] if match else None
+    if written in _IR_SPELLINGS:
+        relative = [("relative", "True", "relative=True")] if written == "SetRelP" else []
+        written, pairs = _IR_SPELLINGS[written], pairs + relative
+    if match and written not in IR_NAMES and written in MEASURES:
         # A trec_eval name in ir_measures' notation: relative_P@5, unj@10, gm_map.
-        info = MEASURES[match["name"]]
-        names = (match["name"] if info.cutoff != "required" else None, match["name"] if info.cutoff != "none" else None)
-    elif match and match["name"] in IR_NAMES:
-        names = IR_NAMES[match["name"]]
+        info = MEASURES[written]
+        names = (written if info.cutoff != "required" else None, written if info.cutoff != "none" else None)
+    elif match and written in IR_NAMES:
+        names = IR_NAMES[written]
+    elif match and written in NOT_COMPUTED:
+        raise ValueError(f"measure {shown(spec)} is ir_measures' {written}, {NOT_COMPUTED[written]}")
     else:
         raise ValueError(
-            f"unknown measure {spec!r}; ir_measures names: {', '.join(sorted(set(IR_NAMES)))} "
+            f"unknown measure {spec!r}; ir_measures names: {', '.join(sorted(set(IR_NAMES) | set(_IR_SPELLINGS)))} "
             "(e.g. P@5, nDCG@10, P(rel=2)@5, RR@10)"
         )
+    # ir_measures' cutoff= (any measure) and recall= (IPrec) are the cut-off written inside the parentheses.
+    cutoff_text = match["cutoff"]
+    for key, value, _ in pairs:
+        if key == "cutoff" or key == "recall" and written == "IPrec":
+            if cutoff_text is not None:
+                raise ValueError(f"measure {shown(spec)} gives its cut-off twice; write it once, e.g. "
+                                 f"{written}@{_number(float(value)) if _is_number(value) else 10}")
+            if not _is_number(value):
+                raise ValueError(f"measure {shown(spec)}: {key} has to be a number, got {shown(value)}")
+            cutoff_text = value
+    pairs = [pair for pair in pairs if not (pair[0] == "cutoff" or pair[0] == "recall" and written == "IPrec")]
     without_cutoff, with_cutoff = names
-    name = with_cutoff if match["cutoff"] else without_cutoff
+    name = with_cutoff if cutoff_text else without_cutoff
     if name is None:
-        needs = "a cut-off, e.g. " + match["name"] + "@10" if not match["cutoff"] else "no cut-off"
+        needs = "a cut-off, e.g. " + match["name"] + "@10" if not cutoff_text else "no cut-off"
+        if written == "RBP" and cutoff_text:
+            needs += " (RBP here is over the whole ranking; ir_measures parses RBP@k but none of its providers " \
+                     "computes it)"
         raise ValueError(f"measure {spec!r} takes {needs}")
     cutoff: float | int | None = None
-    if match["cutoff"]:
+    if cutoff_text:
         if MEASURES[name].float_cutoffs:
-            cutoff = float(match["cutoff"])
+            cutoff = float(cutoff_text)
         else:
-            cutoff = int(float(match["cutoff"]))
+            cutoff = int(float(cutoff_text))
             if not 1 <= cutoff <= _MAX_CUTOFF:
                 raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
     relevance_level = gain = judged_only = None
     params: tuple[float, ...] | None = None
-    for param in filter(None, (match["params"] or "").split(",")):
-        key, _, value = param.partition("=")
-        value = value.strip("'\"")
+    gain_map: tuple[tuple[int, float], ...] | None = None
+    for key, value, param in pairs:
         if key == "rel" and re.fullmatch(r"\d+", value):
             relevance_level = int(value)
         elif key == "p" and name in ("rbp", "rbp_resid") and re.fullmatch(r"0?\.\d+", value):
             params = (float(value),)
-        elif key == "beta" and name == "F" and re.fullmatch(r"\d+(\.\d*)?|\.\d+", value) and float(value) > 0:
+        elif (key == "beta" and name in ("F", "set_F") and re.fullmatch(r"\d+(\.\d*)?|\.\d+", value)
+              and 0 < float(value) <= MAX_PARAMETER):
             params = (float(value),)
         elif key == "dcg" and value in ("log2", "exp-log2") and name in ("ndcg", "ndcg_cut"):
             gain = "exponential" if value == "exp-log2" else "linear"
-        elif key == "judged_only" and value in ("True", "False"):
-            judged_only = value == "True"
+        elif key == "gains" and name in ("ndcg", "ndcg_cut"):
+            gain_map = _ir_gains(spec, value)
+        elif key == "relative" and name in ("set_P", "set_relative_P") and value in _TRUTH:
+            name = "set_relative_P" if _TRUTH[value] else "set_P"
+        elif key == "judged_only" and value in _TRUTH:
+            judged_only = _TRUTH[value]
         else:
             raise ValueError(
-                f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, "
-                "and dcg='log2' or 'exp-log2' for nDCG)"
+                f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, cutoff=K; "
+                "dcg='log2' or 'exp-log2' and gains={grade:gain,...} for nDCG, beta=B for F and SetF, "
+                "relative=True for SetP, p=P for RBP, recall=R for IPrec)"
             )
+    if gain_map is not None and gain == "exponential":
+        raise ValueError(f"measure {shown(spec)}: gains and dcg='exp-log2' together are not computed (ir_measures has "
+                         "no provider for them either); give the exponential gains in the map, e.g. gains={1:1,2:3}")
     if name == "rbp":
         params = params or (0.8,)  # ir_measures' default persistence (trec_eval's is 0.9)
         gain = "binary" if relevance_level is not None else gain  # RBP(rel=N): relevant or not, as ranx's rbp
     if name == "num_ret" and relevance_level is not None:
         # ir_measures: NumRet(rel=N) counts the retrieved documents with grade >= N (NumRelRet is NumRet(rel=1)).
         name = "num_rel_ret"
-    return Measure(name, cutoff, relevance_level, gain=gain, judged_only=judged_only, notation="ir_measures",
-                   params=params)
+    return Measure(name, cutoff, relevance_level, gain_map=gain_map, gain=gain, judged_only=judged_only,
+                   notation="ir_measures", params=params)
+
+
+def _is_number(text: str) -> bool:
+    return re.fullmatch(r"\d+(\.\d*)?|\.\d+", text) is not None
 
 
 def measure_at(name: str, k: int) -> Measure:

@@ -64,7 +64,8 @@ class MeasureInfo:
     diagnostic (``not_a_score``); its cut and uncut forms; and the tools that compute or define it.
 
     ``cutoff`` says whether the measure takes cut-offs (``P.5,10``): whole ranks, or fractions (``float_cutoffs``:
-    recall levels, multiples of R), printed ``%3.2f`` as trec_eval does. ``params`` says whether it takes one
+    recall levels, multiples of R), printed ``%3.2f`` as trec_eval does; ``optional``: without one it covers the
+    whole ranking (ir_measures' ``Judged``). ``params`` says whether it takes one
     list of values as written (``utility.2,-1,0,0``) or ``name=value`` pairs (``ndcg.1=3,2=9``, ``rbp.p=0.8``);
     ``default_params`` are used when none are written.
     """
@@ -349,10 +350,11 @@ MEASURES: dict[str, MeasureInfo] = {
         MeasureInfo("num_q", "NumQ", "Queries", "Number of queries evaluated.", "Nothing: it is a count.",
                     num_q, aggregate="sum", text="num_q = number of queries evaluated",
                     monotone=True),
-        MeasureInfo("Judged", "Judged", "Judged@k", "Share of the top k that has a judgment (any qrels line).",
+        MeasureInfo("Judged", "Judged", "Judged@k", "Share of the top k (without a cut-off, of the whole ranking) "
+                    "that has a judgment (any qrels line).",
                     "Nothing: it is the size of the judgment hole behind every other score.",
-                    judged_fraction, "required", (10,), trec_eval=False, peer="ir_measures Judged",
-                    text="Judged@k = (documents of the top k in the qrels) / min(k, |L|)",
+                    judged_fraction, "optional", (10,), trec_eval=False, peer="ir_measures Judged",
+                    text="Judged@k = (documents of the top k in the qrels) / min(k, |L|); Judged (no k): of all |L|",
                     monotone=True),
         MeasureInfo("F", "F", "F-measure@k",
                     "Weighted harmonic mean of P@k and R@k (F1 by default; F(beta=2)@k weighs recall more).",
@@ -385,7 +387,8 @@ def _ir_names() -> dict[str, tuple[str | None, str | None]]:
             continue
         for name in info.ir_names:
             uncut, cut = table.get(name, (None, None))
-            table[name] = (uncut, info.name) if info.cutoff == "required" else (info.name, cut)
+            table[name] = {"required": (uncut, info.name), "optional": (info.name, info.name)}.get(
+                info.cutoff, (info.name, cut))
     return table
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
 
+import numpy as np
 import pytest
 
 import metrics
@@ -31,10 +33,18 @@ def test_trec_eval_notation_gives_pytrec_eval_keys(spec, keys):
     assert [m.key for m in parse_measure(spec)] == keys
 
 
-@pytest.mark.parametrize("name", [n for n, info in metrics.MEASURES.items() if info.cutoff != "none"])
+@pytest.mark.parametrize("name", [n for n, info in metrics.MEASURES.items() if info.cutoff == "required"])
 def test_a_cutoff_measure_without_cutoffs_gets_its_default_cutoffs(name):
     info = metrics.MEASURES[name]
     assert [m.cutoff for m in parse_measure(name)] == sorted(info.default_cutoffs)
+
+
+def test_judged_without_a_cutoff_is_the_whole_ranking_as_in_ir_measures():
+    (judged,) = parse_measure("Judged")
+    assert (judged.name, judged.cutoff, judged.key, judged.ir_name) == ("Judged", None, "Judged", "Judged")
+    qrels = {"q": {"a": 1, "b": 0, "c": -1}}
+    run = {"q": {"a": 0.9, "x": 0.8, "b": 0.7, "y": 0.6, "c": 0.5}}  # 3 of the 5 retrieved have a qrels line
+    assert metrics.evaluate(qrels, run, ["Judged", "Judged@2"])["q"] == {"Judged": 3 / 5, "Judged@2": 1 / 2}
 
 
 def test_trec_eval_default_cutoffs_are_trec_evals():
@@ -244,3 +254,96 @@ def test_only_names_from_other_tools_get_a_reading_note():
     assert reading_note("no such measure") is None
     assert reading_note("hit_rate@10").startswith("hit_rate@10 = Success@10")
     assert reading_note("MAP@100").startswith("MAP@100: read as AP@100")
+
+
+# ---- every parameterised spelling ir_measures documents, against ir_measures itself ---------------------------------
+
+
+def _tied_collection(seed: int, n_queries: int = 80):
+    """Grades -1..3 (a negative grade is judged but not relevant), scores in steps of 0.5 so that many tie."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        pool = [f"d{i}" for i in range(int(rng.integers(3, 25)))]
+        judged = rng.choice(pool, size=int(rng.integers(1, len(pool) + 1)), replace=False)
+        qrels[f"q{q}"] = {str(doc): int(rng.integers(-1, 4)) for doc in judged}
+        retrieved = rng.choice(pool + [f"u{i}" for i in range(8)], size=int(rng.integers(1, len(pool) + 8)),
+                               replace=False)
+        run[f"q{q}"] = {str(doc): float(rng.integers(0, 5)) / 2 for doc in retrieved}
+    return qrels, run
+
+
+#: Each spelling of ir_measures' measure list with its parameters (rel, judged_only, cutoff=, recall=, beta=,
+#: relative=, gains=, dcg=, p=, and the aliases Precision, Recall, RPrec, BPref, SetRelP), and the conventions under
+#: which the engine gives ir_measures' number on tied scores (its providers: pytrec_eval in trec_eval's order;
+#: Judged@k in its own order, doc ids ascending, scores as doubles; RBP through cwl_eval, ties as given).
+#: nDCG(dcg='exp-log2') goes to gdeval (perl, five decimals, numeric query ids): test_peers.py covers gdeval.
+#: IPrec at levels other than 0 and 1 differs by trec_eval 10's rounding of the cut-off (the engine's default).
+IR_MEASURES_SPELLINGS = {
+    "SetF(beta=0.5)": {}, "SetF(beta=2.0,rel=2)": {}, "SetF(judged_only=True)": {},
+    "SetP(relative=True)": {}, "SetP(relative=False,rel=2)": {}, "SetRelP": {}, "SetRelP(rel=2)": {},
+    "SetP(relative=True,judged_only=True)": {}, "SetAP(rel=2,judged_only=True)": {}, "SetR(rel=2)": {},
+    "nDCG(gains={0:1,1:4})": {}, "nDCG(gains={0:1,1:4})@5": {}, "nDCG(gains={1:3,2:9,3:10},judged_only=True)@10": {},
+    "nDCG(dcg='log2',judged_only=True)": {},
+    "P(cutoff=5)": {}, "P(rel=2,judged_only=True)@5": {}, "Precision(rel=2)@5": {}, "Recall(cutoff=10)": {},
+    "R(rel=2)@20": {}, "Success(rel=2)@3": {}, "AP(cutoff=10,rel=2)": {}, "AP(judged_only=True)": {},
+    "RR(rel=2)": {}, "Rprec(rel=2,judged_only=True)": {}, "RPrec": {}, "BPref": {}, "Bpref(rel=2)": {},
+    "infAP(rel=2)": {}, "IPrec(recall=0.0,rel=2)": {}, "IPrec(recall=1.0)": {},
+    "NumRet(rel=2)": {}, "NumRelRet(rel=2)": {},
+    "Judged": {}, "Judged(cutoff=3)": {"tie_order": "docid_ascending", "score_precision": "float64"},
+    "RBP(p=0.5,rel=2)": {"tie_order": "as_given"}, "RBP(rel=1)": {"tie_order": "as_given"},
+}
+
+
+@pytest.mark.parametrize("spec", list(IR_MEASURES_SPELLINGS))
+def test_each_parameterised_ir_measures_spelling_gives_ir_measures_values_on_tied_scores(spec):
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = _tied_collection(21)
+    reference = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(spec)], qrels, run)}
+    (measure,) = parse_measure(spec)
+    ours = metrics.evaluate(qrels, run, [spec], conventions=metrics.Conventions(**IR_MEASURES_SPELLINGS[spec]))
+    assert {qid: values[measure.key] for qid, values in ours.items()} == pytest.approx(reference, abs=1e-12)
+    (again,) = parse_measure(measure.ir_name)  # the name it is reported under reads back as the same measure
+    assert (again.name, again.cutoff, again.params, again.gain_map, again.key) == (
+        measure.name, measure.cutoff, measure.params, measure.gain_map, measure.key)
+
+
+def test_parameter_spellings_read_as_the_measure_they_name():
+    assert parse_measure("SetF(beta=0.5)")[0] == Measure("set_F", params=(0.5,), notation="ir_measures")
+    assert parse_measure("SetP(relative=True)")[0].name == parse_measure("SetRelP")[0].name == "set_relative_P"
+    assert parse_measure("nDCG(gains={0:1,1:4})")[0].gain_map == ((0, 1.0), (1, 4.0))
+    assert parse_measure("IPrec(recall=0.5)") == parse_measure("IPrec@0.5")
+    assert parse_measure("P(cutoff=5)") == parse_measure("P@5")
+    assert parse_measure("RPrec")[0].key == "Rprec" and parse_measure("BPref")[0].key == "Bpref"
+
+
+@pytest.mark.parametrize("spec, why", [
+    ("alpha_nDCG@10", "a diversity measure: it needs judgments per subtopic"),
+    ("P_IA(rel=2)@5", "a diversity measure"),
+    ("NRBP", "a diversity measure"),
+    ("StRecall@10", "a diversity measure"),
+    ("BPM(T=1.0)@10", "only cwl_eval computes"),
+    ("SDCG@10", "only cwl_eval computes"),
+    ("Compat(p=0.9)", "compatibility with ideal rankings"),
+    ("RBP@10", "RBP here is over the whole ranking; ir_measures parses RBP@k but none of its providers computes it"),
+    ("nDCG(gains={0:1,1:4},dcg='exp-log2')", "gains and dcg='exp-log2' together are not computed"),
+])
+def test_names_ir_measures_parses_but_the_engine_cannot_compute_get_one_message_saying_why(spec, why):
+    ir_measures = pytest.importorskip("ir_measures")
+    ir_measures.parse_measure(spec)  # ir_measures accepts the name
+    with pytest.raises(ValueError) as error:
+        parse_measure(spec)
+    assert why in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("P(cutoff=5)@5", "gives its cut-off twice"),
+    ("IPrec(recall=abc)", "recall has to be a number"),
+    ("nDCG(gains={0:1,x})", "gains has to map grades to gains, e.g. gains={0:1,1:4}"),
+    ("SetP(relative=maybe)", "unsupported parameter 'relative=maybe'"),
+    ("SetF(beta=0)", "unsupported parameter 'beta=0'"),
+    ("P(rel)@5", "parameter 'rel' has to look like name=value"),
+])
+def test_bad_parameter_spellings_name_the_parameter(spec, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_measure(spec)
