@@ -214,3 +214,17 @@ def test_a_run_lacking_a_query_is_named_in_the_table_and_its_downloads_and_minus
         zero, fmt="latex", qrels_name="qrels.test")
     at.button(key="many_skip_missing").click().run()
     assert at.session_state["runs_convention_missing_queries"] == "skip"
+
+
+def test_the_two_run_comparison_names_the_query_a_run_lacks_and_offers_minus_c():
+    at = open_runs_page()
+    at = open_tab(upload(at, ("results.test", (DATA / "results.test").read_bytes()),
+                         ("no-302.test", without_query("302"))), "Compare runs")
+    assert_no_failure(at)
+    assert any("no-302.test lacks 1 judged query (302): left out of both means" in as_shown(w.value)
+               for w in at.warning)
+    at.button(key="compare_zero_missing").click().run()
+    assert_no_failure(at)
+    assert any("no-302.test lacks 1 judged query (302): scored 0 there (trec_eval -c)" in as_shown(w.value)
+               for w in at.warning)
+    assert next(m.value for m in at.metric if m.label == "queries compared") == "3"  # every judged query

@@ -12,6 +12,7 @@ from ui.common.text import literal
 
 from . import charts, data
 from .results import open_query
+from .significance import missing_queries, missing_queries_button
 
 #: The comparison's widgets (ui.common.state.keep_values keeps what they hold while another tab is open).
 WIDGETS = ("compare_a", "compare_b", "compare_measure", "compare_qid")
@@ -47,14 +48,31 @@ def compare_tab(collection: data.Collection, results: dict, conventions, measure
     st.caption(f"Two-sided tests on {len(comparison.qids)} paired queries; randomisation: "
                f"{comparison.randomisation.permutations:,} sign flips, seed {comparison.randomisation.seed}"
                + (" (exact)" if comparison.randomisation.exact else "") + ".")
-    for label, qids in (("only in A", comparison.only_in_a), ("only in B", comparison.only_in_b)):
-        if qids:
-            st.caption(f"Not compared, {label}: {len(qids)} queries ({literal(', '.join(map(str, qids[:10])))}"
-                       + ("…" if len(qids) > 10 else "") + ")")
+    lacking(collection, comparison, name_a, name_b)
     ordered = comparison.sorted_deltas()
     st.plotly_chart(charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
                                                  name_a, name_b), key="difference_chart")
     side_by_side(collection, name_a, name_b, [r.qid for r in ordered], data.explorer_k(measures, measure))
+
+
+def lacking(collection: data.Collection, comparison, name_a: str, name_b: str) -> None:
+    """What each run lacks of the judged queries the other answers: left out of both means (trec_eval's rule), or
+    scored 0 with -c; and the button that switches."""
+    zero = comparison.conventions.missing_queries == "zero"
+    if zero:
+        missing = missing_queries(collection)
+        lacks = {name_a: missing[name_a], name_b: missing[name_b]}
+    else:
+        lacks = {name_a: comparison.only_in_b, name_b: comparison.only_in_a}
+    lacks = {name: qids for name, qids in lacks.items() if qids}
+    if not lacks:
+        return
+    listed = "; ".join(f"{name} lacks {len(qids)} judged {'query' if len(qids) == 1 else 'queries'} "
+                       f"({', '.join(map(str, qids[:10]))}{'…' if len(qids) > 10 else ''})"
+                       for name, qids in lacks.items())
+    st.warning(literal(f"{listed}: {'scored 0 there (trec_eval -c)' if zero else 'left out of both means'}; "
+                       f"the {len(comparison.qids)} queries compared are the same for A and B."))
+    missing_queries_button(zero, key="compare")
 
 
 def side_by_side(collection: data.Collection, name_a: str, name_b: str, qids: list[str], k: int) -> None:

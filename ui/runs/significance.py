@@ -73,13 +73,19 @@ def coverage(comparison: ManyComparison) -> None:
     queries a run lacks out of every run (trec_eval's default) or score them 0 (trec_eval -c)."""
     if not comparison.incomplete_runs():
         return
-    zero = comparison.conventions.missing_queries == "zero"
     st.warning(" ".join(comparison.coverage(literal)))
+    missing_queries_button(comparison.conventions.missing_queries == "zero", key="many")
+
+
+def missing_queries_button(zero: bool, *, key: str) -> None:
+    """The other choice for judged queries a run lacks, one click away (keys ``{key}_zero_missing`` and
+    ``{key}_skip_missing``): it sets the sidebar's convention, so every tab counts the same queries."""
     if zero:
-        st.button("Leave a query a run lacks out of every run instead (trec_eval's default)", key="many_skip_missing",
-                  on_click=_set_missing_queries, args=("skip",), icon=":material/filter_alt:")
+        st.button("Leave a query a run lacks out of every run instead (trec_eval's default)",
+                  key=f"{key}_skip_missing", on_click=_set_missing_queries, args=("skip",),
+                  icon=":material/filter_alt:")
     else:
-        st.button("Score a query a run lacks as 0 instead (trec_eval -c)", key="many_zero_missing",
+        st.button("Score a query a run lacks as 0 instead (trec_eval -c)", key=f"{key}_zero_missing",
                   on_click=_set_missing_queries, args=("zero",), icon=":material/exposure_zero:",
                   help="Every judged query counts in every run's mean, as trec_eval -c counts it; sets the sidebar's "
                        "convention for judged queries absent from the run, so every tab agrees.")
