@@ -57,8 +57,8 @@ def test_run_names_and_qids_reach_captions_buttons_and_metrics_literally():
     assert f"({literal(', '.join(sorted(IDS[3:])))})" in notes[0]
     assert f"({literal('lonely')})" in notes[1]
     at = open_tab(at, "Compare runs")
-    (only_a,) = [c.value for c in at.caption if c.value.startswith("Not compared, only in A")]
-    assert only_a.endswith(f"({literal(IDS[0])})")
+    (lacks,) = [w.value for w in at.warning if "left out of both means" in w.value]
+    assert is_literal(lacks) and f"{name_b} lacks 1 judged query ({IDS[0]})" in shown(lacks)
     labels = [b.label for b in at.button if b.label.startswith("Open ") and b.label.endswith(" in explorer")]
     assert f"Open {literal(name_b)} in explorer" in labels
     at = open_tab(at, "Per-query results")

@@ -126,9 +126,10 @@ def test_run_and_qrels_with_markdown_in_file_names_and_qids_show_them_as_typed(r
     assert shown_text(notes.nth(0)).startswith(f"{name_a}: 4 queries evaluated.")
     assert qids[4] in shown_text(notes.nth(0)) and "unjudged-q" in shown_text(notes.nth(1))
     runs_page.open_tab("Compare runs")
-    not_compared = runs_page.page.get_by_test_id("stCaptionContainer").filter(has_text="Not compared")
-    expect(not_compared).to_have_count(2)
-    assert f"({qids[0]}, {qids[1]})" in shown_text(not_compared.nth(0))
+    lacks = runs_page.page.get_by_test_id("stAlert").filter(has_text="left out of both means")
+    expect(lacks).to_have_count(1)
+    assert f"{name_b} lacks 2 judged queries ({', '.join(sorted(qids[:2]))})" in shown_text(lacks)
+    assert f"{name_a} lacks 2 judged queries ({', '.join(sorted(qids[4:6]))})" in shown_text(lacks)
     buttons = runs_page.page.get_by_test_id("stButton").filter(visible=True).all_inner_texts()
     assert f"Open {name_b} in explorer" in [text.replace(WORD_JOINER, "").strip() for text in buttons]
     runs_page.expect_no_traceback()
