@@ -278,7 +278,6 @@ def _tied_collection(seed: int, n_queries: int = 80):
 #: which the engine gives ir_measures' number on tied scores (its providers: pytrec_eval in trec_eval's order;
 #: Judged@k in its own order, doc ids ascending, scores as doubles; RBP through cwl_eval, ties as given).
 #: nDCG(dcg='exp-log2') goes to gdeval (perl, five decimals, numeric query ids): test_peers.py covers gdeval.
-#: IPrec at levels other than 0 and 1 differs by trec_eval 10's rounding of the cut-off (the engine's default).
 IR_MEASURES_SPELLINGS = {
     "SetF(beta=0.5)": {}, "SetF(beta=2.0,rel=2)": {}, "SetF(judged_only=True)": {},
     "SetP(relative=True)": {}, "SetP(relative=False,rel=2)": {}, "SetRelP": {}, "SetRelP(rel=2)": {},
@@ -288,7 +287,7 @@ IR_MEASURES_SPELLINGS = {
     "P(cutoff=5)": {}, "P(rel=2,judged_only=True)@5": {}, "Precision(rel=2)@5": {}, "Recall(cutoff=10)": {},
     "R(rel=2)@20": {}, "Success(rel=2)@3": {}, "AP(cutoff=10,rel=2)": {}, "AP(judged_only=True)": {},
     "RR(rel=2)": {}, "Rprec(rel=2,judged_only=True)": {}, "RPrec": {}, "BPref": {}, "Bpref(rel=2)": {},
-    "infAP(rel=2)": {}, "IPrec(recall=0.0,rel=2)": {}, "IPrec(recall=1.0)": {},
+    "infAP(rel=2)": {}, "IPrec(recall=0.0,rel=2)": {}, "IPrec(recall=0.2,rel=2)": {}, "IPrec(recall=0.5)": {},
     "NumRet(rel=2)": {}, "NumRelRet(rel=2)": {},
     "Judged": {}, "Judged(cutoff=3)": {"tie_order": "docid_ascending", "score_precision": "float64"},
     "RBP(p=0.5,rel=2)": {"tie_order": "as_given"}, "RBP(rel=1)": {"tie_order": "as_given"},
