@@ -76,13 +76,14 @@ def ranking_editor(query: QueryState) -> None:
         width="stretch",
         on_change=_on_ranking_change,
         args=(key,),
+        # The widths add up to the list's column at 1280 px (the narrowest width tried): no column needs a scroll.
         column_config={
             "rank": st.column_config.TextColumn(
                 "rank", help="Type a new rank to move the document; removed documents have none", width=60),
             "doc": st.column_config.TextColumn("document", help="Document id (no spaces)", required=True, max_chars=200,
-                                               width=140),
+                                               width=110),
             "score": st.column_config.TextColumn("score", help="Optional retrieval score; trec_eval orders by it",
-                                                 width=80),
+                                                 width=65),
             "grade": st.column_config.TextColumn("grade", help="Relevance grade, a whole number; 'unjudged' or empty = "
                                                  "unjudged, negative = unjudged in the pool", width=75),
             "judged": st.column_config.TextColumn(
@@ -90,7 +91,7 @@ def ranking_editor(query: QueryState) -> None:
                 help=f"{JUDGED_MARK} judged, {UNJUDGED_MARK} unjudged: no grade >= 0 (outside the judgments, or a "
                      "negative grade). trec_eval counts it non-relevant; each metric's bracket says how far judging "
                      "it could move the value"),
-            "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width=80),
+            "removed": st.column_config.CheckboxColumn("removed", help="Try the list without this document", width=85),
         },
     )
 

@@ -15,8 +15,9 @@ from ui.common import state
 from ui.common.query_state import QueryState, score_order, scores_contradict_order, sort_by_score, use_this_order
 from ui.common.text import literal
 
-#: Height of the box in CSS pixels: room for a message and the conflict notice with its two buttons.
-BOX_HEIGHT = 190
+#: Height of the box in CSS pixels: room for a message, and for the conflict notice with its two buttons at 1280 px
+#: (where the notice takes four lines).
+BOX_HEIGHT = 240
 
 
 def status_box(query: QueryState, explanations: list[Explanation], labels: dict[str, str]) -> None:
