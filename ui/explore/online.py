@@ -372,15 +372,16 @@ def against_baseline(query: QueryState, baseline: dict | None, settings: Setting
 
     offline = offline_change(query, baseline)
     st.markdown(verdict(offline, test, interleaving))
-    offline_side, online_side = st.columns([2, 3], gap="large")
+    offline_side, interleaving_side = st.columns([2, 3], gap="large")
     with offline_side:
         st.markdown("**Offline: the metrics' change**")
         offline_deltas(offline)
-    with online_side:
-        st.markdown(f"**Online: A/B test, {test.sessions:,} sessions per arm**")
-        ab_table(test)
+    with interleaving_side:
         st.markdown("**Team-draft interleaving**")
         interleaving_summary(interleaving, depth)
+    # The A/B table's seven columns need the page's whole width (at 1280 px a column cut its last ones).
+    st.markdown(f"**Online: A/B test, {test.sessions:,} sessions per arm**")
+    ab_table(test)
     rows = [(SIGNAL_LABELS[signal], diff.expected, diff.simulated, diff.ci[0], diff.ci[1])
             for signal, diff in test.differences.items()]
     st.plotly_chart(online_charts.ab_figure(rows, test.sessions), key="online_ab_chart",
