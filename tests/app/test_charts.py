@@ -33,6 +33,7 @@ from ui.explore.charts import (
     k_curves_figure,
     move_preview_figure,
     range_figure,
+    rank_ticks,
     removal_bars_figure,
     swap_heatmaps_figure,
 )
@@ -99,6 +100,22 @@ def test_all_swap_heatmaps_share_one_zero_centred_diverging_scale():
     assert axis.cmin == -axis.cmax
     assert axis.cmax == pytest.approx(2 / 3)  # RR drops by 2/3 when donut and croissant swap
     assert axis.colorscale[0][1] != axis.colorscale[-1][1]
+
+
+def test_a_long_lists_heatmaps_label_their_ranks_from_1_never_0():
+    sixty = Scenario([f"d{i}" for i in range(1, 61)], {"d1": 1, "d5": 2, "d30": 1}, k=10)
+    fig = swap_heatmaps_figure(swap_deltas(sixty))  # the top 40 ranks
+    axes = [fig.layout[name] for name in fig.layout if name.startswith(("xaxis", "yaxis"))]
+    assert len(axes) == 12  # six heatmaps, each with its rank i and rank j axis
+    assert all(list(axis.tickvals) == [1, 5, 10, 15, 20, 25, 30, 35, 40] for axis in axes)
+
+
+def test_rank_axes_label_every_rank_up_to_15_then_about_ten_from_rank_1():
+    assert rank_ticks(4) == [1, 2, 3, 4]
+    assert rank_ticks(15) == list(range(1, 16))
+    assert rank_ticks(20) == [1, 3, 5, 7, 9, 11, 13, 15, 17, 19]
+    assert rank_ticks(60) == [1, 10, 20, 30, 40, 50, 60]
+    assert rank_ticks(1000) == [1, *range(100, 1001, 100)]
 
 
 def test_hovering_a_swap_cell_names_both_documents_and_clicking_it_carries_the_swap():

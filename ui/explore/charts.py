@@ -62,6 +62,18 @@ CURVE_HINTS: dict[str, str] = {
     "Success": "0 until the first hit, then 1",
 }
 
+def rank_ticks(n: int) -> list[int]:
+    """The ranks labelled on an axis of ranks 1..n: every rank up to 15; beyond, at most about ten, from rank 1 on,
+    at the smallest round step that allows it (1, 3, 5, …; 1, 5, 10, …; 1, 10, 20, …; 1, 20, 40, …)."""
+    if n <= 15:
+        return list(range(1, n + 1))
+    step = next(base * 10 ** power for power in range(len(str(n))) for base in (1, 2, 5) if n / (base * 10 ** power)
+                <= 10)
+    if step == 2:  # 1, 3, 5, …: a tick at 2 would crowd the one at 1
+        return list(range(1, n + 1, 2))
+    return [1, *range(step, n + 1, step)]
+
+
 def _grid(count: int, columns: int) -> tuple[int, int]:
     if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
         raise ValueError(f"Argument `columns` has to be a positive integer, but got {columns!r}")
@@ -203,8 +215,9 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
             marker=dict(symbol="square-open", size=marker_size, color="#111111", opacity=0.0, line=dict(width=2)),
             selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.0)), **axes,
         ))
-    # Every rank is labelled on short lists; long lists get about ten ticks.
-    ticks = dict(tickmode="linear", tick0=1, dtick=1) if n <= 15 else dict(tickmode="auto", nticks=10)
+    # Every rank is labelled on short lists; long lists get about ten ticks, from rank 1 (plotly's own ticks
+    # started at 0, a rank no list has).
+    ticks = dict(tickmode="array", tickvals=rank_ticks(n))
     for index in range(rows * columns):
         for letter in "xy":
             layout[axis_name(letter, index)].update(showgrid=False, zeroline=False, **ticks)
@@ -430,5 +443,5 @@ __all__ = [
     "METRIC_COLOURS",
     "baseline_figure", "baseline_from_values",
     "decode_selection", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
-    "removal_bars_figure", "swap_heatmaps_figure",
+    "rank_ticks", "removal_bars_figure", "swap_heatmaps_figure",
 ]
