@@ -80,10 +80,13 @@ def online_signals(page: Page, base_url: str) -> Region:
 
 
 def runs_per_query(page: Page, base_url: str) -> Region:
-    """The "Evaluate a run" page on the built-in collection, measured by P@10 and nDCG@10 only so the per-query
-    table shows every column: each measure with its low and high, and Judged≥0@10."""
+    """The "Evaluate a run" page on the built-in collection with the judgment holes switched on, measured by P@10
+    and nDCG@10 only so the per-query table shows every column: each measure with its low and high, and
+    Judged≥0@10."""
     runs = RunsPage(page, base_url).open()
     runs.use_built_in_collection()
+    runs.rerun_after(lambda: page.locator(".st-key-results_holes").get_by_text("Judgment holes").click())
+    expect(page.locator(".st-key-results_holes input")).to_be_checked()
     measures = page.locator(".st-key-runs_measures")
     for tag in measures.locator("[data-tag]").evaluate_all("tags => tags.map(tag => tag.getAttribute('aria-label'))"):
         if tag not in ("P.10", "ndcg_cut.10"):

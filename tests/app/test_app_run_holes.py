@@ -1,5 +1,6 @@
 """The run page's judgment holes through AppTest: Judged@k and low/high columns per query and in the means, the
-same numbers as metrics.holes, and a caption saying which are bounds."""
+same numbers as metrics.holes, and a caption saying which are bounds. The holes are opt-in (their toggle starts
+off: they triple the columns)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,23 @@ def _set_measures(at, measures):
     return at.run()
 
 
-def test_sweet_pastry_run_shows_p4_between_half_and_one_and_judged_at_4():
+def _with_holes(at):
+    at.toggle(key="results_holes").set_value(True)
+    return at.run()
+
+
+def test_the_holes_start_off_so_the_tables_hold_the_measures_alone():
     at = upload(open_runs_page(), ("qrels", PASTRY_QRELS), ("run", PASTRY_RUN))
     at = _set_measures(at, ["P.4", "map"])
+    assert at.toggle(key="results_holes").value is False
+    assert list(at.dataframe[0].value.columns) == ["P_4", "map"]
+    assert list(at.dataframe[1].value.columns) == ["P_4", "map"]
+    assert not any(c.value.startswith("Judged≥0@k:") for c in at.caption)
+
+
+def test_sweet_pastry_run_shows_p4_between_half_and_one_and_judged_at_4():
+    at = upload(open_runs_page(), ("qrels", PASTRY_QRELS), ("run", PASTRY_RUN))
+    at = _with_holes(_set_measures(at, ["P.4", "map"]))
     assert_no_failure(at)
     means = at.dataframe[0].value.iloc[0].to_dict()
     assert means == {"P_4": 0.5, "P_4 low": 0.5, "P_4 high": 1.0, "map": pytest.approx(5 / 9),
@@ -41,6 +56,7 @@ def test_sweet_pastry_run_shows_p4_between_half_and_one_and_judged_at_4():
 def test_trec_eval_test_files_columns_are_the_library_holes():
     at = upload(open_runs_page(), ("qrels.test", (DATA / "qrels.test").read_bytes()),
                 ("results.test", (DATA / "results.test").read_bytes()))
+    at = _with_holes(at)
     assert_no_failure(at)
     measures = ["P.10", "recall.100", "recip_rank", "map", "ndcg_cut.10", "success.1"]  # the page's defaults
     table = holes_files(DATA / "qrels.test", DATA / "results.test", measures)
@@ -58,9 +74,10 @@ def test_trec_eval_test_files_columns_are_the_library_holes():
             assert low <= value <= high
 
 
-def test_the_toggle_hides_the_hole_columns():
+def test_the_toggle_hides_the_hole_columns_again():
     at = upload(open_runs_page(), ("qrels", PASTRY_QRELS), ("run", PASTRY_RUN))
-    at = _set_measures(at, ["P.4"])
+    at = _with_holes(_set_measures(at, ["P.4"]))
+    assert list(at.dataframe[0].value.columns) == ["P_4", "P_4 low", "P_4 high", "Judged≥0@4"]
     at.toggle(key="results_holes").set_value(False)
     at = at.run()
     assert list(at.dataframe[0].value.columns) == ["P_4"]
@@ -71,7 +88,7 @@ def test_the_holes_judged_column_never_shares_the_name_of_the_judged_measure_and
     # ir_measures' Judged@4 counts bagel's negative grade as judged (3 of 4); the hole counts it unjudged (2 of 4).
     qrels = PASTRY_QRELS + b"sweet_pastry 0 bagel -1\n"
     at = upload(open_runs_page(), ("qrels", qrels), ("run", PASTRY_RUN))
-    at = _set_measures(at, ["Judged@4"])
+    at = _with_holes(_set_measures(at, ["Judged@4"]))
     means = at.dataframe[0].value.iloc[0].to_dict()
     assert means == {"Judged@4": 0.75, "Judged@4 low": 0.75, "Judged@4 high": 1.0, "Judged≥0@4": 0.5}
     alone = _set_measures(at, ["P.4"]).dataframe[0].value.iloc[0].to_dict()
@@ -81,7 +98,7 @@ def test_the_holes_judged_column_never_shares_the_name_of_the_judged_measure_and
 
 def test_the_caption_says_how_the_means_row_gets_low_and_high_geometric_for_gm_map_and_summed_for_counts():
     at = upload(open_runs_page(), ("qrels", PASTRY_QRELS), ("run", PASTRY_RUN))
-    at = _set_measures(at, ["P.4", "gm_map", "num_rel_ret"])
+    at = _with_holes(_set_measures(at, ["P.4", "gm_map", "num_rel_ret"]))
     assert_no_failure(at)
     caption = next(c.value for c in at.caption if c.value.startswith("Judged≥0@k:"))
     assert "The means of low and high are the means of the per-query lows and highs" not in caption

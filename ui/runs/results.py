@@ -25,7 +25,8 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
                    "there is nothing to evaluate. Check that the qrels belong to this run.")
         return
     shown_values, shown_means = values, means
-    if measures and st.toggle("Judgment holes: Judged≥0@k and each measure's low and high", value=True,
+    # Off by default: the holes triple the columns, and at 1280 px they pushed the measures off screen.
+    if measures and st.toggle("Judgment holes: Judged≥0@k and each measure's low and high", value=False,
                               key="results_holes"):
         run_holes = holes.hole_table(collection, name, measures, conventions)
         shown_values, shown_means = holes.with_holes(qids, values, means, run_holes)
