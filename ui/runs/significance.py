@@ -33,8 +33,9 @@ def significance_section(results: dict, conventions, qrels_name: str, missing: d
     st.markdown("**All runs at once**: a paired test for every pair (or every run against a baseline), corrected "
                 "for the number of pairs, with bootstrap intervals.")
     top = st.columns([3, 3, 2])
-    runs = top[0].multiselect("Runs", names, default=names, key="many_runs")
-    measures = top[1].multiselect("Measures", scores, default=scores[:2], key="many_measures")
+    # The chips wrap onto more rows: in a column they would stay in one row and cut the last runs off.
+    runs = top[0].multiselect("Runs", names, default=names, key="many_runs", wrap=True)
+    measures = top[1].multiselect("Measures", scores, default=scores[:2], key="many_measures", wrap=True)
     baseline = top[2].selectbox("Baseline", ["(every pair)", *runs], key="many_baseline")
     bottom = st.columns([3, 3, 2])
     test = bottom[0].selectbox("Test", list(TEST_NAMES), format_func=TEST_NAMES.get, key="many_test")
@@ -129,6 +130,23 @@ def report(comparison: ManyComparison, qrels_name: str) -> None:
                           "results.tex", "text/x-tex", key="many_download_latex", icon=":material/download:")
 
 
+def _pair_columns() -> dict:
+    """The pairs table's ten columns in the page's width at 1280 px: each number gets the width it needs, two long
+    headers a short label (their help says them whole), and the names of the measure and the runs the rest."""
+    return {
+        "B − A": st.column_config.NumberColumn(format="%+.4f", width=65),
+        "interval": st.column_config.TextColumn(width=125),
+        "effect size d_z": st.column_config.NumberColumn(
+            "d_z", width=55, help="Effect size d_z: the mean difference over the standard deviation of the "
+                                  "differences (empty when they have no spread)"),
+        "p": st.column_config.NumberColumn(format="%.4f", width=60),
+        "p adjusted": st.column_config.NumberColumn(format="%.4f", width=80),
+        "significant": st.column_config.CheckboxColumn(width=80),
+        "B wins / ties / losses": st.column_config.TextColumn(
+            "W / T / L", width=75, help="Queries where B wins / ties / loses against A"),
+    }
+
+
 def pairs_table(comparison: ManyComparison) -> None:
     rows = [{
         "measure": pair.measure, "B": pair.run_b, "A": pair.run_a, "B − A": pair.difference,
@@ -138,10 +156,8 @@ def pairs_table(comparison: ManyComparison) -> None:
         "B wins / ties / losses": f"{pair.wins} / {pair.ties} / {pair.losses}",
     } for pair in comparison.pairs]
     with st.expander(f"Every pair ({len(rows)})", expanded=len(rows) <= 6):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_pairs",
-                     column_config={"B − A": st.column_config.NumberColumn(format="%+.4f"),
-                                    "p": st.column_config.NumberColumn(format="%.4f"),
-                                    "p adjusted": st.column_config.NumberColumn(format="%.4f")})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_pairs", placeholder="",
+                     column_config=_pair_columns())
 
 
 def risk_table(comparison: ManyComparison) -> None:
