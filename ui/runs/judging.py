@@ -38,7 +38,7 @@ def added_banner(collection: data.Collection) -> None:
     banner = st.container()
     if not grades:
         return
-    left, right = banner.columns([3, 1], vertical_alignment="center")  # the button whole at 1280 px
+    left, right = banner.columns([5, 2], vertical_alignment="center")  # the button whole at 1280 px
     left.info(f"{len(grades)} judgment{'s' if len(grades) != 1 else ''} added on this page (tab \"Judge the holes\"): "
               f"every number below uses {literal(collection.original.qrels_name if collection.original else '')} "
               "plus them.", icon=":material/rate_review:")
@@ -121,8 +121,13 @@ def candidates(holes: Holes, pattern: str) -> None:
     })
     editor_key = f"judge_editor_{st.session_state.setdefault('judge_editor_generation', 0)}"
     with st.form("judge_form", border=False):
+        # Missing values (your grade before one is typed, a rank in a run that does not retrieve the document)
+        # show as empty cells, not as "None".
         st.data_editor(frame, key=editor_key, hide_index=True, width="stretch", disabled=list(frame.columns[:-1]),
-                       column_config={
+                       placeholder="", column_config={
+                           **{f"rank in {run}": st.column_config.NumberColumn(help=(
+                               f"The document's rank in run {run}; empty: run {run} does not retrieve it (or not "
+                               "within the depth)")) for run in "AB"[:len(holes.runs)]},
                            "influence": st.column_config.NumberColumn(format="%+.5f", help=(
                                "Change of the mean (two runs: of B − A) if this document alone is judged relevant "
                                "at its query's highest grade")),
@@ -163,19 +168,23 @@ def added_panel(collection: data.Collection) -> None:
     st.dataframe(pd.DataFrame({"query": [q for q, _ in grades], "document": [d for _, d in grades],
                                "grade": list(grades.values())}), hide_index=True, width="stretch",
                  key="judge_added_table")
-    left, middle, right = st.columns(3)
-    right.button("Discard added judgments", key="judge_discard_panel", on_click=_discard, icon=":material/delete:",
-                 width="stretch")
     try:  # the writers refuse ids that TREC's spelling would merge, and grades for judged documents
-        added, merged = additions_to_trec(grades), _merged_text(collection, grades)
+        added, merged, refusal = additions_to_trec(grades), _merged_text(collection, grades), None
     except InputError as error:
-        st.error(literal(error))
-        return
-    left.download_button("Download the added judgments (qrels)", added, "added.qrels",
-                         "text/plain", key="judge_download_added", icon=":material/download:", width="stretch")
+        added, merged, refusal = None, None, error
+    # One row of buttons as wide as their labels, wrapping when the page is narrow (three equal columns cut the
+    # download labels at 1280 px).
+    buttons = st.container(horizontal=True, key="judge_added_buttons")
+    if added is not None:
+        buttons.download_button("Download the added judgments (qrels)", added, "added.qrels", "text/plain",
+                                key="judge_download_added", icon=":material/download:")
     if merged is not None:
-        middle.download_button("Download the qrels with them (qrels)", merged, "merged.qrels", "text/plain",
-                               key="judge_download_merged", icon=":material/download:", width="stretch")
+        buttons.download_button("Download the qrels with them (qrels)", merged, "merged.qrels", "text/plain",
+                                key="judge_download_merged", icon=":material/download:")
+    buttons.button("Discard added judgments", key="judge_discard_panel", on_click=_discard, icon=":material/delete:")
+    if refusal is not None:
+        st.error(literal(refusal))
+        return
     st.caption("Added lines carry `added` in the second (iteration) field, which trec_eval ignores. The qrels with "
                "them keeps every uploaded line as it was, except a pooled line (negative grade) you graded, which "
                "your line replaces in place; the others follow at the end."
