@@ -80,6 +80,21 @@ def test_digits_with_a_small_hnsw_graph():
     assert cards(at)["ANN recall@10"] == f"{means['ann_recall_10']:.3f}"
 
 
+def test_a_difference_too_small_to_show_has_no_sign_and_no_difference_says_same_as_exact():
+    at = open_ann_page()
+    at.selectbox(key="ann_collection").select("digits").run()
+    means = engine_means("digits", ann_index.IndexSpec("hnsw", m=16), 10, 16)
+    assert -0.0005 < means["ndcg_cut_10_ann"] - means["ndcg_cut_10_exact"] < 0  # once shown as "-0.000 vs exact"
+    assert_no_failure(at)
+    deltas = {metric.label: metric.delta for metric in at.metric}
+    assert deltas["Recall@10: ANN list"] == deltas["nDCG@10: ANN list"] == "0.000 vs exact"
+    at.select_slider(key="ann_ef_search").set_value(32).run()
+    means = engine_means("digits", ann_index.IndexSpec("hnsw", m=16), 10, 32)
+    assert means["ndcg_cut_10_ann"] == means["ndcg_cut_10_exact"]
+    deltas = {metric.label: metric.delta for metric in at.metric}
+    assert deltas["Recall@10: ANN list"] == deltas["nDCG@10: ANN list"] == "same as exact"
+
+
 def test_one_query_side_by_side_and_open_the_ann_list_in_the_explorer():
     at = open_ann_page()
     qid = at.selectbox(key="ann_query").value

@@ -80,12 +80,10 @@ def summary(comparison, lists: data.AnnLists) -> None:
                       help="Share of the exact top k that the ANN top k contains (mean over queries).")
     if lists.qrels is not None:
         columns[1].metric(f"Recall@{k}: ANN list", f"{means[f'recall_{k}_ann']:.3f}",
-                          delta=f"{means[f'recall_{k}_ann'] - means[f'recall_{k}_exact']:+.3f} vs exact",
-                          delta_color="normal" if means[f"recall_{k}_ann"] != means[f"recall_{k}_exact"] else "off",
+                          **versus_exact(means[f"recall_{k}_ann"], means[f"recall_{k}_exact"]),
                           help="Share of the judged relevant documents in the top k (trec_eval recall.k).")
         columns[2].metric(f"nDCG@{k}: ANN list", f"{means[f'ndcg_cut_{k}_ann']:.3f}",
-                          delta=f"{means[f'ndcg_cut_{k}_ann'] - means[f'ndcg_cut_{k}_exact']:+.3f} vs exact",
-                          delta_color="normal" if means[f"ndcg_cut_{k}_ann"] != means[f"ndcg_cut_{k}_exact"] else "off")
+                          **versus_exact(means[f"ndcg_cut_{k}_ann"], means[f"ndcg_cut_{k}_exact"]))
         columns[1].caption(f"exact list: {means[f'recall_{k}_exact']:.3f}")
         columns[2].caption(f"exact list: {means[f'ndcg_cut_{k}_exact']:.3f}")
     if lists.timing is not None:
@@ -102,6 +100,17 @@ def summary(comparison, lists: data.AnnLists) -> None:
                                     for name in comparison.names})
         st.download_button("Download the table (CSV)", comparison.csv().encode(), "ann_recall.csv",
                            "text/csv", key="ann_download_csv")
+
+
+def versus_exact(ann: float, exact: float) -> dict[str, str]:
+    """A card's delta against the exact list, as shown to three decimals: "same as exact" when equal, "0.000 vs
+    exact" (no sign, no arrow) when the difference rounds to zero, else the signed difference with its arrow."""
+    if ann == exact:
+        return {"delta": "same as exact", "delta_color": "off", "delta_arrow": "off"}
+    shown = f"{ann - exact:+.3f}"
+    if float(shown) == 0:  # "-0.000" or "+0.000": a sign and an arrow for a change too small to show
+        return {"delta": "0.000 vs exact", "delta_color": "off", "delta_arrow": "off"}
+    return {"delta": f"{shown} vs exact", "delta_color": "normal", "delta_arrow": "auto"}
 
 
 def sweep_chart(setup: data.Setup) -> None:
