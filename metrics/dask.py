@@ -176,7 +176,8 @@ def evaluate(
     by_query = normal.shuffle(on="qid", npartitions=parts, shuffle_method=shuffle_method)
     keys = [measure.key for measure in parsed]
     meta = pd.DataFrame({"qid": pd.Series([], dtype=object), **{key: pd.Series([], dtype=np.float64)
-                                                                 for key in keys}})
+                                                                 for key in keys},
+                         _POSITIVE: pd.Series([], dtype=np.int64)})
     try:
         per_query = by_query.map_partitions(_evaluate_partition, parsed, conv, meta=meta).compute()
     except ValueError as error:
@@ -194,7 +195,15 @@ def evaluate(
     result = per_query_frame(qids, {key: per_query[key].to_numpy(dtype=np.float64) for key in keys})
     # Summed in sorted-qid order (trec_eval's), as the single-machine path sums them: the same bits.
     means = aggregate_columns({key: result[key].to_numpy(dtype=np.float64) for key in keys})
+    if conv.missing_queries == "zero" and "num_rel" in means:
+        # -c's num_rel all-line counts every qrels line with a grade > 0 (engine.complete_num_rel); each query is
+        # whole in one partition, so each line is counted once
+        means["num_rel"] = float(per_query[_POSITIVE].sum())
     return FrameEvaluation(result, means)
+
+
+#: The column of each partition's result counting a query's qrels lines with a grade > 0 (for -c's num_rel).
+_POSITIVE = "qrels lines with a grade > 0"
 
 
 def _as_dask(frame, name: str) -> dd.DataFrame:
@@ -274,8 +283,10 @@ def _evaluate_partition(part: pd.DataFrame, measures: list[Measure], conv: Conve
     qrels = _checked_table(tables["qrels"], "qrels")
     run = _checked_table(tables["run"], "run")
     qids, values, _ = evaluate_tables(qrels, run, measures, conv)
+    positive = part[is_qrels & (part["label"].to_numpy() > 0)].groupby("qid").size()
     return pd.DataFrame({"qid": pd.Series(qids, dtype=object),
-                         **{measure.key: np.asarray(values[measure.key], dtype=np.float64) for measure in measures}})
+                         **{measure.key: np.asarray(values[measure.key], dtype=np.float64) for measure in measures},
+                         _POSITIVE: np.array([int(positive.get(qid, 0)) for qid in qids], dtype=np.int64)})
 
 
 def _checked_table(table: pa.Table, kind: str) -> QrelsTable | RunTable:

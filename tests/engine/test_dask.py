@@ -55,11 +55,13 @@ def test_the_cluster_gives_the_single_machine_values_and_means_bit_for_bit(clien
 
 
 @pytest.mark.parametrize("options", [{"missing_queries": "zero"}, {"depth": 3}, {"judged_docs_only": True},
-                                     {"relevance_level": 2, "gain": "exponential"}])
+                                     {"relevance_level": 2, "gain": "exponential"},
+                                     {"missing_queries": "zero", "relevance_level": 2, "trec_eval": "10.0"}])
 def test_trec_eval_flags_c_M_J_l_give_the_single_machine_numbers(client, options) -> None:
     qrels, run = random_data(7, queries=60)
-    assert_identical(metrics.dask.evaluate(spread(qrels, 2), spread(run, 3), MEASURES, **options),
-                     evaluate_frames(qrels, run, MEASURES, **options))
+    measures = [*MEASURES, "num_rel", "utility.1,-1,-2,0"]  # -c's num_rel all-line; 10.0's placeholder utility
+    assert_identical(metrics.dask.evaluate(spread(qrels, 2), spread(run, 3), measures, **options),
+                     evaluate_frames(qrels, run, measures, **options))
 
 
 def test_more_partitions_than_queries_and_a_pandas_qrels(client) -> None:
