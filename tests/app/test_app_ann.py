@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from metrics.ann import compare_ann
 from metrics.ann import index as ann_index
-from tests.app.support import APP, assert_no_failure
+from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure
 from tests.support.ann import engine_means
 from tests.support.paths import TEST_DATA
 
@@ -15,7 +15,7 @@ DATA = TEST_DATA / "trec_eval"
 
 
 def open_ann_page() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=180).run().switch_page("ui/ann/entry.py").run()
+    return AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run().switch_page("ui/ann/entry.py").run()
 
 
 @pytest.fixture(scope="module")
