@@ -34,12 +34,14 @@ def test_three_runs_give_a_report_table_whose_latex_download_is_the_engines(runs
     qrels = read_qrels(DATA / "qrels.test").to_dict()
     runs = {"results.test": read_run(DATA / "results.test").to_dict(),
             "results.trunc": read_run(DATA / "results.trunc").to_dict(), "every-third.run": read_run(third).to_dict()}
-    measures = [key for key in rows[0] if key != "run" and not key.endswith("interval")]
+    assert [row["judged queries it lacks"] for row in rows] == ["", "302", ""]
+    measures = [key for key in rows[0]
+                if key not in ("run", "judged queries it lacks") and not key.endswith("interval")]
     # results.trunc lacks query 302: the means are over the two queries every run answers, and the page says so
     common = {qid: run for qid, run in runs["results.test"].items() if qid in runs["results.trunc"]}
     expected = aggregate(evaluate(qrels, common, [measures[0]]))[measures[0]]
     assert rows[0][measures[0]].split(" ")[0] == f"{expected:.4f}"
-    runs_page.expect_message("results.trunc lacks 1 judged query (302)")
+    runs_page.expect_message("Missing: results.trunc lacks 1 judged query (302)")
 
     button = runs_page.page.locator(".st-key-many_download_latex button")
     with runs_page.page.expect_download() as info:
