@@ -1,0 +1,326 @@
+"""Latency of the app's interactions against a minimal Streamlit page, side by side in one headless Chromium.
+
+Starts the app (app.py) and its peer (bench/minimal_page.py: a k input, a 4-row table, seven metric cards and one
+plotly chart) with streamlit on free ports, and times each interaction from the input that commits it (the key
+press, the click) until the page shows the state it leads to and is idle again: no script running, no element
+left from an earlier run, no chart or grid still loading. It never waits for a fixed time.
+
+Interactions, each repeated and alternated with the peer's k change (its median is the denominator of every ratio):
+on the explorer (/), change k, edit a grade, move a document, open the swap heatmaps, change a convention; on the
+run page (/runs), with the built-in collection loaded and a reported value typed in the finder, change k (the
+"Judge the holes" tab's cut-off) and change the relevance threshold; on the ANN page (/ann), change k.
+
+    python bench/bench_latency.py [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.browser.support import (  # noqa: E402  (the page objects of the browser tests, reused)
+    FIRST_COLUMN_X,
+    HEADER_HEIGHT,
+    ROW_HEIGHT,
+    VIEWPORT,
+    AppPage,
+    ExplorerPage,
+    RunsPage,
+    chromium_browser,
+    free_port,
+)
+
+MINIMAL_PAGE = "bench/minimal_page.py"
+#: The targets of issue 22: the explorer within 1.5x of the minimal page, the run and ANN pages within 2x.
+TARGETS = {"explorer": 1.5, "runs": 2.0, "ann": 2.0}
+START_SECONDS = 90
+
+#: True once the page is idle: its script run finished, no element is left from an earlier run, and no grid or
+#: chart still shows its loading placeholder. Checked on every animation frame, with the state waited for.
+IDLE = """(document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state') === 'notRunning'
+    && !document.querySelector('[data-stale=true]') && !document.querySelector('[data-testid=stSkeleton]'))"""
+#: True once every metric card shows the value given (label -> shown text): the state an action leads to.
+CARDS_ARE = """expected => {
+    const shown = {};
+    for (const card of document.querySelectorAll('[data-testid=stMetric]')) {
+        const label = card.querySelector('[data-testid=stMetricLabel]');
+        const value = card.querySelector('[data-testid=stMetricValue]');
+        if (label && value) shown[label.innerText.trim()] = value.innerText.trim();
+    }
+    return Object.entries(expected).every(([label, value]) => shown[label] === value);
+}"""
+
+
+@contextlib.contextmanager
+def serve(script: str, folder: Path = REPO) -> Iterator[str]:
+    """``streamlit run script`` in ``folder`` on a free port (no file watcher: others edit the tree); yields its
+    base URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
+               "--server.runOnSave", "false", "--browser.gatherUsageStats", "false"]
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit run {script} exited with code {process.returncode}")
+            try:
+                with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit run {script} did not answer within {START_SECONDS} s")
+            time.sleep(0.2)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def timed(page: AppPage, action: Callable[[], object], shown: str, arg: object = None) -> float:
+    """Seconds from ``action`` until the JavaScript predicate ``shown`` (of ``arg``: the state the action leads
+    to) holds on a page that is idle, checked on every animation frame."""
+    page.wait_until_idle()
+    start = time.perf_counter()
+    action()
+    page.page.wait_for_function(f"arg => ({shown})(arg) && {IDLE}", arg=arg, polling="raf")
+    return time.perf_counter() - start
+
+
+#: Predicates for ``timed``: a metric card with this label is on the page; a chart with this title is drawn.
+CARD_SHOWN = """label => [...document.querySelectorAll('[data-testid=stMetricLabel]')]
+    .some(element => element.innerText.trim() === label)"""
+CHART_DRAWN = """title => [...document.querySelectorAll('.js-plotly-plot')].some(graph => graph.offsetParent !== null
+    && graph.querySelector('svg.main-svg') && graph.querySelector('.gtitle')?.textContent.startsWith(title))"""
+#: More script runs have finished than the count given (tests/browser/support.py counts them).
+RUNS_AFTER = "before => window.__scriptRunsFinished > before"
+
+
+# ---- the peer ----------------------------------------------------------------------------------------------------
+
+
+class Minimal(AppPage):
+    def open(self) -> Minimal:
+        self.page.goto(self.base_url + "/")
+        self.page.get_by_test_id("stMetric").first.wait_for()
+        self.wait_for_charts()
+        self.k = 4
+        return self
+
+    def change_k(self) -> float:
+        self.k = 3 if self.k == 4 else 4
+        box = self.page.get_by_role("spinbutton", name="k (cut-off)")
+        box.fill(str(self.k))
+        return timed(self, lambda: box.press("Enter"), CARD_SHOWN, f"P@{self.k}")
+
+
+# ---- the explorer ------------------------------------------------------------------------------------------------
+
+
+class Explorer:
+    """Each interaction goes back and forth between two states, so every repeat does real work; the cards of each
+    state are read once, untimed, and the timed repeats wait until the cards show them."""
+
+    def __init__(self, page: ExplorerPage) -> None:
+        self.page = page
+        page.open()
+        page.wait_for_charts()
+        self.k = 4
+        self.states: dict[str, dict[str, str]] = {}
+
+    def _to(self, name: str, action: Callable[[], object], settle: Callable[[], object] | None = None) -> float:
+        """Do ``action``; the first time, wait for its run and remember the cards; later, time it."""
+        page = self.page
+        if name not in self.states:
+            page.rerun_after(action)
+            if settle is not None:
+                settle()
+            page.wait_until_idle()
+            self.states[name] = page.shown_metrics()
+            return float("nan")
+        seconds = timed(page, action, CARDS_ARE, self.states[name])
+        if settle is not None:
+            settle()
+        return seconds
+
+    def change_k(self) -> float:
+        self.k = 3 if self.k == 4 else 4
+        box = self.page.page.get_by_role("spinbutton", name="k (cut-off)")
+        box.fill(str(self.k))
+        return timed(self.page, lambda: box.press("Enter"), CARD_SHOWN, f"P@{self.k}")
+
+    def edit_grade(self, repeat: int) -> float:
+        """Give the first document (donut, grade 0) grade 2, then 0 again."""
+        grade = "2" if repeat % 2 == 0 else "0"
+        page = self.page
+        # A click on a cell already selected opens its editor: select another one and leave it first.
+        page._ranking_grid().locator(".dvn-scroller").click(position={"x": FIRST_COLUMN_X,
+                                                                      "y": HEADER_HEIGHT + ROW_HEIGHT * 3 // 2})
+        page.page.keyboard.press("Escape")
+        page._select_cell(1, "grade")
+        page.page.keyboard.press("Enter")
+        cell_editor = page.page.locator("#portal input.gdg-input, #portal textarea.gdg-input")
+        cell_editor.fill(grade)
+        return self._to(f"grade {grade}", lambda: cell_editor.press("Enter"))
+
+    def move_document(self, repeat: int) -> float:
+        """Move muffin (3rd) up one rank, then down again, with the list's move buttons."""
+        page = self.page
+        if repeat % 2 == 0:
+            page.choose_document_to_move("3. muffin")
+            return self._to("muffin up", lambda: page.press_move_button("move_up"))
+        page.choose_document_to_move("2. muffin")
+        return self._to("muffin down", lambda: page.press_move_button("move_down"))
+
+    def open_swap_heatmaps(self) -> float:
+        page = self.page
+        page.open_tab("Changing k")
+        page.wait_for_charts()
+        tab = page.page.get_by_role("tab", name="Swapping two ranks", exact=True)
+        tab.scroll_into_view_if_needed()
+        return timed(page, tab.click, CHART_DRAWN, "What swapping two ranks does to each metric")
+
+    def change_convention(self, repeat: int) -> float:
+        """The gain convention: exponential nDCG (2^g - 1), then trec_eval's linear gain again."""
+        page = self.page
+        panel = page.page.get_by_test_id("stExpander").filter(has_text="Conventions").first
+        if not panel.locator("[data-testid=stSelectbox]").first.is_visible():
+            panel.locator("summary").click()
+        box = page.page.locator(".st-key-convention_gain [role=combobox]")
+        box.click()
+        options = page.page.get_by_role("option")
+        options.first.wait_for()
+        choice = options.nth(1 if repeat % 2 == 0 else 0)
+        return self._to(f"gain {repeat % 2}", choice.click)
+
+
+# ---- the run and ANN pages -----------------------------------------------------------------------------------------
+
+
+class Runs:
+    def __init__(self, page: RunsPage) -> None:
+        self.page = page
+        page.open()
+        page.use_built_in_collection()
+        page.open_tab("Check a reported score")
+        page.check_reported_score("nDCG@10", "0.5")
+        page.open_tab("Judge the holes")
+        self.k = 10
+        self.level = 1
+
+    def change_k(self) -> float:
+        self.k = 5 if self.k == 10 else 10
+        box = self.page.page.locator(".st-key-judge_k input")
+        box.fill(str(self.k))
+        return timed(self.page, lambda: box.press("Enter"), RUNS_AFTER, self.page.script_runs_finished())
+
+    def change_level(self) -> float:
+        self.level = 2 if self.level == 1 else 1
+        box = self.page.page.locator(".st-key-runs_level input")
+        box.fill(str(self.level))
+        return timed(self.page, lambda: box.press("Enter"), RUNS_AFTER, self.page.script_runs_finished())
+
+
+class Ann(AppPage):
+    def open(self) -> Ann:
+        self.page.goto(self.base_url + "/ann")
+        self.page.get_by_test_id("stMetric").first.wait_for()
+        self.wait_for_charts()
+        self.k = 10
+        return self
+
+    def change_k(self) -> float:
+        """The k slider, moved one step with the keyboard (10 -> 20 -> 10)."""
+        right = self.k == 10
+        self.k = 20 if right else 10
+        thumb = self.page.locator(".st-key-ann_k input[type=range]")
+        return timed(self, lambda: thumb.press("ArrowRight" if right else "ArrowLeft"), CARD_SHOWN,
+                     f"ANN recall@{self.k}")
+
+
+# ---- the run -----------------------------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cores = os.cpu_count()
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return f"{platform.machine()}, {cores} cores, Python {platform.python_version()}; load average {load}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7, help="timed repeats of each interaction (default 7)")
+    parser.add_argument("--app-dir", type=Path, default=REPO,
+                        help="the checkout whose app.py is measured (default this one), e.g. a worktree of an older "
+                             "commit for a before-and-after")
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    timings: dict[str, list[float]] = {}
+
+    def record(name: str, seconds: float) -> None:
+        if seconds == seconds:  # NaN: the untimed first pass of a state
+            timings.setdefault(name, []).append(seconds)
+
+    print(f"app: {args.app_dir.resolve()}")
+    with serve("app.py", args.app_dir) as app_url, serve(MINIMAL_PAGE) as peer_url, chromium_browser() as chromium:
+        context = chromium.new_context(viewport=VIEWPORT)
+        peer = Minimal(context.new_page(), peer_url).open()
+        explorer = Explorer(ExplorerPage(context.new_page(), app_url))
+        runs = Runs(RunsPage(context.new_page(), app_url))
+        ann = Ann(context.new_page(), app_url).open()
+        interactions: list[tuple[str, AppPage, Callable[[int], float]]] = [
+            ("explorer: change k", explorer.page, lambda r: explorer.change_k()),
+            ("explorer: edit a grade", explorer.page, explorer.edit_grade),
+            ("explorer: move a document", explorer.page, explorer.move_document),
+            ("explorer: open the swap heatmaps", explorer.page, lambda r: explorer.open_swap_heatmaps()),
+            ("explorer: change a convention", explorer.page, explorer.change_convention),
+            ("runs: change k (value in the finder)", runs.page, lambda r: runs.change_k()),
+            ("runs: change the relevance threshold", runs.page, lambda r: runs.change_level()),
+            ("ann: change k", ann, lambda r: ann.change_k()),
+        ]
+        # Two untimed passes learn each state's cards and warm every cache a first visit fills.
+        for repeat in range(args.repeats + 2):
+            for name, page, interaction in interactions:
+                peer.page.bring_to_front()  # the tab in front, as a person's (pop-up lists close in a tab behind)
+                peer_seconds = peer.change_k()
+                page.page.bring_to_front()
+                seconds = interaction(repeat)
+                if repeat >= 2:
+                    record("minimal page: change k", peer_seconds)
+                    record(name, seconds)
+        context.close()
+
+    print(f"after the run: load average {', '.join(f'{value:.1f}' for value in os.getloadavg())}")
+    peer_median = statistics.median(timings["minimal page: change k"])
+    print(f"\n{'interaction':42s} {'median':>8s} {'ratio':>7s} {'target':>7s}   (n = {args.repeats})")
+    for name, values in timings.items():
+        median = statistics.median(values)
+        target = TARGETS.get(name.split(":")[0])
+        print(f"{name:42s} {median * 1000:6.0f} ms {median / peer_median:6.2f}x "
+              + (f"{target:6.1f}x" if target else ""))
+
+
+if __name__ == "__main__":
+    main()
