@@ -3,8 +3,9 @@
 A score is only meaningful together with the conventions that produced it. Every convention below is one
 field of :class:`Conventions`; trec_eval's behaviour is the default of each, so ``Conventions()`` reproduces
 trec_eval 9.0.8 (and pytrec_eval) exactly, and :func:`trec_eval_conventions` gives trec_eval 10.0's values.
-``CONVENTION_INFO`` documents each choice and names the tools that use it; the command line's ``--help``, the
-app's conventions panel and the convention finder are all generated from it.
+``CONVENTION_INFO`` documents each choice; the tools that use it come from their profiles
+(:mod:`metrics.profiles`). The command line's ``--help``, the app's conventions panel and the convention finder
+are all generated from the two.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import textwrap
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from .profiles import tools_using
+
 Gain = Literal["linear", "exponential", "binary"]
 IdealFrom = Literal["judgments", "retrieved"]
-APDenominator = Literal["R", "min_R_k", "retrieved_relevant"]
+APDenominator = Literal["R", "min_R_k", "retrieved_relevant", "min_retrieved_relevant_k"]
 TieOrder = Literal["trec_eval", "as_given", "docid_ascending"]
 Unjudged = Literal["nonrelevant", "removed"]
 PrecisionShortList = Literal["k", "retrieved"]
@@ -125,18 +128,11 @@ _FIELD_TYPES = {
 TREC_EVAL = Conventions()
 
 
-#: Where the attribution tests live; an attribution's ``test`` is a test function there unless it names a file.
-ATTRIBUTION_TESTS = "tests/engine/test_attributions.py"
-
-
 @dataclass(frozen=True, slots=True)
 class Attribution:
-    """A tool that uses a choice, and the test that shows it.
+    """A source that defines a choice without being a tool (a paper), and the test that shows the engine follows it.
 
-    tool: the tool as shown to users, e.g. ``ranx ndcg_burges``. test: the test that runs the tool on random data
-    with ties and finds our engine under this choice (with the tool's other conventions) giving its numbers: a
-    function of :data:`ATTRIBUTION_TESTS`, or ``path::name``. source: for a tool that does not install here, the
-    link to the code the test transcribes.
+    Tools are credited through their profiles (:mod:`metrics.profiles`), never here.
     """
 
     tool: str
@@ -149,19 +145,21 @@ class Attribution:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One value of a convention: what it means and which tools use it (each attribution backed by a test).
+    """One value of a convention: what it means, and who uses it: the tool profiles that set it
+    (:func:`metrics.profiles.tools_using`) and the papers that define it (``references``).
 
     builds: the trec_eval builds (:data:`TREC_EVAL_BUILDS`) whose output needs this value, on the conventions
     where the builds differ; :func:`trec_eval_conventions` reads them."""
 
     value: str
     meaning: str
-    attributions: tuple[Attribution, ...]
+    references: tuple[Attribution, ...] = ()
     builds: tuple[str, ...] = ()
+    convention: str = ""  # the field it is a value of (set by its ConventionInfo)
 
     @property
     def used_by(self) -> tuple[str, ...]:
-        return tuple(str(attribution) for attribution in self.attributions)
+        return (*tools_using(self.convention, self.value), *(str(reference) for reference in self.references))
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,11 +167,11 @@ class ConventionInfo:
     """Every fact about one convention (one field of :class:`Conventions`).
 
     name: the field. label: a short title for a select box. affects: the measures it changes (``all``, ``mean``).
-    choices: its values with their meaning and tools, trec_eval's first; empty for a number (relevance_level,
-    depth). description: what the field means. scope: ``query`` when it means something for one ranked list,
-    ``run`` when only for a whole run (missing_queries, depth). url_param: the explorer's URL parameter, None when
-    the explorer does not offer it. orders_only: it only decides how scores order the documents (tie_order,
-    score_precision), so a list of scores that already gives the order carries any value of it.
+    choices: its values with their meaning, trec_eval's first; empty for a number (relevance_level, depth).
+    description: what the field means. scope: ``query`` when it means something for one ranked list, ``run`` when
+    only for a whole run (missing_queries, depth). url_param: the explorer's URL parameter, None when the explorer
+    does not offer it. orders_only: it only decides how scores order the documents (tie_order, score_precision), so
+    a list of scores that already gives the order carries any value of it.
     """
 
     name: str
@@ -186,21 +184,11 @@ class ConventionInfo:
     url_param: str | None = None
     orders_only: bool = False
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "choices", tuple(dataclasses.replace(choice, convention=self.name)
+                                                  for choice in self.choices))
 
-_TREC_EVAL = Attribution("trec_eval",
-                         "tests/engine/test_conformance.py::test_trec_eval_output_is_reproduced_byte_for_byte")
-_PYTREC_EVAL = Attribution("pytrec_eval", "test_pytrec_eval")
-_IR_MEASURES = Attribution("ir_measures", "test_ir_measures_pytrec_eval_provider")
-_RANX = Attribution("ranx", "test_ranx")
-_LIGHTGBM = Attribution("LightGBM lambdarank ndcg", "test_lightgbm_ndcg")
-_XGBOOST = "https://github.com/dmlc/xgboost/blob/master/src/metric/rank_metric.cc"
-_SENTENCE_TRANSFORMERS = ("https://github.com/UKPLab/sentence-transformers/blob/master/sentence_transformers/"
-                          "evaluation/InformationRetrievalEvaluator.py")
-_TORCHMETRICS = "https://github.com/Lightning-AI/torchmetrics/blob/master/src/torchmetrics/functional/retrieval/"
-_MS_MARCO = "https://github.com/microsoft/MSMARCO-Passage-Ranking/blob/master/ms_marco_eval.py"
-#: The test that replays both trec_eval builds' outputs byte for byte, and the live check against pytrec_eval.
-_BUILDS_TEST = "tests/engine/test_trec_eval_builds.py::test_each_build_is_reproduced_byte_for_byte"
-_PYTREC_EVAL_BUILD_TEST = "tests/engine/test_trec_eval_builds.py::test_pytrec_eval_gives_the_9_0_8_numbers"
+
 #: trec_eval 10's -c scores a judged query missing from the run as this one document with score 1 (trec_eval.c).
 PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 
@@ -211,11 +199,6 @@ _JK_TEST = "tests/engine/test_trec_measures.py::test_jarvelin_kekalainen_discoun
 _JARVELIN_KEKALAINEN_B2 = Attribution("Järvelin & Kekäläinen 2002 (b = 2)", _JK_TEST, _JARVELIN_KEKALAINEN)
 _JARVELIN_KEKALAINEN_B10 = Attribution("Järvelin & Kekäläinen 2002 (b = 10, a patient user)", _JK_TEST,
                                        _JARVELIN_KEKALAINEN)
-
-
-def _st(what: str) -> Attribution:
-    return Attribution(f"sentence-transformers {what}", "test_sentence_transformers_transcription",
-                       _SENTENCE_TRANSFORMERS)
 
 
 #: Every convention, one entry per field of :class:`Conventions`: those with choices in the order the command line
@@ -234,15 +217,9 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Gain of a graded judgment",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("linear", "gain = grade (Järvelin & Kekäläinen)", (
-                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, Attribution("ranx ndcg", "test_ranx"),
-                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"))),
-            Choice("exponential", "gain = 2^grade - 1 (Burges et al.)", (
-                Attribution("ranx ndcg_burges", "test_ranx_ndcg_burges"),
-                Attribution("ir_measures nDCG(dcg='exp-log2')", "test_ir_measures_gdeval"),
-                _LIGHTGBM,
-                Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
-            Choice("binary", "gain = 1 if relevant, else 0", (_st("NDCG@k"),)),
+            Choice("linear", "gain = grade (Järvelin & Kekäläinen)"),
+            Choice("exponential", "gain = 2^grade - 1 (Burges et al.)"),
+            Choice("binary", "gain = 1 if relevant, else 0"),
         ),
         description=("the gain of a judged document with grade g >= 0 in DCG: ``linear`` g (trec_eval), "
                      "``exponential`` 2^g - 1 (Burges et al.), ``binary`` 1 if relevant else 0."),
@@ -253,14 +230,8 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Where the ideal DCG comes from",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("judgments", "sort the gains of every judged document, retrieved or not", (
-                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX, _st("NDCG@k"))),
-            Choice("retrieved", "sort the gains of the retrieved documents only (the items scored)", (
-                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
-                Attribution("torchmetrics retrieval_normalized_dcg", "test_torchmetrics_transcription",
-                            _TORCHMETRICS + "ndcg.py"),
-                _LIGHTGBM,
-                Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
+            Choice("judgments", "sort the gains of every judged document, retrieved or not"),
+            Choice("retrieved", "sort the gains of the retrieved documents only (the items scored)"),
         ),
         description=("the ideal DCG sorts the gains of ``judgments`` (every judged document; trec_eval) or of "
                      "the ``retrieved`` list only (scikit-learn's ndcg_score)."),
@@ -271,12 +242,8 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Gains of documents with equal scores",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("ordered", "each takes its own gain at its own rank, in the tie order", (
-                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX, _LIGHTGBM)),
-            Choice("averaged", "they share the mean gain of their tie group, whatever their order", (
-                Attribution("scikit-learn ndcg_score (ignore_ties=False, the default)", "test_scikit_learn_ndcg_score"),
-                Attribution("torchmetrics retrieval_normalized_dcg", "test_torchmetrics_transcription",
-                            _TORCHMETRICS + "ndcg.py"))),
+            Choice("ordered", "each takes its own gain at its own rank, in the tie order"),
+            Choice("averaged", "they share the mean gain of their tie group, whatever their order"),
         ),
         description=("in DCG, documents with equal scores each take the gain of their own grade at their rank "
                      "(``ordered``, in the tie order; trec_eval) or share the mean gain of their tie group "
@@ -285,26 +252,23 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
     ),
     ConventionInfo(
         "empty_ideal",
-        "nDCG of a query with no relevant document (ideal DCG 0)",
-        ("ndcg", "ndcg_cut"),
+        "Score of a query whose ideal ranking has nothing relevant",
+        ("ndcg", "ndcg_cut", "map", "map_cut"),
         (
-            Choice("zero", "is 0", (
-                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX,
-                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
-                Attribution("XGBoost ndcg-", "test_xgboost_ndcg_transcription", _XGBOOST))),
-            Choice("one", "is 1", (
-                _LIGHTGBM, Attribution("XGBoost ndcg", "test_xgboost_ndcg_transcription", _XGBOOST))),
+            Choice("zero", "is 0"),
+            Choice("one", "is 1"),
         ),
-        description=("nDCG of a ranking whose ideal DCG is 0 (no document with a positive gain): ``zero`` "
-                     "(trec_eval) or ``one`` (LightGBM, XGBoost's ``ndcg``)."),
+        description=("nDCG of a ranking whose ideal DCG is 0 (no document with a positive gain), and AP of a "
+                     "query without a relevant document (in the judgments, or in the ranking for the AP "
+                     "denominators read from it): ``zero`` (trec_eval) or ``one`` (LightGBM, XGBoost's "
+                     "``ndcg`` and ``map``)."),
     ),
     ConventionInfo(
         "discount",
         "Rank discount of DCG",
         ("ndcg", "ndcg_cut"),
         (
-            Choice("log2", "gain / log2(rank + 1) at every rank (any log base gives the same nDCG)",
-                   (_TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX)),
+            Choice("log2", "gain / log2(rank + 1) at every rank (any log base gives the same nDCG)"),
             Choice("jk_b2", "Järvelin & Kekäläinen: rank 1 undiscounted, then gain / log2(rank)",
                    (_JARVELIN_KEKALAINEN_B2,)),
             Choice("jk_b10", "Järvelin & Kekäläinen: ranks 1-9 undiscounted, then gain / log10(rank)",
@@ -320,17 +284,15 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Denominator of AP@k",
         ("map_cut", "map"),
         (
-            Choice("R", "all relevant documents of the query", (
-                Attribution("trec_eval map_cut", _TREC_EVAL.test), _PYTREC_EVAL,
-                Attribution("ir_measures AP@k", "test_ir_measures_pytrec_eval_provider"),
-                Attribution("ranx map@k", "test_ranx"))),
-            Choice("min_R_k", "min(R, k): the best AP@k is 1 even when R > k", (_st("MAP@k"),)),
-            Choice("retrieved_relevant", "relevant documents found in the top k", (
-                Attribution("torchmetrics retrieval_average_precision(top_k)", "test_torchmetrics_transcription",
-                            _TORCHMETRICS + "average_precision.py"),)),
+            Choice("R", "all relevant documents of the query"),
+            Choice("min_R_k", "min(R, k): the best AP@k is 1 even when R > k"),
+            Choice("retrieved_relevant", "relevant documents found in the top k"),
+            Choice("min_retrieved_relevant_k", "min(relevant documents anywhere in the ranking, k)"),
         ),
         description=("AP@k divides the summed precisions by ``R`` (all relevant; trec_eval map_cut), "
-                     "``min_R_k`` (min(R, k)), or ``retrieved_relevant`` (relevant documents in the top k)."),
+                     "``min_R_k`` (min(R, k)), ``retrieved_relevant`` (relevant documents in the top k), or "
+                     "``min_retrieved_relevant_k`` (min(relevant documents retrieved, k): LightGBM's and "
+                     "XGBoost's map@k, which see only the ranked list)."),
         url_param="ap_denominator",
     ),
     ConventionInfo(
@@ -338,17 +300,9 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Order of documents with equal scores",
         ("all",),
         (
-            Choice("trec_eval", "score descending, then doc id descending (byte order)", (
-                _TREC_EVAL, _PYTREC_EVAL, Attribution("ir_measures (measures it takes from pytrec_eval)",
-                                                      "test_ir_measures_pytrec_eval_provider"),
-                Attribution("ir_measures nDCG(dcg='exp-log2') (gdeval.pl)", "test_ir_measures_gdeval"))),
-            Choice("as_given", "score descending, ties keep the input order", (
-                Attribution("LightGBM lambdarank ndcg (stable sort)", "test_lightgbm_ndcg"),
-                Attribution("MS MARCO eval script (ranks as written)", "test_ms_marco_eval_transcription",
-                            _MS_MARCO))),
-            Choice("docid_ascending", "score descending, then doc id ascending", (
-                Attribution("ir_measures RR@k (its msmarco provider)", "test_ir_measures_msmarco_provider"),
-                Attribution("pandas sort_values([score, docid], ascending=[False, True])", "test_pandas_sort"))),
+            Choice("trec_eval", "score descending, then doc id descending (byte order)"),
+            Choice("as_given", "score descending, ties keep the input order"),
+            Choice("docid_ascending", "score descending, then doc id ascending"),
         ),
         notes=(
             "ranx keeps the input order of tied documents only in lists of up to 15 documents (numba's insertion "
@@ -364,11 +318,8 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Unjudged retrieved documents",
         ("all",),
         (
-            Choice("nonrelevant", "count as non-relevant and keep their rank", (
-                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX)),
-            Choice("removed", "are dropped and the list is condensed (Sakai 2007)", (
-                Attribution("trec_eval -J", "test_pytrec_eval_judged_docs_only"),
-                Attribution("ir_measures judged_only", "test_ir_measures_judged_only"))),
+            Choice("nonrelevant", "count as non-relevant and keep their rank"),
+            Choice("removed", "are dropped and the list is condensed (Sakai 2007)"),
         ),
         description=("unjudged retrieved documents count as ``nonrelevant`` (trec_eval) or are ``removed`` "
                      "from the ranking before scoring (the condensed list; trec_eval ``-J``)."),
@@ -379,11 +330,8 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "P@k when fewer than k documents are retrieved",
         ("P",),
         (
-            Choice("k", "divide by k: missing ranks count as non-relevant", (
-                _TREC_EVAL, _PYTREC_EVAL, _IR_MEASURES, _RANX)),
-            Choice("retrieved", "divide by min(k, number retrieved)", (
-                Attribution("torchmetrics retrieval_precision(adaptive_k=True)", "test_torchmetrics_transcription",
-                            _TORCHMETRICS + "precision.py"),)),
+            Choice("k", "divide by k: missing ranks count as non-relevant"),
+            Choice("retrieved", "divide by min(k, number retrieved)"),
         ),
         description="P@k divides by ``k`` (trec_eval) or by ``retrieved``, min(k, number retrieved).",
         url_param="p_short",
@@ -393,14 +341,11 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Judged queries absent from the run",
         ("mean",),
         (
-            Choice("skip", "are left out of the mean", (_TREC_EVAL, _PYTREC_EVAL)),
-            Choice("zero", "score 0 and count in the mean", (
-                Attribution("trec_eval -c", _TREC_EVAL.test),
-                Attribution("ir_measures (averaged measures; its NumQ and NumRel differ from -c)",
-                            "test_ir_measures_missing_queries"),
-                Attribution("ranx (make_comparable=True)", "test_ranx_make_comparable"),
-                Attribution("MS MARCO eval script", "test_ms_marco_eval_transcription", _MS_MARCO))),
+            Choice("skip", "are left out of the mean"),
+            Choice("zero", "score 0 and count in the mean"),
         ),
+        notes=("ir_measures counts a judged query absent from the run as 0 in its means; its NumQ and NumRel "
+               "differ from trec_eval -c's.",),
         description=("queries judged in the qrels but absent from the run are ``skip``-ped (trec_eval) or "
                      "scored as empty rankings, i.e. ``zero`` (trec_eval ``-c``)."),
         scope="run",
@@ -420,17 +365,8 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         ("all",),
         (
             Choice("float32", "scores are rounded to 32-bit floats (about 7 digits) before sorting, so scores "
-                   "closer than that tie and the tie order decides", (
-                       Attribution("trec_eval 9.0.8 and earlier", _BUILDS_TEST), _PYTREC_EVAL,
-                       Attribution("ir_measures (measures it takes from pytrec_eval)",
-                                   "test_ir_measures_pytrec_eval_provider")), builds=("9.0.8",)),
-            Choice("float64", "scores are compared as 64-bit doubles, as written", (
-                Attribution("trec_eval 10", _BUILDS_TEST),
-                Attribution("ir_measures nDCG(dcg='exp-log2') (gdeval.pl)", "test_ir_measures_gdeval"),
-                Attribution("ir_measures RR@k (its msmarco provider)", "test_ir_measures_msmarco_provider"),
-                _RANX,
-                Attribution("scikit-learn ndcg_score", "test_scikit_learn_ndcg_score"),
-                _LIGHTGBM), builds=("10.0",)),
+                   "closer than that tie and the tie order decides", builds=("9.0.8",)),
+            Choice("float64", "scores are compared as 64-bit doubles, as written", builds=("10.0",)),
         ),
         description=("scores are compared as ``float32`` (trec_eval up to 9.0.8 and pytrec_eval store them as "
                      "C floats, so two doubles that round to the same float tie and go to the tie order) or as "
@@ -443,11 +379,10 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Relevant documents to reach for a recall level",
         ("iprec_at_recall", "11pt_avg"),
         (
-            Choice("plus_0.9", "recall level x asks for the c-th relevant document, c = (long)(x R + 0.9)", (
-                Attribution("trec_eval 9.0.8 and earlier", _BUILDS_TEST),
-                Attribution("pytrec_eval", _PYTREC_EVAL_BUILD_TEST)), builds=("9.0.8",)),
-            Choice("round", "recall level x asks for the c-th relevant document, c = lround(x R) (halves up)", (
-                Attribution("trec_eval 10", _BUILDS_TEST),), builds=("10.0",)),
+            Choice("plus_0.9", "recall level x asks for the c-th relevant document, c = (long)(x R + 0.9)",
+                   builds=("9.0.8",)),
+            Choice("round", "recall level x asks for the c-th relevant document, c = lround(x R) (halves up)",
+                   builds=("10.0",)),
         ),
         description=("iprec_at_recall and 11pt_avg turn a recall level x into a number of relevant documents "
                      "c: ``plus_0.9`` (long)(x R + 0.9) (trec_eval 9.0.8, pytrec_eval) or ``round`` lround(x R) "
@@ -459,11 +394,9 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
         "Ranking scored for a judged query absent from the run (with missing_queries=zero)",
         ("utility", "rbp_resid", "relstring"),
         (
-            Choice("empty", "none: every measure is 0 and the query only counts in the means", (
-                Attribution("trec_eval 9.0.8 -c", _BUILDS_TEST),), builds=("9.0.8",)),
+            Choice("empty", "none: every measure is 0 and the query only counts in the means", builds=("9.0.8",)),
             Choice("placeholder", "trec_eval 10's one unjudged document, then num_ret, utility, relstring, unj and "
-                   "rbp_resid reset to 0 (their names without parameters only)", (
-                       Attribution("trec_eval 10 -c", _BUILDS_TEST),), builds=("10.0",)),
+                   "rbp_resid reset to 0 (their names without parameters only)", builds=("10.0",)),
         ),
         description=("with ``missing_queries=zero`` (trec_eval -c), a judged query absent from the run is scored "
                      "as an ``empty`` ranking (trec_eval 9.0.8: every measure 0, and the command line prints no "

@@ -491,7 +491,9 @@ def _parse_ir(spec: str) -> Measure:
                          "no provider for them either); give the exponential gains in the map, e.g. gains={1:1,2:3}")
     if name == "rbp":
         params = params or (0.8,)  # ir_measures' default persistence (trec_eval's is 0.9)
-        gain = "binary" if relevance_level is not None else gain  # RBP(rel=N): relevant or not, as ranx's rbp
+        # RBP(rel=N): relevant or not, as ir_measures computes it (through cwl_eval). Not ranx's rbp, which
+        # multiplies by the grade itself: on graded judgments no setting gives it (metrics/profiles.py).
+        gain = "binary" if relevance_level is not None else gain
     if name == "num_ret" and relevance_level is not None:
         # ir_measures: NumRet(rel=N) counts the retrieved documents with grade >= N (NumRelRet is NumRet(rel=1)).
         name = "num_rel_ret"

@@ -2,7 +2,8 @@
 
 Prints one line per matching combination of conventions, most common first: the value it gives, then the
 conventions that differ from trec_eval's defaults as ``name=value`` (or ``trec_eval defaults``), then the tools
-that use that combination. Exits 0 when something matches, 1 when nothing does (the nearest values are printed
+whose whole profile for the measure gives that value (:mod:`metrics.profiles`), with the options they need.
+Exits 0 when something matches, 1 when nothing does (the nearest values are printed
 instead), and 2 on bad input, with one line on stderr naming the problem.
 """
 
@@ -195,7 +196,7 @@ def _report_table(check: TableCheck, out: TextIO) -> int:
 
 
 def _line(candidate: Candidate, decimals: int) -> str:
-    tools = f"  ({', '.join(candidate.tools)})" if candidate.tools else ""
+    tools = f"  ({', '.join(candidate.credits)})" if candidate.credits else ""
     return f"{candidate.value:.{max(decimals, 4)}f}  {candidate.description}{tools}"
 
 

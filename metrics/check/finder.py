@@ -31,7 +31,6 @@ import numpy as np
 
 from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
 from ..engine import MAX_EXPONENTIAL_GRADE, aggregate_columns, evaluate_batch, is_count
-from ..measures import MEASURES
 from ..model import (
     NO_JUDGMENT,
     InputError,
@@ -45,27 +44,11 @@ from ..model import (
     ties_by_keys,
 )
 from ..names import Measure, parse_one_measure
+from ..profiles import PROFILES, TOOLS, matching_profiles
 from .reported import ReportedValue, parse_reported_value
 
-#: Tool families the finder names; a ``used_by`` entry of CONVENTION_INFO belongs to the first family it starts with.
-TOOL_FAMILIES = (
-    "trec_eval",
-    "pytrec_eval",
-    "ir_measures",
-    "ranx",
-    "sentence-transformers",
-    "torchmetrics",
-    "scikit-learn",
-    "MS MARCO eval script",
-    "LightGBM",
-    "XGBoost",
-)
-
-#: The measures (registry names) each tool family computes, from the registry's ``computed_by``; a family is named
-#: for an outcome only if it has the measure.
-_MEASURES_OF_TOOL: dict[str, frozenset[str]] = {
-    family: frozenset(name for name, info in MEASURES.items() if family in info.computed_by) for family in TOOL_FAMILIES
-}
+#: The tools the finder names, in the order it lists them (the tool profiles' order, trec_eval first).
+TOOL_FAMILIES = TOOLS
 
 #: Conventions that can change every measure, searched in this order after the measure's own.
 _ALWAYS_SEARCHED = ("tie_order", "score_precision", "unjudged", "missing_queries")
@@ -130,7 +113,7 @@ _CONVENTIONS = {info.name: info for info in CONVENTION_INFO}
 
 
 def tool_family(tool: str) -> str | None:
-    """The family of a ``used_by`` entry: ``"ranx ndcg_burges"`` -> ``"ranx"``; None for descriptions."""
+    """The tool of a ``used_by`` entry or credit: ``"ranx ndcg_burges"`` -> ``"ranx"``; None for descriptions."""
     return next((family for family in TOOL_FAMILIES if tool.startswith(family)), None)
 
 
@@ -163,6 +146,7 @@ class Candidate:
     explanation: tuple[str, ...]
     tools: tuple[str, ...]
     equivalents: tuple[Conventions, ...] = ()
+    credits: tuple[str, ...] = ()
     equivalent_changes: tuple[dict[str, object], ...] = ()
     no_difference: tuple[str, ...] = ()
     matches: bool = False
@@ -302,6 +286,8 @@ def find_conventions(
         ordered = column[data.sorted_rows(column.size)]
         aggregated = aggregate_columns({plain.key: ordered})[plain.key]
         qids = data.qids[: column.size]
+        no_difference = _no_difference(conventions, members, options, dimensions)
+        tools, credits = _credits(members, [*dimensions, *fixed], plain.name, data, no_difference)
         candidates.append(Candidate(
             conventions=conventions,
             value=aggregated,
@@ -309,10 +295,11 @@ def find_conventions(
             commonness=weight,
             changes=changes,
             explanation=tuple(_explain(name, changes[name], options[name]) for name in changes),
-            tools=_tools(members, options, dimensions, plain.name),
+            tools=tools,
+            credits=credits,
             equivalents=tuple(member[2] for member in members[1:]),
             equivalent_changes=tuple(member[3] for member in members[1:]),
-            no_difference=_no_difference(conventions, members, options, dimensions),
+            no_difference=no_difference,
             matches=reported.contains(aggregated),
             distance=abs(aggregated - reported.value),
         ))
@@ -381,24 +368,26 @@ def _explain(name: str, value: object, options: Sequence[Option]) -> str:
             + (f" Used by {tools}." if tools else ""))
 
 
-def _tools(members: Sequence[tuple], options: Mapping[str, Sequence[Option]], dimensions: Sequence[str],
-           measure_name: str) -> tuple[str, ...]:
-    """Tool families whose conventions give this outcome: families that compute the measure and, for some member
-    combination, use one of its choices and are not known to use another value of any searched convention."""
-    uses = {name: {option.value: {tool_family(tool) for tool in option.used_by} - {None} for option in options[name]}
-            for name in dimensions}
-    found: set[str] = set()
-    for _, _, conventions, _ in members:
-        named: set[str] = set()
-        excluded: set[str] = set()
-        for name in dimensions:
-            value = getattr(conventions, name)
-            named |= uses[name][value]
-            for other, families in uses[name].items():
-                if other != value:
-                    excluded |= families - uses[name][value]
-        found |= named - excluded
-    return tuple(family for family in TOOL_FAMILIES if family in found and measure_name in _MEASURES_OF_TOOL[family])
+def _credits(members: Sequence[tuple], conventions: Sequence[str], measure_name: str, data: _PreparedRun,
+             no_difference: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The tools, and their credits, whose whole profile for the measure is one of the combinations giving this
+    outcome (each combination read on the conventions searched or fixed), where the profile's rules hold. Each
+    profile is credited once, with the fewest options; an option for a convention that makes no difference here
+    is left out (ranx needs make_comparable=True only when queries are missing)."""
+    best: dict[int, tuple[int, str]] = {}
+    for member in members:
+        combination = {name: getattr(member[2], name) for name in conventions}
+        holds = data.rules_holding(combination.get("relevance_level", 1),
+                                   combination.get("missing_queries", "skip") == "zero")
+        shown = {name: value for name, value in combination.items() if name not in no_difference}
+        for profile, _ in matching_profiles(measure_name, [combination], holds):
+            options = profile.options_for(shown)
+            index = PROFILES.index(profile)
+            if index not in best or len(options) < best[index][0]:
+                best[index] = (len(options), profile.credit(shown))
+    credits = tuple(dict.fromkeys(best[index][1] for index in sorted(best)))
+    found = {PROFILES[index].tool for index in best}
+    return tuple(tool for tool in TOOL_FAMILIES if tool in found), credits
 
 
 class _PreparedRun:
@@ -437,7 +426,7 @@ class _PreparedRun:
         self.scores = scores.astype(np.float64, copy=False)
         self.grades = np.fromiter(
             itertools.chain.from_iterable(
-                map(qrels[qid].get, run[qid].keys(), itertools.repeat(-1)) for qid in run_qids),
+                map(qrels[qid].get, run[qid].keys(), itertools.repeat(_OUTSIDE_QRELS)) for qid in run_qids),
             dtype=np.float64, count=len(self.docs))
         self.counts = counts
         self.groups = _row_groups(np.concatenate((counts, np.zeros(len(missing), dtype=np.int64))),
@@ -450,6 +439,43 @@ class _PreparedRun:
         self._order_scores: list[np.ndarray] = []  # each order's scores (as compared) in that order
         self._order_arrays: list[np.ndarray] = []
         self._batches: dict[tuple, list] = {}
+        self._rules: dict[object, dict[str, bool]] = {}
+
+    def rules_holding(self, relevance_level: int, with_missing: bool) -> dict[str, bool]:
+        """Which conditions of :data:`metrics.profiles.RULES` hold on this data, for this relevance level and
+        with (or without) the judged queries the run lacks."""
+        key = ("rules", relevance_level, with_missing)
+        if key not in self._rules:
+            if "data" not in self._rules:
+                self._rules["data"] = self._data_rules()
+            counted = self.num_queries if with_missing else self.num_run_queries
+            starts = np.cumsum(self.judgment_counts) - self.judgment_counts
+            best = np.full(self.num_queries, float(NO_JUDGMENT))  # each query's highest grade (sorted first)
+            judged = self.judgment_counts > 0
+            best[judged] = self.judgment_grades[starts[judged]]
+            self._rules[key] = self._rules["data"] | {
+                "relevant_in_every_query": bool((best[:counted] >= relevance_level).all())}
+        return self._rules[key]
+
+    def _data_rules(self) -> dict[str, bool]:
+        """The rules that depend on the data alone: ties, signs of scores, grades, identical ids."""
+        query = self.query_index
+        order = np.lexsort((self.scores, query))
+        same_query = query[order][1:] == query[order][:-1]
+        tied64 = same_query & (self.scores[order][1:] == self.scores[order][:-1])
+        floats = self.scores.astype(np.float32)
+        order32 = np.lexsort((floats, query))
+        tied32 = (query[order32][1:] == query[order32][:-1]) & (floats[order32][1:] == floats[order32][:-1])
+        long_query = self.counts[query[order][1:]] > 15
+        qids = self.qids
+        return {
+            "ties_within_15": not bool((tied64 & long_query).any()),
+            "no_float32_ties": not bool(tied32.any()),
+            "positive_scores": bool((self.scores > 0).all()),
+            "binary_grades": bool((self.judgment_grades <= 1).all()),
+            "no_identical_ids": not any(doc == qids[row] for doc, row in zip(self.docs, query.tolist())),
+            "two_documents_each": bool((self.counts >= 2).all()),
+        }
 
     def batch_id(self, tie_order: str, score_precision: str, judged_only: bool,
                  depth: int | None) -> tuple[int, bool, int | None]:
@@ -486,7 +512,11 @@ class _PreparedRun:
         retrieved_ideal = measure.name == "ndcg_cut" and conventions.ideal_from == "retrieved"
         # Recall levels and multiples of R (iprec_at_recall, Rprec_mult) are not ranks: they read the whole list.
         # Averaged tie groups may reach below k: the batch keeps every rank.
-        if (cutoff is None or measure.info.float_cutoffs or conventions.tied_gains == "averaged"
+        # AP@k over the relevant documents of the whole ranking needs every rank too.
+        whole_ranking_ap = measure.name == "map_cut" and (
+            conventions.ap_denominator == "min_retrieved_relevant_k"
+            or (conventions.ap_denominator == "retrieved_relevant" and conventions.empty_ideal == "one"))
+        if (cutoff is None or measure.info.float_cutoffs or conventions.tied_gains == "averaged" or whole_ranking_ap
                 or (retrieved_ideal and measure.gain_map is not None)):
             return self.batch(batch_id), conventions
         top = self.batch(batch_id, cutoff)
@@ -592,7 +622,9 @@ class _PreparedRun:
             grade_matrix = np.zeros(count * row_width)
             judged_matrix = np.zeros(count * row_width, dtype=bool)
             tied_matrix = np.zeros(count * row_width, dtype=bool)
-            grade_matrix[flat] = np.where(judged, row_grades, 0.0)
+            # A negative grade (pooled, unjudged) stays -1, as in every batch: Judged@k and infAP tell it apart.
+            grade_matrix[flat] = np.where(judged, row_grades,
+                                          np.where(row_grades > _OUTSIDE_QRELS, float(NO_JUDGMENT), 0.0))
             judged_matrix[flat] = judged
             tied_matrix[flat] = tied[lines]
             batches.append((rows, RankingBatch(grade_matrix.reshape(count, row_width),
@@ -618,6 +650,9 @@ class _PreparedRun:
             self._batches[key] = [matrix]
         return self._batches[key][0]
 
+
+#: The grade the flattened run gives a document outside the qrels (a negative grade is in them, unjudged).
+_OUTSIDE_QRELS = -np.inf
 
 #: Padding one batch may cost this many cells beyond twice the lines and judgments before rows are grouped.
 _PADDING_SLACK = 1 << 20

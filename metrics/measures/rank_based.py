@@ -19,8 +19,8 @@ def reciprocal_rank(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 
 
 def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
-    r"""AP@k = \frac{1}{D}\sum_{r \le k,\ rel_r = 1} P@r, with D = R (trec_eval), min(R, k), or the relevant in
-    the top k."""
+    r"""AP@k = \frac{1}{D}\sum_{r \le k,\ rel_r = 1} P@r, with D = R (trec_eval), min(R, k), the relevant in the
+    top k, or min(relevant retrieved, k); 0 without a relevant document (1 with empty_ideal='one')."""
     rows, ranks, nth = ctx.relevant_positions
     if rows.shape[0] * cutoffs.shape[0] > ctx.relevant.size:
         # Many cut-offs over many relevant documents (a curve over k): one cumulative pass over the matrix.
@@ -38,14 +38,21 @@ def average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
             summed[:, j] = np.bincount(rows[inside], weights=precision_at_rank[inside], minlength=ctx.batch.size)
             found[:, j] = np.bincount(rows[inside], minlength=ctx.batch.size)
     rule = ctx.conventions.ap_denominator
+    k = np.where(cutoffs <= 0, np.iinfo(np.int64).max, cutoffs)[None, :]
+    # R: the relevant documents of the ideal ranking, from the judgments or, for the last two rules, the ranking.
+    ideal_relevant = ctx.num_relevant if rule in ("R", "min_R_k") else ctx.num_retrieved_relevant
     if rule == "R":
         denominator = np.broadcast_to(ctx.num_relevant[:, None], summed.shape)
     elif rule == "min_R_k":
-        k = np.where(cutoffs <= 0, np.iinfo(np.int64).max, cutoffs)[None, :]
         denominator = np.minimum(ctx.num_relevant[:, None], k)
-    else:
+    elif rule == "retrieved_relevant":
         denominator = found
-    return ratio(summed, denominator.astype(np.float64))
+    else:  # min_retrieved_relevant_k: LightGBM's and XGBoost's map@k
+        denominator = np.minimum(ctx.num_retrieved_relevant[:, None], k)
+    values = ratio(summed, denominator.astype(np.float64))
+    if ctx.conventions.empty_ideal == "one":
+        values[ideal_relevant == 0] = 1.0
+    return values
 
 
 def bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:

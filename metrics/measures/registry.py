@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..profiles import tools_computing
 from .context import Kernel
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret
 from .gain_based import (
@@ -94,7 +95,6 @@ class MeasureInfo:
     uncut_form: str | None = None  # the same measure over the whole ranking (map_cut -> map), for a cut one
     monotone: bool = False  # each judgment of an unjudged document moves it one way, so holes bound it
     not_a_score: str = ""  # what it is instead of a score where higher is better (unj, rbp_resid)
-    tools: tuple[str, ...] = ()  # families computing it besides trec_eval, pytrec_eval and ir_measures
 
     @property
     def formula(self) -> str:
@@ -118,9 +118,8 @@ class MeasureInfo:
 
     @property
     def computed_by(self) -> tuple[str, ...]:
-        """The tool families that compute it: trec_eval and pytrec_eval for trec_eval's own, ir_measures for
-        every measure (it hands trec_eval's names to pytrec_eval), then ``tools``."""
-        return (*(("trec_eval", "pytrec_eval") if self.trec_eval else ()), "ir_measures", *self.tools)
+        """The tools with a profile for it (:mod:`metrics.profiles`), trec_eval first."""
+        return tools_computing(self.name)
 
 
 _RR_TEXT = "RR = 1 / rank of the first relevant document; 0 if none is retrieved"
@@ -135,36 +134,35 @@ MEASURES: dict[str, MeasureInfo] = {
                     "Filling the top k with relevant documents, whatever their order inside it.",
                     precision, "required", TREC_CUTOFFS, conventions=("relevance_level", "precision_short_list"),
                     text="P@k = (relevant in top k) / k",
-                    monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics")),
+                    monotone=True),
         MeasureInfo("recall", "R", "Recall@k", "Fraction of all relevant documents found in the top k.",
                     "Finding every relevant document somewhere in the top k: what a RAG retriever needs.",
                     recall, "required", TREC_CUTOFFS, conventions=("relevance_level",),
                     text="R@k = (relevant in top k) / R, R = relevant judged for the query; 0 if R = 0",
-                    monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics")),
+                    monotone=True),
         MeasureInfo("success", "Success", "Success@k", "1 if any relevant document is in the top k, else 0.",
                     "Having at least one relevant document in the top k; nothing else counts.",
                     success, "required", (1, 5, 10), conventions=("relevance_level",),
                     text="Success@k = 1 if some relevant document is in the top k, else 0",
-                    monotone=True, tools=("ranx", "sentence-transformers", "torchmetrics")),
+                    monotone=True),
         MeasureInfo("recip_rank", "RR", "Reciprocal rank", "1 / rank of the first relevant document.",
                     "Putting the first relevant document as high as possible; later ones do not count.",
                     reciprocal_rank, conventions=("relevance_level",), text=_RR_TEXT,
                     latex=r"RR = 1 / r^* where r^* is the rank of the first relevant document, and 0 if none is found.",
-                    ir_aliases=("MRR",), cut_form="recip_rank_cut", monotone=True, tools=("ranx", "torchmetrics")),
+                    ir_aliases=("MRR",), cut_form="recip_rank_cut", monotone=True),
         MeasureInfo("recip_rank_cut", "RR", "Reciprocal rank@k",
                     "1 / rank of the first relevant document, 0 if it is below k (MRR@10 of MS MARCO).",
                     "Putting the first relevant document in the top k, the higher the better.",
                     reciprocal_rank, "required", (10,), trec_eval=False, conventions=("relevance_level",),
                     text="RR@k = 1 / rank of the first relevant document if that rank <= k, else 0",
                     peer="ir_measures RR@k",
-                    ir_aliases=("MRR",), uncut_form="recip_rank", monotone=True,
-                    tools=("ranx", "sentence-transformers", "torchmetrics", "MS MARCO eval script")),
+                    ir_aliases=("MRR",), uncut_form="recip_rank", monotone=True),
         MeasureInfo("map", "AP", "Average precision",
                     "Mean of the precision at each relevant document's rank, over all R relevant.",
                     "Ranking every relevant document early; each one found lifts it, each one missed costs.",
-                    average_precision, conventions=("relevance_level",), text=_AP_TEXT,
+                    average_precision, conventions=("relevance_level", "ap_denominator", "empty_ideal"), text=_AP_TEXT,
                     latex=r"AP = \frac{1}{R}\sum_{r:\ rel_r = 1} P@r",
-                    ir_aliases=("MAP",), cut_form="map_cut", tools=("ranx", "torchmetrics", "LightGBM", "XGBoost")),
+                    ir_aliases=("MAP",), cut_form="map_cut"),
         MeasureInfo("gm_map", "gm_map", "Geometric mean AP",
                     "AP per query, averaged with the geometric mean (per-query values under 0.00001 count as 0.00001).",
                     "Doing reasonably on every query: one query near 0 pulls the mean down hard.",
@@ -175,14 +173,12 @@ MEASURES: dict[str, MeasureInfo] = {
         MeasureInfo("Rprec", "Rprec", "R-precision", "Precision at rank R, the number of relevant documents.",
                     "Finding the relevant documents within the first R ranks.",
                     r_precision, conventions=("relevance_level",),
-                    text="Rprec = (relevant in top R) / R; 0 if R = 0",
-                    tools=("ranx", "torchmetrics")),
+                    text="Rprec = (relevant in top R) / R; 0 if R = 0"),
         MeasureInfo("bpref", "Bpref", "bpref", "How often judged relevant documents precede judged non-relevant ones.",
                     "Ranking judged relevant above judged non-relevant documents; unjudged ones are ignored.",
                     bpref, conventions=("relevance_level",),
                     text="bpref = (1/R) sum over relevant retrieved d of (1 - min(n_d, R) / min(N, R)), n_d = judged "
-                         "non-relevant above d, N = all judged non-relevant",
-                    tools=("ranx",)),
+                         "non-relevant above d, N = all judged non-relevant"),
         MeasureInfo("iprec_at_recall", "IPrec", "Interpolated precision at recall x",
                     "The best precision at any rank where recall is at least x.",
                     "Keeping precision high down to the recall level x.",
@@ -248,8 +244,7 @@ MEASURES: dict[str, MeasureInfo] = {
                     ndcg, params="pairs", conventions=("gain", "ideal_from", "discount", "tied_gains", "empty_ideal"),
                     text="nDCG = DCG / ideal DCG over the whole ranking; DCG = sum_r gain(r) / log2(r + 1), gain = "
                          "grade (trec_eval; ndcg.1=3,2=9 sets gains per grade)",
-                    ir_aliases=("NDCG",), cut_form="ndcg_cut",
-                    tools=("ranx", "torchmetrics", "scikit-learn", "LightGBM", "XGBoost")),
+                    ir_aliases=("NDCG",), cut_form="ndcg_cut"),
         MeasureInfo("ndcg_rel", "ndcg_rel", "nDCG averaged over relevant documents",
                     "nDCG at the rank of each document with positive gain, averaged over them.",
                     "Putting every graded document early, each one weighed equally.",
@@ -268,15 +263,14 @@ MEASURES: dict[str, MeasureInfo] = {
                     ndcg, "required", TREC_CUTOFFS,
                     conventions=("gain", "ideal_from", "discount", "tied_gains", "empty_ideal"),
                     text=_NDCG_TEXT,
-                    ir_aliases=("NDCG",), uncut_form="ndcg",
-                    tools=("ranx", "sentence-transformers", "torchmetrics", "scikit-learn", "LightGBM", "XGBoost")),
+                    ir_aliases=("NDCG",), uncut_form="ndcg"),
         MeasureInfo("map_cut", "AP", "Average precision@k", "Average precision counting only the top k.",
                     "Ranking relevant documents early within the top k.",
-                    average_precision, "required", TREC_CUTOFFS, conventions=("relevance_level", "ap_denominator"),
+                    average_precision, "required", TREC_CUTOFFS,
+                    conventions=("relevance_level", "ap_denominator", "empty_ideal"),
                     text="AP@k = (sum over relevant d in the top k of P@rank(d)) / D, D = R (trec_eval), min(R, k) "
                          "or the relevant in the top k (--ap-denominator)",
-                    ir_aliases=("MAP",), uncut_form="map",
-                    tools=("ranx", "sentence-transformers", "torchmetrics", "LightGBM", "XGBoost")),
+                    ir_aliases=("MAP",), uncut_form="map"),
         MeasureInfo("relative_P", "relative_P", "Relative precision@k",
                     "Precision at k against the best possible, min(k, R).",
                     "Filling the top k as well as the number of relevant documents allows.",

@@ -83,7 +83,7 @@ def test_each_match_names_the_tools_that_use_its_conventions():
 def test_a_match_explains_in_plain_words_how_it_differs_from_trec_eval():
     match = find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.6672").matches[0]
     (sentence,) = match.explanation
-    assert "dropped" in sentence and "non-relevant" in sentence and "trec_eval -J" in sentence
+    assert "dropped" in sentence and "non-relevant" in sentence and "trec_eval 10.0 -J" in sentence
     assert find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.4672").matches[0].explanation == ()
 
 

@@ -1,25 +1,22 @@
-"""Every "used by" of CONVENTION_INFO is checked: the tool runs on random data with tied scores, and our engine,
-under the conventions the attribution names (plus the tool's other conventions), gives the tool's numbers.
+"""Peers on random data with tied scores: our engine, under the conventions each test names, gives the tool's
+numbers. The tool profiles that the finder, ``--help`` and the docs credit (metrics/profiles.py) are checked
+tool by tool in tests/engine/test_profiles.py, which reuses the helpers here.
 
-``PROFILES`` says, for each test here, the conventions under which the engine reproduces that tool; the first test
-checks that every attribution names a test and that the test's profile has the attributed choice. Tools that do
-not install here (XGBoost, torchmetrics, sentence-transformers, the MS MARCO script, trec_eval 10) are checked
-against a transcription of their code, linked from the attribution.
+``PROFILES`` says, for each test here, the conventions under which the engine reproduces that tool. Tools that do
+not install here (torchmetrics, sentence-transformers, the MS MARCO script, trec_eval 10) are checked against a
+transcription of their code.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import metrics
-from metrics.conventions import ATTRIBUTION_TESTS, CONVENTION_INFO
+from metrics.conventions import CONVENTION_INFO
 from tests.support.paths import REPO
 from tests.support.strategies import pytrec_eval_safe, random_collection
 
@@ -63,28 +60,16 @@ PROFILES: dict[str, dict[str, object]] = {
 #: "ndcg-" is XGBoost's variant that scores 0 without a relevant document: the same test, the other branch.
 PROFILE_VARIANTS = {("test_xgboost_ndcg_transcription", "empty_ideal"): {"one", "zero"}}
 
-ATTRIBUTIONS = [(info.name, choice.value, attribution) for info in CONVENTION_INFO for choice in info.choices
-                for attribution in choice.attributions]
+REFERENCES = [(info.name, choice.value, reference) for info in CONVENTION_INFO for choice in info.choices
+              for reference in choice.references]
 
 
-@pytest.mark.parametrize("convention,value,attribution", ATTRIBUTIONS,
-                         ids=[f"{c}={v}:{a.tool}" for c, v, a in ATTRIBUTIONS])
-def test_every_attribution_names_a_test_whose_profile_has_that_choice(convention, value, attribution):
-    path, _, name = attribution.test.rpartition("::")
-    if path:  # a test elsewhere (trec_eval's own outputs): it must exist
-        assert f"def {name}(" in (REPO / path).read_text(), attribution
-        return
-    assert name in PROFILES and callable(globals().get(name)), f"{attribution.tool}: no test {name} in {__name__}"
-    allowed = PROFILE_VARIANTS.get((name, convention), {PROFILES[name].get(convention)})
-    assert value in allowed, f"{attribution.tool} is listed under {convention}={value}, but {name} checks {allowed}"
-    if name.endswith("_transcription"):
-        assert attribution.source.startswith("https://"), f"{attribution.tool}: a transcription links its source"
-
-
-def test_the_attribution_tests_live_here():
-    assert ATTRIBUTION_TESTS == Path(__file__).resolve().relative_to(REPO).as_posix()
-    here = {name for name, value in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
-    assert set(PROFILES) <= here
+@pytest.mark.parametrize("convention,value,reference", REFERENCES, ids=[f"{c}={v}:{r.tool}" for c, v, r in REFERENCES])
+def test_every_reference_of_a_choice_names_a_test_that_exists(convention, value, reference):
+    # Tools are credited through their profiles (tests/engine/test_profiles.py); a choice's references are papers.
+    path, _, name = reference.test.rpartition("::")
+    assert f"def {name}(" in (REPO / path).read_text(), reference
+    assert reference.source.startswith("https://")
 
 
 def ours(qrels, run, specs, profile: str, **extra):

@@ -233,12 +233,16 @@ def test_averaged_tied_gains_give_tied_documents_the_mean_gain_of_their_group():
     assert _one(qrels, run, "P.1", tied_gains="averaged") == _one(qrels, run, "P.1")  # only DCG averages
 
 
-def test_empty_ideal_one_scores_a_query_without_relevant_documents_one_in_ndcg_only():
+def test_empty_ideal_one_scores_a_query_without_relevant_documents_one_in_ndcg_and_ap_only():
+    # LightGBM and XGBoost score such a query 1 in ndcg@k and map@k (see metrics/profiles.py).
     qrels = {"q": {"a": 0, "b": 0}}
     run = {"q": {"a": 1.0, "c": 0.5}}
     assert _one(qrels, run, "ndcg_cut.10") == 0.0
     assert _one(qrels, run, "ndcg_cut.10", empty_ideal="one") == 1.0
-    assert _one(qrels, run, "map", empty_ideal="one") == 0.0
+    assert _one(qrels, run, "map") == 0.0
+    assert _one(qrels, run, "map", empty_ideal="one") == 1.0
+    assert _one(qrels, run, "P.5", empty_ideal="one") == 0.0
+    assert _one(qrels, run, "recip_rank", empty_ideal="one") == 0.0
 
 
 def test_defaults_are_trec_eval_and_describe_names_the_differences():

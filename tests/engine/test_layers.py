@@ -17,7 +17,7 @@ from tests.support.paths import REPO
 #: belongs to the layer of the longest name here that is it or one of its packages; every ``__main__`` is a command
 #: line whatever its package.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("data model", ("metrics.model", "metrics.conventions", "metrics.ids", "metrics.optional")),
+    ("data model", ("metrics.profiles", "metrics.model", "metrics.conventions", "metrics.ids", "metrics.optional")),
     ("registry", ("metrics.measures", "metrics.names")),
     ("engine core", ("metrics.engine",)),
     ("readers", ("metrics.io",)),

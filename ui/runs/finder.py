@@ -55,7 +55,7 @@ def finder(collection: data.Collection, conventions) -> None:
     st.dataframe(pd.DataFrame({
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],
-        "used by": [", ".join(c.tools) or "—" for c in rows],
+        "used by": [", ".join(c.credits) or "—" for c in rows],
     }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format="%.4f")})
     differences(rows)
     st.caption("Searched: " + "; ".join(f"{n} ∈ {{{', '.join(map(str, v))}}}" for n, v in finding.searched.items()))

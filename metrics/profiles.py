@@ -1,0 +1,366 @@
+"""Tool profiles: for each tool, version and measure, the full setting of every convention that changes it.
+
+A tool gives a number only when *all* its conventions for that measure hold at once, so a tool is credited with
+a line of the convention finder, a value in ``--help`` or a row of the docs only through its profile here: the
+finder names a tool when one combination that gives the line's value is the tool's whole setting for that
+measure, and the conditions of :data:`RULES` the profile lists hold on the data. What no convention expresses is
+either a rule (ranx's unstable sort beyond 15 tied documents: ranx is named only where it cannot matter) or a
+profile marked ``reproducible=False``, which is documented and never named.
+
+A setting is a value (the tool always does that), a :class:`Switch` (an option of the tool chooses, e.g.
+trec_eval's ``-c``), :data:`ANY_LEVEL` for the relevance threshold of a tool that takes one, or :data:`ANY` when
+the convention cannot change the tool's numbers (ties do not matter where tied gains are averaged). Each profile
+names the test that runs the tool (or a transcription of its code, linked from ``source``) and finds the engine
+under this setting giving the tool's numbers. The table holds plain data only: this module imports nothing of
+the engine, so the conventions, the registry and the finder can all read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """A convention the tool lets its user choose: value -> the option that selects it (``""``: the default)."""
+
+    options: Mapping[object, str]
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.options
+
+
+#: The convention cannot change this tool's numbers (any value the finder tries describes it).
+ANY = "any"
+#: The tool takes a relevance threshold: every level is its own, selected by the profile's ``level_option``.
+ANY_LEVEL = "any level"
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One tool (at one version) computing some measures, with the conventions it uses for them.
+
+    tool: the tool as the finder names it (``ranx``). name: this profile as shown (``ranx ndcg_burges``).
+    measures: registry names. settings: convention -> a value, a :class:`Switch`, :data:`ANY` or
+    :data:`ANY_LEVEL`. level_option: how the tool sets a relevance threshold, ``{level}`` replaced. rules: names
+    in :data:`RULES`, conditions on the data under which the profile is exact. test: ``path::function`` of the
+    test that checks it. source: the code a transcription follows. reproducible: False for a behaviour no
+    setting gives (then ``note`` says what the tool does instead).
+    """
+
+    tool: str
+    name: str
+    measures: tuple[str, ...]
+    settings: Mapping[str, object]
+    test: str
+    level_option: str = ""
+    rules: tuple[str, ...] = ()
+    source: str = ""
+    note: str = ""
+    reproducible: bool = True
+    tested: str = ""  # the version the test ran or transcribed
+
+    def allows(self, convention: str, value: object) -> bool:
+        """Whether the tool, with some option, uses ``value`` for ``convention`` (only conventions it lists)."""
+        setting = self.settings[convention]
+        if setting == ANY or (setting == ANY_LEVEL and convention == "relevance_level"):
+            return True
+        if isinstance(setting, Switch):
+            return value in setting
+        return setting == value
+
+    def options_for(self, values: Mapping[str, object]) -> tuple[str, ...]:
+        """The tool's options that select these convention values (``-c``, ``-l 2``), in its settings' order."""
+        options = []
+        for convention, setting in self.settings.items():
+            if convention not in values:
+                continue
+            value = values[convention]
+            if isinstance(setting, Switch) and setting.options.get(value):
+                options.append(setting.options[value])
+            elif setting == ANY_LEVEL and convention == "relevance_level" and value != 1 and self.level_option:
+                options.append(self.level_option.format(level=value))
+        return tuple(options)
+
+    def credit(self, values: Mapping[str, object]) -> str:
+        """The profile's name with the options these values need: ``trec_eval 10.0 -c``."""
+        return " ".join((self.name, *self.options_for(values)))
+
+
+#: Conditions on the data under which some profiles are exact (the finder checks them before naming a tool).
+RULES: dict[str, str] = {
+    "ties_within_15": "no ranking of more than 15 documents has tied scores (ranx orders ties by numba's argsort, "
+                      "stable only on lists of up to 15 documents)",
+    "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's sort gives "
+                       "ties no defined order)",
+    "positive_scores": "every retrieved document scores above 0 (torchmetrics 1.8 and later count a document "
+                       "scored <= 0 as not relevant, wherever it ranks)",
+    "relevant_in_every_query": "every query counted has a relevant document (sentence-transformers evaluates only "
+                               "those)",
+    "binary_grades": "no grade exceeds 1 (ranx's rbp multiplies by the grade itself; the engine scales grades by "
+                     "the query's largest)",
+    "no_identical_ids": "no document has its query's id (BEIR drops those by default: ignore_identical_ids)",
+    "two_documents_each": "every ranking has at least two documents (scikit-learn's ndcg_score refuses one)",
+}
+
+TREC_EVAL_BUILDS_TEST = "tests/engine/test_trec_eval_builds.py::test_each_build_is_reproduced_byte_for_byte"
+PROFILE_TESTS = "tests/engine/test_profiles.py"
+
+_XGBOOST = "https://github.com/dmlc/xgboost/blob/master/src/metric/rank_metric.cc"
+_LIGHTGBM = "https://github.com/microsoft/LightGBM/blob/master/src/metric/"
+_TORCHMETRICS = "https://github.com/Lightning-AI/torchmetrics/blob/master/src/torchmetrics/functional/retrieval/"
+_SENTENCE_TRANSFORMERS = ("https://github.com/UKPLab/sentence-transformers/blob/master/sentence_transformers/"
+                          "sentence_transformer/evaluation/information_retrieval.py")
+_SENTENCE_TRANSFORMERS_5 = ("https://github.com/UKPLab/sentence-transformers/blob/v5.1.2/sentence_transformers/"
+                            "evaluation/InformationRetrievalEvaluator.py")
+_MS_MARCO = "https://github.com/microsoft/MSMARCO-Passage-Ranking/blob/master/ms_marco_eval.py"
+_BEIR = "https://github.com/beir-cellar/beir/blob/main/beir/retrieval/"
+
+#: trec_eval 9.0.8's measures (10.0 adds rbp and unj); the two builds' presets are
+#: ``metrics.conventions.trec_eval_values`` (tests/engine/test_profiles.py checks these settings against them).
+_TREC_EVAL_9_MEASURES = (
+    "P", "recall", "success", "recip_rank", "map", "gm_map", "Rprec", "bpref", "iprec_at_recall", "infAP",
+    "gm_bpref", "Rprec_mult", "11pt_avg",
+    "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "num_ret", "num_rel", "num_rel_ret", "num_q",
+)
+_TREC_EVAL_10_MEASURES = (*_TREC_EVAL_9_MEASURES, "rbp", "unj")
+
+#: trec_eval's choice of every convention (the engine's defaults), with its options.
+_TREC_EVAL_SETTINGS: dict[str, object] = {
+    "relevance_level": ANY_LEVEL, "gain": "linear", "ideal_from": "judgments", "discount": "log2",
+    "tied_gains": "ordered", "empty_ideal": "zero", "ap_denominator": "R", "precision_short_list": "k",
+    "tie_order": "trec_eval", "score_precision": "float32", "recall_cutoff": "plus_0.9", "missing_ranking": "empty",
+    "unjudged": Switch({"nonrelevant": "", "removed": "-J"}), "missing_queries": Switch({"skip": "", "zero": "-c"}),
+}
+_PYTREC_EVAL_SETTINGS = _TREC_EVAL_SETTINGS | {
+    "unjudged": Switch({"nonrelevant": "", "removed": "judged_docs_only_flag=True"}), "missing_queries": "skip"}
+#: ir_measures hands these to pytrec_eval, and its means count a judged query the run lacks as 0.
+_IR_MEASURES_PYTREC_EVAL = _PYTREC_EVAL_SETTINGS | {
+    "unjudged": Switch({"nonrelevant": "", "removed": "judged_only=True"}), "missing_queries": "zero"}
+_IR_MEASURES_PYTREC_EVAL_MEASURES = ("P", "recall", "success", "recip_rank", "map", "map_cut", "ndcg", "ndcg_cut",
+                                     "Rprec", "bpref")
+
+#: Conventions a tool's profile fixes to trec_eval's because they only matter for measures it does not have.
+_DCG_TREC = {"gain": "linear", "ideal_from": "judgments", "discount": "log2", "tied_gains": "ordered",
+             "empty_ideal": "zero"}
+
+
+def _ranx(name: str, measures: tuple[str, ...], **settings: object) -> Profile:
+    return Profile(
+        "ranx", name, measures,
+        {"relevance_level": ANY_LEVEL, **_DCG_TREC, "ap_denominator": "R", "precision_short_list": "k",
+         "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+         "missing_queries": Switch({"zero": "make_comparable=True"})} | settings,
+        f"{PROFILE_TESTS}::test_ranx_profile", level_option="-l{level}", rules=("ties_within_15",),
+        tested="0.3.21")
+
+
+def _torchmetrics(name: str, measures: tuple[str, ...], since_1_8: bool, **settings: object) -> Profile:
+    rules = ("no_float32_ties", "positive_scores") if since_1_8 else ("no_float32_ties",)
+    if settings.get("tied_gains") == "averaged":
+        rules = ()  # nDCG averages the gains of tied documents and does not filter scores <= 0
+    return Profile(
+        "torchmetrics", name, measures,
+        {"relevance_level": 1, **_DCG_TREC, "ap_denominator": "R", "precision_short_list": "k",
+         "tie_order": "as_given", "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"}
+        | settings,
+        f"{PROFILE_TESTS}::test_torchmetrics_transcription", rules=rules,
+        source=_TORCHMETRICS, tested="1.9.0" if since_1_8 else "1.7.4")
+
+
+def _sentence_transformers(name: str, tie_order: str, source: str, tested: str) -> Profile:
+    return Profile(
+        "sentence-transformers", name, ("success", "P", "recall", "recip_rank_cut", "ndcg_cut", "map_cut"),
+        {"relevance_level": 1, "gain": "binary", "ideal_from": "judgments", "discount": "log2",
+         "tied_gains": "ordered", "empty_ideal": ANY, "ap_denominator": "min_R_k", "precision_short_list": "k",
+         "tie_order": tie_order, "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"},
+        f"{PROFILE_TESTS}::test_sentence_transformers_transcription", rules=("relevant_in_every_query",),
+        source=source, tested=tested,
+        note="InformationRetrievalEvaluator: accuracy@k, precision@k, recall@k, mrr@k, ndcg@k, map@k over its "
+             "relevant_docs sets, scores from torch (float32)")
+
+
+#: Every tool profile, trec_eval first.
+PROFILES: tuple[Profile, ...] = (
+    Profile("trec_eval", "trec_eval 9.0.8", _TREC_EVAL_9_MEASURES, _TREC_EVAL_SETTINGS, TREC_EVAL_BUILDS_TEST,
+            level_option="-l {level}", tested="9.0.8",
+            note="scores read as C floats; -M is the depth"),
+    Profile("trec_eval", "trec_eval 10.0", _TREC_EVAL_10_MEASURES,
+            _TREC_EVAL_SETTINGS | {"score_precision": "float64", "recall_cutoff": "round",
+                                   "missing_ranking": "placeholder"},
+            TREC_EVAL_BUILDS_TEST, level_option="-l {level}", tested="10.0",
+            note="scores read as doubles, recall levels' cut-offs by lround, -c's placeholder ranking"),
+    Profile("pytrec_eval", "pytrec_eval", _TREC_EVAL_9_MEASURES, _PYTREC_EVAL_SETTINGS,
+            f"{PROFILE_TESTS}::test_pytrec_eval_profile", level_option="relevance_level={level}", tested="0.5"),
+    Profile("ir_measures", "ir_measures", _IR_MEASURES_PYTREC_EVAL_MEASURES, _IR_MEASURES_PYTREC_EVAL,
+            f"{PROFILE_TESTS}::test_ir_measures_pytrec_eval_profile", level_option="rel={level}", tested="0.4.3",
+            note="these measures go to its pytrec_eval provider"),
+    Profile("ir_measures", "ir_measures nDCG(dcg='exp-log2') (gdeval)", ("ndcg_cut",),
+            {**_DCG_TREC, "gain": "exponential", "tie_order": "trec_eval", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_gdeval_profile", tested="0.4.3"),
+    Profile("gdeval", "gdeval ERR@k (through ir_measures)", ("ERR",),
+            {"tie_order": "trec_eval", "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_gdeval_profile", tested="ir_measures 0.4.3"),
+    Profile("ir_measures", "ir_measures RR@k (msmarco)", ("recip_rank_cut",),
+            {"relevance_level": ANY_LEVEL, "tie_order": "docid_ascending", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_ir_measures_msmarco_profile", level_option="rel={level}", tested="0.4.3"),
+    Profile("ir_measures", "ir_measures Judged@k", ("Judged",),
+            {"tie_order": "docid_ascending", "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_ir_measures_judged_profile", tested="0.4.3"),
+    Profile("ir_measures", "ir_measures RBP(rel=N) (cwl_eval)", ("rbp",),
+            {"relevance_level": ANY_LEVEL, "gain": "binary", "tie_order": "as_given", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="0.4.3"),
+    Profile("cwl_eval", "cwl_eval", ("map", "P", "recip_rank", "rbp"),
+            {"relevance_level": ANY_LEVEL, "gain": "binary", "ap_denominator": "retrieved_relevant",
+             "empty_ideal": "zero", "precision_short_list": "k", "tie_order": "as_given", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="1.0.12",
+            note="as ir_measures' cwl_eval provider runs it: AP divides by the relevant documents retrieved"),
+    _ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
+                   "Rprec", "F")),
+    _ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),
+    Profile("ranx", "ranx rbp", ("rbp",),
+            {"gain": Switch({"linear": "", "binary": ""}), "tie_order": "as_given", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": Switch({"zero": "make_comparable=True"})},
+            f"{PROFILE_TESTS}::test_ranx_profile", rules=("ties_within_15", "binary_grades"), tested="0.3.21",
+            note="rbp.p multiplies p^(r-1) by the grade itself: on graded judgments no setting gives it"),
+    Profile("scikit-learn", "scikit-learn ndcg_score", ("ndcg", "ndcg_cut"),
+            {"gain": "linear", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "averaged",
+             "empty_ideal": "zero", "tie_order": ANY, "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "skip"},
+            f"{PROFILE_TESTS}::test_scikit_learn_profile", rules=("two_documents_each",), tested="1.9.1",
+            note="ignore_ties=False (the default); one row per query, unjudged documents given label 0"),
+    Profile("LightGBM", "LightGBM ndcg@k", ("ndcg_cut",),
+            {"gain": "exponential", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "ordered",
+             "empty_ideal": "one", "tie_order": "as_given", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": "skip"},
+            f"{PROFILE_TESTS}::test_lightgbm_profile", source=_LIGHTGBM + "rank_metric.hpp", tested="4.7.0"),
+    Profile("LightGBM", "LightGBM map@k", ("map_cut",),
+            {"relevance_level": 1, "ap_denominator": "min_retrieved_relevant_k", "empty_ideal": "one",
+             "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "skip"},
+            f"{PROFILE_TESTS}::test_lightgbm_profile", source=_LIGHTGBM + "map_metric.hpp", tested="4.7.0",
+            note="divides by min(relevant documents in the list, k); a list without one scores 1"),
+    Profile("XGBoost", "XGBoost ndcg@k", ("ndcg", "ndcg_cut"),
+            {"gain": "exponential", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "ordered",
+             "empty_ideal": Switch({"one": "", "zero": "ndcg@k-"}), "tie_order": "as_given",
+             "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"},
+            f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0"),
+    Profile("XGBoost", "XGBoost map@k", ("map", "map_cut"),
+            {"relevance_level": 1, "ap_denominator": "min_retrieved_relevant_k",
+             "empty_ideal": Switch({"one": "", "zero": "map@k-"}), "tie_order": "as_given",
+             "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"},
+            f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0",
+            note="binary labels only; divides by min(relevant documents in the list, k)"),
+    _torchmetrics("torchmetrics retrieval_normalized_dcg", ("ndcg", "ndcg_cut"), True, ideal_from="retrieved",
+                  tied_gains="averaged", tie_order=ANY),
+    _torchmetrics("torchmetrics 1.8+", ("P", "map", "map_cut", "recip_rank", "recip_rank_cut"), True,
+                  ap_denominator="retrieved_relevant",
+                  precision_short_list=Switch({"k": "", "retrieved": "adaptive_k=True"})),
+    _torchmetrics("torchmetrics before 1.8", ("P", "map", "map_cut", "recip_rank", "recip_rank_cut"), False,
+                  ap_denominator="retrieved_relevant",
+                  precision_short_list=Switch({"k": "", "retrieved": "adaptive_k=True"})),
+    _sentence_transformers("sentence-transformers 6.2", "docid_ascending", _SENTENCE_TRANSFORMERS, "6.2.0"),
+    _sentence_transformers("sentence-transformers 5.1 and earlier", "as_given", _SENTENCE_TRANSFORMERS_5, "5.1.2"),
+    Profile("MS MARCO eval script", "MS MARCO eval script MRR@10", ("recip_rank_cut",),
+            {"relevance_level": 1, "tie_order": "as_given", "score_precision": ANY, "unjudged": "nonrelevant",
+             "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_ms_marco_transcription", source=_MS_MARCO,
+            note="ranks as written in the run file (here: score order, ties as written)"),
+    Profile("BEIR", "BEIR EvaluateRetrieval.evaluate", ("ndcg_cut", "map_cut", "recall", "P"),
+            _PYTREC_EVAL_SETTINGS | {"relevance_level": 1, "unjudged": "nonrelevant"},
+            f"{PROFILE_TESTS}::test_beir_transcription", rules=("no_identical_ids",), source=_BEIR + "evaluation.py",
+            tested="2.2.0", note="pytrec_eval's numbers, means rounded to 5 decimals"),
+    Profile("BEIR", "BEIR mrr, R_cap", ("recip_rank_cut", "relative_P"),
+            {"relevance_level": 1, "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_beir_transcription", source=_BEIR + "custom_metrics.py", tested="2.2.0"),
+)
+
+#: The tools the finder names, in the order it lists them.
+TOOLS: tuple[str, ...] = tuple(dict.fromkeys(profile.tool for profile in PROFILES))
+
+
+def profiles_for(measure: str) -> tuple[Profile, ...]:
+    """The profiles of the tools that compute registry measure ``measure``, reproducible or not."""
+    return tuple(profile for profile in PROFILES if measure in profile.measures)
+
+
+def tools_computing(measure: str) -> tuple[str, ...]:
+    """The tools with a reproducible profile for ``measure``, in :data:`TOOLS` order."""
+    return tuple(dict.fromkeys(p.tool for p in profiles_for(measure) if p.reproducible))
+
+
+def tools_using(convention: str, value: object) -> tuple[str, ...]:
+    """What uses ``value`` for ``convention``: each profile that names it (not as :data:`ANY`), with the option
+    that selects it: ``("trec_eval 9.0.8 -c", "trec_eval 10.0 -c", "ranx make_comparable=True", ...)``."""
+    used = []
+    for profile in PROFILES:
+        setting = profile.settings.get(convention)
+        if setting is None or setting in (ANY, ANY_LEVEL) or not profile.reproducible:
+            continue
+        if setting == value or (isinstance(setting, Switch) and value in setting):
+            used.append(profile.credit({convention: value}))
+    return tuple(dict.fromkeys(used))
+
+
+def matching_profiles(measure: str, combinations: Iterable[Mapping[str, object]],
+                      holds: Mapping[str, bool]) -> tuple[tuple[Profile, str], ...]:
+    """The profiles for ``measure`` whose whole setting is one of ``combinations`` (each a mapping of the
+    conventions that can change the measure to their values), with the credit that names the options used. A
+    profile lists every convention that can change its measures (tests/engine/test_profiles.py checks it).
+
+    ``holds`` says which :data:`RULES` hold on the data; a profile with a rule that does not hold is never
+    matched, nor is one marked not reproducible.
+    """
+    combinations = list(combinations)
+    found: dict[str, tuple[Profile, str]] = {}
+    for profile in profiles_for(measure):
+        if not profile.reproducible or not all(holds.get(rule, False) for rule in profile.rules):
+            continue
+        for values in combinations:
+            if all(convention not in values or profile.allows(convention, values[convention])
+                   for convention in profile.settings):
+                credit = profile.credit(values)
+                found.setdefault(credit, (profile, credit))
+                break
+    return tuple(found.values())
+
+
+
+
+def _shown(setting: object) -> str:
+    if isinstance(setting, Switch):
+        return " or ".join(f"{value} ({option})" if option else str(value) for value, option in setting.options.items())
+    return str(setting)
+
+
+def markdown_table() -> str:
+    """The profiles as the Markdown table of docs/conventions.md: each profile, its measures, every convention it
+    sets other than trec_eval's and every option (``any``: the convention cannot change its numbers), the rules
+    under which it is exact, and its test."""
+    defaults = _TREC_EVAL_SETTINGS | {"relevance_level": 1}
+    lines = ["| tool | measures | conventions (beyond trec_eval's) | exact when | checked by |",
+             "|---|---|---|---|---|"]
+    for profile in PROFILES:
+        changed = [f"`{name}={_shown(value)}`" for name, value in profile.settings.items()
+                   if (value != defaults.get(name) or isinstance(value, Switch))
+                   and not (name == "relevance_level" and value == ANY_LEVEL)]
+        level = f"; threshold `{profile.level_option.format(level='N')}`" if profile.level_option else ""
+        rules = "; ".join(RULES[rule] for rule in profile.rules) or "always"
+        test = profile.test.rpartition("::")[2]
+        source = f" ([source]({profile.source}))" if profile.source else ""
+        lines.append(f"| {profile.name} | {', '.join(profile.measures)} | {', '.join(changed) or 'none'}{level} "
+                     f"| {rules} | `{test}`{source} |")
+    return "\n".join(lines)
+
+
+__all__ = ["ANY", "ANY_LEVEL", "PROFILES", "Profile", "RULES", "Switch", "TOOLS", "markdown_table",
+           "matching_profiles", "profiles_for", "tools_computing", "tools_using"]

@@ -1,0 +1,233 @@
+"""The finder names a tool only when the tool itself gives the line's number.
+
+Each scenario has a peer compute a mean on random data (tied scores, float64 scores equal as float32, graded
+judgments) and asks the finder which conventions give it. The scenario's tool must be credited on a matching
+line, and every credit on every matching line that a peer here can compute (the tool itself where it installs,
+the transcriptions of tests/engine/test_profiles.py where it does not) must give that line's value. Collections
+are small: the finder's cost grows with the combinations, not with these tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from metrics.check import find_conventions
+from metrics.profiles import PROFILES
+from tests.engine.test_attributions import _labels, _lightgbm_ndcg, collection
+from tests.engine.test_profiles import (
+    _lightgbm_map,
+    _sentence_transformers,
+    _torchmetrics_query,
+    _xgboost,
+)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure in each tool's notation: kind ndcg, ndcg_burges, map, P, RR, Judged; k None for uncut."""
+
+    kind: str
+    k: int | None
+
+    @property
+    def finder(self) -> str:
+        name = {"ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')", "map": "AP", "P": "P", "RR": "RR",
+                "Judged": "Judged", "ERR": "ERR"}[self.kind]
+        return name if self.k is None else f"{name}@{self.k}"
+
+    @property
+    def trec(self) -> str | None:
+        return {"ndcg": "ndcg_cut", "map": "map_cut", "P": "P"}.get(self.kind) if self.k else \
+            {"ndcg": "ndcg", "map": "map", "RR": "recip_rank"}.get(self.kind)
+
+
+def _pytrec_eval(qrels, run, measure: Measure):
+    import pytrec_eval
+
+    if measure.trec is None:
+        return None
+    spec = measure.trec + (f".{measure.k}" if measure.k else "")
+    key = measure.trec + (f"_{measure.k}" if measure.k else "")
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {spec}).evaluate(run)
+    return sum(s[key] for s in scores.values()) / len(scores)
+
+
+def _ir_measures(qrels, run, measure: Measure):
+    ir_measures = pytest.importorskip("ir_measures")
+    parsed = ir_measures.parse_measure(measure.finder)
+    return ir_measures.calc_aggregate([parsed], qrels, run)[parsed]
+
+
+def _ranx(qrels, run, measure: Measure):
+    ranx = pytest.importorskip("ranx")
+    name = {"ndcg": "ndcg", "ndcg_burges": "ndcg_burges", "map": "map", "P": "precision", "RR": "mrr"}.get(
+        measure.kind)
+    if name is None:
+        return None
+    judged = {q: {d: g for d, g in js.items() if g >= 0} for q, js in qrels.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(ranx.evaluate(ranx.Qrels(judged), ranx.Run(run), name + (f"@{measure.k}" if measure.k else ""),
+                                   make_comparable=True))
+
+
+def _per_query_mean(qrels, run, score) -> float:
+    return sum(score(*_labels(qrels[q], run[q])) for q in run) / len(run)
+
+
+def _scikit_learn(qrels, run, measure: Measure):
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    if measure.kind != "ndcg" or min(map(len, run.values())) < 2:
+        return None
+    return _per_query_mean(qrels, run, lambda labels, scores: sklearn_metrics.ndcg_score(
+        [labels], [scores], k=measure.k))
+
+
+def _lightgbm(qrels, run, measure: Measure):
+    if measure.k is None or measure.kind not in ("ndcg", "map"):
+        return None
+    labels, scores = zip(*(_labels(qrels[q], run[q]) for q in run))
+    if measure.kind == "ndcg":
+        return _lightgbm_ndcg(list(labels), list(scores), measure.k)
+    return _lightgbm_map(list(labels), list(scores), measure.k)
+
+
+def _xgboost_value(qrels, run, measure: Measure):
+    if measure.kind not in ("ndcg", "map"):
+        return None
+    if measure.kind == "map" and any(g > 1 for js in qrels.values() for g in js.values()):
+        return None  # XGBoost's map takes binary labels only
+    return _xgboost(qrels, run, measure.kind + (f"@{measure.k}" if measure.k else ""))
+
+
+def _torchmetrics(qrels, run, measure: Measure, since_1_8: bool = True):
+    key = {"ndcg": "nDCG", "map": "AP", "P": "P", "RR": "RR"}.get(measure.kind)
+    if key is None or measure.k is None:
+        return None
+    return _per_query_mean(qrels, run, lambda labels, scores: _torchmetrics_query(
+        labels, scores, measure.k, since_1_8)[key])
+
+
+def _sentence_transformers_value(qrels, run, measure: Measure, docid_ties: bool):
+    key = {"ndcg": "ndcg", "map": "map", "P": "precision", "RR": "mrr"}.get(measure.kind)
+    if key is None or measure.k is None:
+        return None
+    values = [_sentence_transformers({d for d, g in qrels[q].items() if g >= 1}, run[q], measure.k, docid_ties)[key]
+              for q in run]
+    return sum(values) / len(values)
+
+
+#: Profile name -> the peer that computes it here (the tool, or the transcription of its code).
+PEERS = {
+    "pytrec_eval": _pytrec_eval,
+    "ir_measures": _ir_measures,
+    "ir_measures RR@k (msmarco)": _ir_measures,
+    "ir_measures Judged@k": _ir_measures,
+    "ir_measures nDCG(dcg='exp-log2') (gdeval)": _ir_measures,
+    "ranx": _ranx,
+    "ranx ndcg_burges": _ranx,
+    "scikit-learn ndcg_score": _scikit_learn,
+    "LightGBM ndcg@k": _lightgbm,
+    "LightGBM map@k": _lightgbm,
+    "XGBoost ndcg@k": _xgboost_value,
+    "XGBoost map@k": _xgboost_value,
+    "torchmetrics retrieval_normalized_dcg": _torchmetrics,
+    "torchmetrics 1.8+": _torchmetrics,
+    "torchmetrics before 1.8": lambda q, r, m: _torchmetrics(q, r, m, since_1_8=False),
+    "sentence-transformers 6.2": lambda q, r, m: _sentence_transformers_value(q, r, m, docid_ties=True),
+    "sentence-transformers 5.1 and earlier": lambda q, r, m: _sentence_transformers_value(q, r, m, docid_ties=False),
+}
+
+
+def _data(seed: int, *, n_queries: int = 25, max_docs: int = 15, nonnegative: bool = False, binary: bool = False,
+          positive: bool = False, every_query_relevant: bool = False, numeric: bool = False, two_each: bool = False):
+    qrels, run = collection(seed, n_queries, max_docs=max_docs, nonnegative=nonnegative)
+    if two_each:  # scikit-learn's ndcg_score refuses a ranking of one document
+        run = {q: s for q, s in run.items() if len(s) >= 2}
+    if binary:
+        qrels = {q: {d: min(g, 1) for d, g in js.items()} for q, js in qrels.items()}
+    if every_query_relevant or positive:
+        qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}
+    if positive:  # no score <= 0 and no two equal as float32 (torchmetrics' rules)
+        run = {q: s for q, s in run.items() if min(s.values()) > 0 and len(set(np.float32(list(s.values())))) == len(s)}
+        qrels = {q: js for q, js in qrels.items() if q in run}
+    if numeric:  # gdeval wants numeric query ids
+        names = {q: str(i + 1) for i, q in enumerate(qrels)}
+        qrels = {names[q]: {d: min(g, 4) for d, g in js.items()} for q, js in qrels.items()}
+        run = {names[q]: s for q, s in run.items() if q in names}
+    return qrels, {q: s for q, s in run.items() if q in qrels}
+
+
+#: (peer's profile, measure, data): the peer computes the value the finder is asked about.
+SCENARIOS = [
+    ("pytrec_eval", Measure("ndcg", 10), dict(seed=101)),
+    ("pytrec_eval", Measure("map", None), dict(seed=102)),
+    ("pytrec_eval", Measure("P", 5), dict(seed=103)),
+    ("ir_measures", Measure("ndcg", 10), dict(seed=104)),
+    ("ir_measures", Measure("map", 10), dict(seed=105)),
+    ("ir_measures RR@k (msmarco)", Measure("RR", 10), dict(seed=106)),
+    ("ir_measures Judged@k", Measure("Judged", 10), dict(seed=107)),
+    ("ranx", Measure("ndcg", 10), dict(seed=108, nonnegative=True)),
+    ("ranx ndcg_burges", Measure("ndcg_burges", 10), dict(seed=109, nonnegative=True)),
+    ("ranx", Measure("map", 5), dict(seed=110, nonnegative=True)),
+    ("ranx", Measure("P", 5), dict(seed=111, nonnegative=True)),
+    ("ranx", Measure("RR", None), dict(seed=112, nonnegative=True)),
+    ("scikit-learn ndcg_score", Measure("ndcg", 5), dict(seed=113, nonnegative=True, two_each=True)),
+    ("scikit-learn ndcg_score", Measure("ndcg", None), dict(seed=114, nonnegative=True, two_each=True)),
+    ("LightGBM ndcg@k", Measure("ndcg", 5), dict(seed=115, nonnegative=True)),
+    ("LightGBM map@k", Measure("map", 5), dict(seed=116, nonnegative=True)),
+    ("XGBoost ndcg@k", Measure("ndcg", 10), dict(seed=117, nonnegative=True)),
+    ("XGBoost map@k", Measure("map", 5), dict(seed=118, nonnegative=True, binary=True)),
+    ("torchmetrics retrieval_normalized_dcg", Measure("ndcg", 5), dict(seed=119, nonnegative=True)),
+    ("torchmetrics 1.8+", Measure("map", 5), dict(seed=120, nonnegative=True, positive=True, n_queries=80)),
+    ("sentence-transformers 6.2", Measure("ndcg", 10), dict(seed=121, every_query_relevant=True)),
+    ("sentence-transformers 5.1 and earlier", Measure("map", 10), dict(seed=122, every_query_relevant=True)),
+    ("ir_measures nDCG(dcg='exp-log2') (gdeval)", Measure("ndcg_burges", 10), dict(seed=123, numeric=True)),
+]
+
+
+#: Options of a credit that the peers here apply anyway (ranx's means always fill the missing queries).
+APPLIED = {"ranx": ("make_comparable=True",), "ranx ndcg_burges": ("make_comparable=True",)}
+
+
+def profile_of(credit: str) -> tuple[str, tuple[str, ...]]:
+    """The profile a credit names and the options it adds: ``"ranx make_comparable=True"`` -> ranx, (option,)."""
+    name = max((p.name for p in PROFILES if credit == p.name or credit.startswith(p.name + " ")), key=len)
+    return name, tuple(credit[len(name):].split())
+
+
+@pytest.mark.parametrize("peer,measure,data", SCENARIOS, ids=[f"{p}:{m.finder}" for p, m, _ in SCENARIOS])
+def test_the_finder_credits_the_peer_and_no_tool_falsely(peer, measure, data):
+    if "gdeval" in peer and shutil.which("perl") is None:
+        pytest.skip("gdeval.pl needs perl")
+    qrels, run = _data(**data)
+    value = PEERS[peer](qrels, run, measure)
+    tolerance = 5.1e-6 if "gdeval" in peer else 1e-9  # gdeval prints 5 decimals per query
+    finding = find_conventions(qrels, run, measure.finder, f"{value:.4f}" if "gdeval" in peer else f"{value:.6f}")
+    assert finding.matches, (peer, value)
+    credited = [match for match in finding.matches if peer in map(lambda c: profile_of(c)[0], match.credits)]
+    assert credited, f"{peer} gives {value:.6f} but is not credited: {[m.credits for m in finding.matches]}"
+    assert any(abs(match.value - value) <= tolerance for match in credited)
+    for match in finding.matches:
+        for credit in match.credits:
+            name, options = profile_of(credit)
+            if name not in PEERS or set(options) - set(APPLIED.get(name, ())):
+                continue  # trec_eval's builds, options no peer here applies: tests/engine/test_profiles.py
+            theirs = PEERS[name](qrels, run, measure)
+            if theirs is None:
+                continue
+            assert theirs == pytest.approx(match.value, abs=5.1e-6 if "gdeval" in credit else 1e-9), (
+                f"{credit} is credited with {match.value} ({match.description}) but gives {theirs}")
+
+
+def test_ranx_is_not_credited_where_its_unstable_sort_decides():
+    # Lists of up to 120 documents with tied scores: ranx orders ties by numba's unstable argsort.
+    qrels, run = _data(130, n_queries=30, max_docs=120, nonnegative=True)
+    value = _ranx(qrels, run, Measure("RR", None))
+    finding = find_conventions(qrels, run, "RR", f"{value:.6f}")
+    assert all("ranx" not in match.tools for match in finding.matches)

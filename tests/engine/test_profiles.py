@@ -1,0 +1,450 @@
+"""Every tool profile of metrics/profiles.py is checked against the tool: the tool runs on random data with tied
+scores, float64 scores that tie as float32 and graded judgments, and the engine under the profile's whole setting
+gives the tool's numbers. Tools that do not install here (torch-based: torchmetrics, sentence-transformers; BEIR,
+the MS MARCO script, trec_eval 10) are checked against a short transcription of their code, linked from the
+profile's ``source``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+
+import metrics
+from metrics.check.finder import _searched_dimensions
+from metrics.conventions import CONVENTIONS_BY_NAME, TREC_EVAL
+from metrics.measures import MEASURES
+from metrics.names import Measure
+from metrics.profiles import ANY, ANY_LEVEL, PROFILE_TESTS, PROFILES, RULES, Profile, Switch, markdown_table
+from tests.engine.test_attributions import _labels, _lightgbm_ndcg, _per_query, _ranx_values, collection
+from tests.support.paths import REPO
+
+TOLERANCE = 1e-12
+BY_NAME = {profile.name: profile for profile in PROFILES}
+
+
+def setting(profile: Profile, **chosen: object) -> dict[str, object]:
+    """The profile's conventions as keyword arguments of metrics.evaluate: each Switch at its default (the option
+    ``""``, else its first) unless ``chosen``, ANY and ANY_LEVEL at trec_eval's value."""
+    values = {}
+    for name, value in profile.settings.items():
+        if name in chosen:
+            assert profile.allows(name, chosen[name]), (profile.name, name, chosen[name])
+            values[name] = chosen[name]
+        elif isinstance(value, Switch):
+            values[name] = next((v for v, option in value.options.items() if not option), next(iter(value.options)))
+        elif value in (ANY, ANY_LEVEL):
+            values[name] = getattr(TREC_EVAL, name)
+        else:
+            values[name] = value
+    return values
+
+
+def ours(qrels, run, specs, profile: str, **chosen):
+    return metrics.evaluate(qrels, run, specs, **setting(BY_NAME[profile], **chosen))
+
+
+# ---- the table itself ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=[p.name for p in PROFILES])
+def test_every_profile_sets_every_convention_that_can_change_its_measures(profile):
+    for measure in profile.measures:
+        assert measure in MEASURES, (profile.name, measure)
+        needed = set(_searched_dimensions(Measure(measure, 10 if MEASURES[measure].cutoff != "none" else None), {}))
+        own = MEASURES[measure].conventions
+        if profile.settings.get("gain", "binary") != "binary" and "relevance_level" not in own:
+            needed.discard("relevance_level")  # nDCG reads the level only through binary gain
+        assert needed <= set(profile.settings), (profile.name, measure, needed - set(profile.settings))
+    for name, value in profile.settings.items():
+        if name == "relevance_level":
+            assert value == ANY_LEVEL or isinstance(value, int)
+            continue
+        allowed = {choice.value for choice in CONVENTIONS_BY_NAME[name].choices}
+        values = set(value.options) if isinstance(value, Switch) else ({value} - {ANY})
+        assert values <= allowed, (profile.name, name, values - allowed)
+    assert set(profile.rules) <= set(RULES)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=[p.name for p in PROFILES])
+def test_every_profile_names_a_test_that_exists(profile):
+    path, _, name = profile.test.partition("::")
+    assert f"def {name}(" in (REPO / path).read_text(encoding="utf-8"), profile.test
+    if name.endswith("_transcription"):
+        assert profile.source.startswith("https://"), f"{profile.name}: a transcription links its source"
+    if path == PROFILE_TESTS:
+        assert name in globals()
+
+
+def test_a_switch_names_the_option_a_credit_needs():
+    trec_eval = BY_NAME["trec_eval 10.0"]
+    assert trec_eval.credit({"missing_queries": "zero", "relevance_level": 2}) == "trec_eval 10.0 -l 2 -c"
+    assert trec_eval.credit({"missing_queries": "skip", "relevance_level": 1}) == "trec_eval 10.0"
+
+
+# ---- trec_eval, pytrec_eval, ir_measures ---------------------------------------------------------------------
+
+
+def test_trec_eval_10_reads_scores_as_doubles():
+    # trec_format.h in trec_eval 10 reads sim as a double; form_res_rels sorts by sim descending, then docno
+    # descending (strcmp): the near-ties that trec_eval 9's floats merge stay apart.
+    qrels, run = collection(19)
+    for scores in run.values():
+        expected = sorted(scores, key=lambda doc: (scores[doc], doc.encode()), reverse=True)
+        assert metrics.order_documents(scores, score_precision=BY_NAME["trec_eval 10.0"].settings["score_precision"]
+                                       ) == expected
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_pytrec_eval_profile(judged_only):
+    import pytrec_eval
+
+    qrels, run = collection(31)
+    specs = ["P.5", "recall.10", "success.5", "recip_rank", "map", "map_cut.5", "ndcg", "ndcg_cut.10", "Rprec",
+             "bpref", "infAP", "set_F", "G", "binG", "Rprec_mult_0.20"]
+    specs = [spec for spec in specs if spec != "Rprec_mult_0.20"]
+    reference = pytrec_eval.RelevanceEvaluator(qrels, specs, judged_docs_only_flag=judged_only).evaluate(run)
+    chosen = {"unjudged": "removed"} if judged_only else {}
+    mine = ours(qrels, run, specs, "pytrec_eval", **chosen)
+    assert max(abs(mine[q][k] - reference[q][k]) for q in reference for k in reference[q]) <= TOLERANCE
+    level_two = pytrec_eval.RelevanceEvaluator(qrels, ["P.5", "map"], relevance_level=2).evaluate(run)
+    mine = ours(qrels, run, ["P.5", "map"], "pytrec_eval", relevance_level=2)
+    assert max(abs(mine[q][k] - level_two[q][k]) for q in level_two for k in level_two[q]) <= TOLERANCE
+
+
+def test_ir_measures_pytrec_eval_profile():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = collection(32)
+    qrels["judged but not run"] = {"d1": 1}
+    names = ["P@5", "R@10", "Success@5", "RR", "AP", "AP@5", "nDCG", "nDCG@10", "Rprec", "Bpref", "P(rel=2)@5"]
+    reference = ir_measures.calc_aggregate([ir_measures.parse_measure(n) for n in names], qrels, run)
+    for name in names:
+        level = 2 if "rel=2" in name else 1
+        mine = metrics.aggregate(ours(qrels, run, [name], "ir_measures", relevance_level=level))
+        assert mine[name] == pytest.approx(reference[ir_measures.parse_measure(name)], abs=TOLERANCE), name
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval.pl needs perl")
+def test_gdeval_profile():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = collection(33, 120)
+    qids = list(run)
+    qrels = {str(i + 1): {d: min(g, 4) for d, g in qrels[q].items()} for i, q in enumerate(qids)}
+    run = {str(i + 1): run[q] for i, q in enumerate(qids)}
+    for measure, profile in ((ir_measures.nDCG(dcg="exp-log2") @ 10, "ir_measures nDCG(dcg='exp-log2') (gdeval)"),
+                             (ir_measures.ERR @ 20, "gdeval ERR@k (through ir_measures)")):
+        reference = _per_query(ir_measures, [measure], qrels, run)
+        spec = str(measure) if profile.startswith("ir_measures") else "ERR@20"
+        mine = ours(qrels, run, [spec], profile)
+        key = next(iter(next(iter(reference.values()))))
+        assert max(abs(mine[q][spec] - reference[q][key]) for q in reference) <= 5.1e-6  # gdeval prints 5 decimals
+
+
+def test_ir_measures_msmarco_profile():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = collection(34)
+    qrels["judged but not run"] = {"d1": 1}
+    reference = ir_measures.calc_aggregate([ir_measures.RR @ 10], qrels, run)[ir_measures.RR @ 10]
+    mine = metrics.aggregate(ours(qrels, run, ["RR@10"], "ir_measures RR@k (msmarco)"))["RR@10"]
+    assert mine == pytest.approx(reference, abs=TOLERANCE)
+
+
+def test_ir_measures_judged_profile():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = collection(35)
+    qrels["judged but not run"] = {"d1": 1}
+    for k in (1, 5, 20):
+        reference = ir_measures.calc_aggregate([ir_measures.Judged @ k], qrels, run)[ir_measures.Judged @ k]
+        mine = metrics.aggregate(ours(qrels, run, [f"Judged@{k}"], "ir_measures Judged@k"))[f"Judged@{k}"]
+        assert mine == pytest.approx(reference, abs=TOLERANCE), k
+
+
+def test_cwl_eval_profile():
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("cwl", reason="cwl_eval does not install here")
+    qrels, run = collection(36, 80)
+    rng = np.random.default_rng(36)  # input order unrelated to the scores: as_given means the input's order
+    run = {q: dict(sorted(scores.items(), key=lambda item: rng.random())) for q, scores in run.items()}
+    qrels = {q: js for q, js in qrels.items() if q in run}
+    names = {"AP": "map", "P@5": "P.5", "RR": "recip_rank", "RBP(rel=1)": "RBP(rel=1)",
+             "RBP(rel=2,p=0.5)": "RBP(rel=2,p=0.5)"}
+    reference = {}
+    for metric in ir_measures.cwl_eval.iter_calc([ir_measures.parse_measure(n) for n in names], qrels, run):
+        reference.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    for name, spec in names.items():
+        level = 2 if "rel=2" in name else 1
+        key = metrics.parse_measure(spec)[0].key
+        for profile in ("cwl_eval", "ir_measures RBP(rel=N) (cwl_eval)"):
+            if spec.startswith("RBP") == profile.startswith("ir_measures"):
+                mine = ours(qrels, run, [spec], profile, relevance_level=level)
+                assert max(abs(mine[q][key] - reference[name].get(q, 0.0)) for q in mine) <= TOLERANCE, name
+
+
+# ---- ranx ----------------------------------------------------------------------------------------------------
+
+
+def _short_tied_lists(seed: int, grades_up_to: int = 3):
+    qrels, run = collection(seed, max_docs=15)
+    qrels = {q: {d: min(g, grades_up_to) for d, g in js.items() if g >= 0} for q, js in qrels.items()}
+    qrels = {q: js for q, js in qrels.items() if js and q in run}
+    return qrels, {q: s for q, s in run.items() if q in qrels}
+
+
+@pytest.mark.slow  # numba compiles ranx's kernels on first use
+def test_ranx_profile():
+    qrels, run = _short_tied_lists(37)
+    cases = [("precision@5", "P.5", "ranx"), ("recall@10", "recall.10", "ranx"), ("hit_rate@3", "success.3", "ranx"),
+             ("mrr", "recip_rank", "ranx"), ("mrr@3", "RR@3", "ranx"), ("map", "map", "ranx"),
+             ("map@5", "map_cut.5", "ranx"), ("ndcg", "ndcg", "ranx"), ("ndcg@10", "ndcg_cut.10", "ranx"),
+             ("r-precision", "Rprec", "ranx"), ("f1@10", "F@10", "ranx"), ("precision@5-l2", "P.5", "ranx"),
+             ("ndcg_burges@10", "ndcg_cut.10", "ranx ndcg_burges")]
+    for metric, spec, profile in cases:
+        level = 2 if metric.endswith("-l2") else 1
+        reference = _ranx_values(qrels, run, metric)
+        key = metrics.parse_measure(spec)[0].key
+        mine = ours(qrels, run, [spec], profile, relevance_level=level)
+        assert max(abs(mine[q][key] - reference[q]) for q in reference) <= TOLERANCE, metric
+    binary, run = _short_tied_lists(38, grades_up_to=1)
+    reference = _ranx_values(binary, run, "rbp.8")
+    mine = ours(binary, run, ["rbp.p=0.8"], "ranx rbp")
+    assert max(abs(mine[q]["rbp_p=0.8"] - reference[q]) for q in reference) <= TOLERANCE
+
+
+@pytest.mark.slow
+def test_ranx_graded_rbp_and_long_tied_lists_are_what_its_rules_exclude():
+    graded, run = _short_tied_lists(39)
+    reference = _ranx_values(graded, run, "rbp.8")
+    ours_rbp = ours(graded, run, ["rbp.p=0.8"], "ranx rbp")
+    assert max(abs(ours_rbp[q]["rbp_p=0.8"] - reference[q]) for q in reference) > 0.01  # rule binary_grades
+    qrels, long_run = collection(40, 60, max_docs=120)
+    qrels = {q: {d: g for d, g in js.items() if g >= 0} for q, js in qrels.items()}
+    qrels = {q: js for q, js in qrels.items() if js and q in long_run}
+    long_run = {q: s for q, s in long_run.items() if q in qrels}
+    reference = _ranx_values(qrels, long_run, "mrr")
+    found = {tie: ours(qrels, long_run, ["recip_rank"], "ranx", tie_order=tie) if tie == "as_given" else
+             metrics.evaluate(qrels, long_run, ["recip_rank"], **(setting(BY_NAME["ranx"]) | {"tie_order": tie}))
+             for tie in ("as_given", "trec_eval", "docid_ascending")}
+    assert all(max(abs(values[q]["recip_rank"] - reference[q]) for q in reference) > 0 for values in found.values())
+
+
+# ---- scikit-learn, LightGBM, XGBoost -------------------------------------------------------------------------
+
+
+def test_scikit_learn_profile():
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    qrels, run = collection(41)
+    run = {q: s for q, s in run.items() if len(s) > 1}
+    for k in (None, 3, 10):
+        spec = "ndcg" if k is None else f"ndcg_cut.{k}"
+        key = metrics.parse_measure(spec)[0].key
+        for tie in ("trec_eval", "as_given", "docid_ascending"):  # ANY: averaged ties make the order irrelevant
+            mine = ours(qrels, run, [spec], "scikit-learn ndcg_score", tie_order=tie)
+            for q, scores in run.items():
+                labels, values = _labels(qrels[q], scores)
+                assert abs(mine[q][key] - sklearn_metrics.ndcg_score([labels], [values], k=k)) <= TOLERANCE
+
+
+def _lightgbm_map(labels, scores, k: int) -> float:
+    lightgbm = pytest.importorskip("lightgbm")
+    label = np.concatenate(labels)
+    data = lightgbm.Dataset(np.arange(label.shape[0], dtype=np.float64)[:, None], label=label,
+                            group=[len(g) for g in labels], init_score=np.concatenate(scores))
+    record: dict = {}
+    params = {"objective": lambda p, _: (np.zeros(len(p)), np.ones(len(p))), "metric": "map", "eval_at": [k],
+              "verbosity": -1, "min_data_in_leaf": 1}
+    lightgbm.train(params, data, num_boost_round=1, valid_sets=[data], valid_names=["v"],
+                   callbacks=[lightgbm.record_evaluation(record)])
+    return record["v"][f"map@{k}"][0]
+
+
+def test_lightgbm_profile():
+    qrels, run = collection(42, 100)
+    labels, scores = zip(*(_labels(qrels[q], run[q]) for q in run))
+    for k in (1, 5, 10):
+        ndcg = metrics.aggregate(ours(qrels, run, [f"ndcg_cut.{k}"], "LightGBM ndcg@k"))[f"ndcg_cut_{k}"]
+        assert ndcg == pytest.approx(_lightgbm_ndcg(list(labels), list(scores), k), abs=TOLERANCE)
+        average = metrics.aggregate(ours(qrels, run, [f"map_cut.{k}"], "LightGBM map@k"))[f"map_cut_{k}"]
+        assert average == pytest.approx(_lightgbm_map(list(labels), list(scores), k), abs=TOLERANCE)
+
+
+def test_lightgbm_map_at_k_divides_by_the_relevant_documents_it_was_given():
+    # The issue's example: qrels {a, b, c relevant}, run a 0.9, x 0.8: trec_eval's AP@10 is 1/3, LightGBM's 1.
+    qrels, run = {"q": {"a": 1, "b": 1, "c": 1}}, {"q": {"a": 0.9, "x": 0.8}}
+    assert metrics.evaluate(qrels, run, ["AP@10"])["q"]["AP@10"] == pytest.approx(1 / 3)
+    assert ours(qrels, run, ["AP@10"], "LightGBM map@k")["q"]["AP@10"] == 1.0
+    assert _lightgbm_map([np.array([1.0, 0.0])], [np.array([0.9, 0.8])], 10) == 1.0
+
+
+def _xgboost(qrels, run, metric: str) -> float:
+    xgboost = pytest.importorskip("xgboost", reason="XGBoost does not install here")
+    labels, scores = zip(*(_labels(qrels[q], run[q]) for q in run))
+    label = np.concatenate(labels)
+    data = xgboost.DMatrix(np.zeros((label.shape[0], 1)), label=label, base_margin=np.concatenate(scores))
+    data.set_group([len(g) for g in labels])
+    booster = xgboost.train({"objective": "rank:ndcg", "eval_metric": metric, "base_score": 0.0}, data,
+                            num_boost_round=0)  # predictions are the margins given, as C floats
+    return float(booster.eval(data).rsplit(":", 1)[1])
+
+
+def test_xgboost_profile():
+    qrels, run = collection(43, 100, nonnegative=True)
+    binary = {q: {d: min(g, 1) for d, g in js.items()} for q, js in qrels.items()}
+    for k, empty in ((5, "one"), (10, "zero"), (None, "one")):
+        suffix = "" if empty == "one" else "-"
+        spec, key, name = (("ndcg", "map"),) * 3 if k is None else (
+            (f"ndcg_cut.{k}", f"map_cut.{k}"), (f"ndcg_cut_{k}", f"map_cut_{k}"), (f"ndcg@{k}", f"map@{k}"))
+        mine = metrics.aggregate(ours(qrels, run, [spec[0]], "XGBoost ndcg@k", empty_ideal=empty))[key[0]]
+        assert mine == pytest.approx(_xgboost(qrels, run, name[0] + suffix), abs=1e-9)
+        mine = metrics.aggregate(ours(binary, run, [spec[1]], "XGBoost map@k", empty_ideal=empty))[key[1]]
+        assert mine == pytest.approx(_xgboost(binary, run, name[1] + suffix), abs=1e-9)
+
+
+# ---- transcriptions of tools that do not install here -----------------------------------------------------------
+
+
+def _dcg(gains, k: int | None) -> float:
+    return sum(g / math.log2(i + 2) for i, g in enumerate(list(gains)[:k]))
+
+
+def _torchmetrics_query(labels: np.ndarray, scores: np.ndarray, k: int, since_1_8: bool) -> dict[str, float]:
+    """torchmetrics.functional.retrieval (1.9.0: precision.py, average_precision.py, reciprocal_rank.py, ndcg.py)
+    for one query: scores as float32 (preds.float()); from 1.8 a document scored <= 0 counts as not relevant."""
+    preds = scores.astype(np.float32)
+    binary = (labels > 0).astype(np.float64)
+    target = np.where(preds > 0, binary, 0.0) if since_1_8 else binary
+    order = np.argsort(-preds, kind="stable")  # torch gives ties no order: the profiles' rule keeps them out
+    top = target[order][: min(k, len(preds))]
+    values = {"P": top.sum() / k if binary.any() else 0.0,
+              "RR": next((1.0 / (i + 1) for i, t in enumerate(top) if t), 0.0) if binary.any() else 0.0}
+    positions = np.flatnonzero(top) + 1
+    values["AP"] = float(np.mean(np.arange(1, len(positions) + 1) / positions)) if len(positions) else 0.0
+    # nDCG: each tie group shares its mean gain over the discounts of its ranks (_tie_average_dcg).
+    groups, inverse = np.unique(-preds, return_inverse=True)
+    mean_gain = np.bincount(inverse, weights=labels) / np.bincount(inverse)
+    ranked_gains = mean_gain[inverse][np.argsort(-preds, kind="stable")]
+    ideal = _dcg(sorted(labels, reverse=True), k)
+    values["nDCG"] = _dcg(ranked_gains, k) / ideal if ideal > 0 else 0.0
+    return values
+
+
+@pytest.mark.parametrize("since_1_8", [True, False], ids=["1.9", "1.7"])
+def test_torchmetrics_transcription(since_1_8):
+    qrels, run = collection(44, nonnegative=True)
+    # Every other query scored below 0 (a shift keeps its order and ties).
+    run = {q: {d: s - 10.0 * (i % 2) for d, s in scores.items()} for i, (q, scores) in enumerate(run.items())}
+    k = 5
+    name = "torchmetrics 1.8+" if since_1_8 else "torchmetrics before 1.8"
+    ndcg = ours(qrels, run, [f"ndcg_cut.{k}"], "torchmetrics retrieval_normalized_dcg")
+    rest = ours(qrels, run, [f"P.{k}", f"map_cut.{k}", f"RR@{k}"], name)
+    untied = [q for q, s in run.items() if len(set(np.float32(list(s.values())))) == len(s)]
+    positive = [q for q in untied if min(run[q].values()) > 0]
+    checked = positive if since_1_8 else untied
+    assert len(checked) > 10 and len(untied) > len(positive)
+    for q, scores in run.items():
+        labels, values = _labels(qrels[q], scores)
+        expected = _torchmetrics_query(labels, values, k, since_1_8)
+        assert abs(ndcg[q][f"ndcg_cut_{k}"] - expected["nDCG"]) <= TOLERANCE
+        if q in checked:  # the profile's rules: no float32 ties (and, from 1.8, no score <= 0)
+            assert abs(rest[q][f"P_{k}"] - expected["P"]) <= TOLERANCE
+            assert abs(rest[q][f"map_cut_{k}"] - expected["AP"]) <= TOLERANCE
+            assert abs(rest[q][f"RR@{k}"] - expected["RR"]) <= TOLERANCE
+    if since_1_8:
+        changed = [q for q in untied if q not in positive
+                   and abs(rest[q][f"P_{k}"] - _torchmetrics_query(*_labels(qrels[q], run[q]), k, True)["P"]) > 0]
+        assert changed, "scores <= 0 change torchmetrics 1.8's numbers: rule positive_scores"
+
+
+def _sentence_transformers(relevant: set[str], scores: dict[str, float], k: int, docid_ties: bool):
+    """InformationRetrievalEvaluator.compute_metrics for one query (6.2.0, information_retrieval.py; 5.1.2,
+    InformationRetrievalEvaluator.py): 6.2 sorts by (-score, corpus_id), 5.1 by score with a stable sort."""
+    hits = [(float(np.float32(score)), doc) for doc, score in scores.items()]
+    top = sorted(hits, key=lambda x: (-x[0], x[1])) if docid_ties else sorted(hits, key=lambda x: x[0], reverse=True)
+    found = [doc in relevant for _, doc in top[:k]]
+    sum_precisions, correct = 0.0, 0
+    for rank, hit in enumerate(found):
+        if hit:
+            correct += 1
+            sum_precisions += correct / (rank + 1)
+    return {"accuracy": float(any(found)), "precision": sum(found) / k, "recall": sum(found) / len(relevant),
+            "mrr": next((1 / (r + 1) for r, hit in enumerate(found) if hit), 0.0),
+            "ndcg": _dcg(map(float, found), k) / _dcg([1.0] * len(relevant), k),
+            "map": sum_precisions / min(k, len(relevant))}
+
+
+@pytest.mark.parametrize("profile", ["sentence-transformers 6.2", "sentence-transformers 5.1 and earlier"])
+def test_sentence_transformers_transcription(profile):
+    qrels, run = collection(45)
+    qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}  # relevant_in_every_query
+    run = {q: s for q, s in run.items() if q in qrels}
+    k = 10
+    specs = {"accuracy": f"Success@{k}", "precision": f"P@{k}", "recall": f"R@{k}", "mrr": f"RR@{k}",
+             "ndcg": f"nDCG@{k}", "map": f"AP@{k}"}
+    mine = ours(qrels, run, list(specs.values()), profile)
+    for q, scores in run.items():
+        relevant = {d for d, g in qrels[q].items() if g >= 1}
+        expected = _sentence_transformers(relevant, scores, k, docid_ties=profile.endswith("6.2"))
+        for metric, spec in specs.items():
+            assert mine[q][spec] == pytest.approx(expected[metric], abs=TOLERANCE), (q, spec)
+
+
+def test_ms_marco_transcription():
+    # ms_marco_eval.py: MRR@10 from the ranks as written, summed over the run's queries and divided by the
+    # number of judged queries (a judged query missing from the run adds 0).
+    qrels, run = collection(46)
+    qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}
+    run = {q: dict(sorted(s.items(), key=lambda item: -item[1])) for q, s in list(run.items())[5:] if q in qrels}
+    total = sum(next((1 / r for r, d in enumerate(list(s)[:10], 1) if qrels[q].get(d, 0) >= 1), 0.0)
+                for q, s in run.items())
+    mine = metrics.aggregate(ours(qrels, run, ["RR@10"], "MS MARCO eval script MRR@10"))["RR@10"]
+    assert mine == pytest.approx(total / len(qrels), abs=TOLERANCE)
+
+
+def test_beir_transcription():
+    # evaluation.py: pytrec_eval's ndcg_cut, map_cut, recall and P averaged over the queries it returns;
+    # custom_metrics.py: mrr and R_cap from Python's stable sort by score, divided by the number of judged queries.
+    import pytrec_eval
+
+    qrels, run = collection(47)
+    qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}
+    run = {q: s for q, s in list(run.items())[3:] if q in qrels}
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map_cut.10", "recall.10", "P.10"}).evaluate(run)
+    mine = metrics.aggregate(ours(qrels, run, ["ndcg_cut.10", "map_cut.10", "recall.10", "P.10"],
+                                  "BEIR EvaluateRetrieval.evaluate"))
+    for key in ("ndcg_cut_10", "map_cut_10", "recall_10", "P_10"):
+        assert mine[key] == pytest.approx(sum(s[key] for s in scores.values()) / len(scores), abs=TOLERANCE)
+    mrr = cap = 0.0
+    for q, docs in run.items():
+        top = sorted(docs.items(), key=lambda item: item[1], reverse=True)[:10]
+        relevant = [d for d in qrels[q] if qrels[q][d] > 0]
+        mrr += next((1 / (r + 1) for r, (d, _) in enumerate(top) if d in relevant), 0.0)
+        cap += sum(qrels[q].get(d, 0) > 0 for d, _ in top) / min(len(relevant), 10)
+    mine = metrics.aggregate(ours(qrels, run, ["RR@10", "relative_P.10"], "BEIR mrr, R_cap"))
+    assert mine["RR@10"] == pytest.approx(mrr / len(qrels), abs=TOLERANCE)
+    assert mine["relative_P_10"] == pytest.approx(cap / len(qrels), abs=TOLERANCE)
+
+
+def test_profiles_are_plain_data():
+    for profile in PROFILES:
+        assert dataclasses.is_dataclass(profile) and isinstance(profile.settings, dict)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert BY_NAME["ranx rbp"].rules == ("ties_within_15", "binary_grades")
+
+
+def test_the_docs_table_of_profiles_is_the_profile_table():
+    text = (REPO / "docs" / "conventions.md").read_text(encoding="utf-8")
+    generated = text.split("keeps it in step -->\n", 1)[1].split("\n<!-- end of the generated table -->", 1)[0]
+    assert generated == markdown_table(), "regenerate it: python -c 'from metrics.profiles import markdown_table; ...'"
+
+
+@pytest.mark.parametrize("build", ["9.0.8", "10.0"])
+def test_the_trec_eval_profiles_are_the_builds_presets(build):
+    from metrics.conventions import trec_eval_values
+
+    profile = BY_NAME[f"trec_eval {build}"]
+    assert {name: profile.settings[name] for name in trec_eval_values(build)} == trec_eval_values(build)
