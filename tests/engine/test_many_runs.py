@@ -1,7 +1,8 @@
 """Many runs against one qrels: ``python -m metrics QRELS RUN RUN...`` prints, for each run in the order given,
 exactly the block a call with that run alone prints with ``-m runid`` (its label), then names on standard error the
-runs that lack a judged query another run answers and the runs that share a tag; ``metrics.evaluate_runs`` returns one long table with the same
-numbers; both read the qrels once and evaluate the runs in parallel (metrics/many_runs.py)."""
+runs that lack a judged query another run answers and the runs that share a tag; ``metrics.evaluate_runs`` returns
+one long table with the same numbers; both read the qrels once and evaluate the runs in parallel
+(metrics/many_runs.py)."""
 
 from __future__ import annotations
 
