@@ -208,7 +208,10 @@ def test_python_m_metrics_compare_without_scipy_compares_and_asks_for_the_extra_
     files = [str(data / "qrels.test"), str(data / "results.test"), str(data / "results.trunc")]
     result = subprocess.run([sys.executable, "-c", code, *files, "--resamples", "200"], cwd=REPO,
                             capture_output=True, text=True, timeout=120)
-    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    # results.trunc lacks query 302: the one line on stderr says so (it is not a failure to import anything)
+    assert (result.returncode, result.stderr) == (0, (
+        "python -m metrics.compare: warning: run 'results.trunc' lacks 1 judged query (302): every run's mean is "
+        "over the 2 queries all runs answer; -c scores a missing query 0 instead\n")), result.stderr
     assert "Superscripts" in result.stdout
     result = subprocess.run([sys.executable, "-c", code, *files, "--test", "wilcoxon"], cwd=REPO,
                             capture_output=True, text=True, timeout=120)

@@ -76,7 +76,9 @@ def test_bounds_lines_are_the_library_holes_and_their_means(tmp_path, options, c
     means = table.means()
     for m in table.measures:
         for i, qid in enumerate(table.qids):
-            if m.info.per_query:
+            # trec_eval 9.0.8 (the default build) prints no line for a query missing from the run, even under -c;
+            # its values still count in the means below
+            if m.info.per_query and qid in run:
                 assert printed[(m.key + ":low", qid)] == pytest.approx(table.low[m.key][i], abs=5e-5)
                 assert printed[(m.key + ":high", qid)] == pytest.approx(table.high[m.key][i], abs=5e-5)
         assert printed[(m.key + ":low", "all")] == pytest.approx(means[m.key].low, abs=5e-5)
