@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.support.paths import REPO
@@ -57,3 +60,19 @@ def open_tab(at: AppTest, label: str) -> AppTest:
     """Open one tab of the run page, as a click on it does (only the open tab is computed and drawn)."""
     at.session_state[RUNS_TAB] = label
     return at.run()
+
+
+def count_calls(monkeypatch, heavy: dict) -> Counter:
+    """How often each function of ``heavy`` (name -> (module, attribute)) runs, spied on through ``monkeypatch``;
+    the caches are emptied first, so that a call is never skipped by a result another test computed."""
+    st.cache_data.clear()
+    counted: Counter = Counter()
+    for name, (module, attribute) in heavy.items():
+        original = getattr(module, attribute)
+
+        def spy(*args, _name=name, _original=original, **kwargs):
+            counted[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, attribute, spy)
+    return counted

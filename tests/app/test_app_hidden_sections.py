@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-import streamlit as st
 
 import ui.explore.online
-from tests.app.support import assert_no_failure, open_app
+from tests.app.support import assert_no_failure, count_calls, open_app
 
 #: (module, engine function it calls): the heavy work of each hidden section.
 HEAVY = {
@@ -22,19 +21,8 @@ HEAVY = {
 
 @pytest.fixture
 def calls(monkeypatch) -> Counter:
-    """How often each heavy function ran; the caches are emptied first, so that no call is skipped by a result
-    another test computed."""
-    st.cache_data.clear()
-    counted: Counter = Counter()
-    for name, (module, attribute) in HEAVY.items():
-        original = getattr(module, attribute)
-
-        def spy(*args, _name=name, _original=original, **kwargs):
-            counted[_name] += 1
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(module, attribute, spy)
-    return counted
+    """How often each heavy function ran (caches emptied first)."""
+    return count_calls(monkeypatch, HEAVY)
 
 
 def pinned_and_edited(at):

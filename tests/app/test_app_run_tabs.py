@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-import streamlit as st
 from streamlit.elements.lib import policies
 
 import ui.runs.compare
@@ -15,7 +14,7 @@ import ui.runs.data
 import ui.runs.judging
 import ui.runs.online
 import ui.runs.significance
-from tests.app.support import assert_no_failure, open_runs_page, open_tab
+from tests.app.support import assert_no_failure, count_calls, open_runs_page, open_tab
 
 #: (module, engine function it calls): the heavy work of each tab.
 HEAVY = {
@@ -31,19 +30,8 @@ TAB_OF = {"significance": "Compare runs", "comparison": "Compare runs", "finder"
 
 @pytest.fixture
 def calls(monkeypatch) -> Counter:
-    """How often each heavy function ran; the caches are emptied first, so that a call is never skipped by a
-    result another test computed."""
-    st.cache_data.clear()
-    counted: Counter = Counter()
-    for name, (module, attribute) in HEAVY.items():
-        original = getattr(module, attribute)
-
-        def spy(*args, _name=name, _original=original, **kwargs):
-            counted[_name] += 1
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(module, attribute, spy)
-    return counted
+    """How often each heavy function ran (caches emptied first)."""
+    return count_calls(monkeypatch, HEAVY)
 
 
 def test_nothing_heavy_runs_for_a_tab_nobody_opened(calls):
