@@ -93,10 +93,13 @@ def test_the_installed_command_lines_match_trec_eval(installed):
     assert "trec_eval defaults" in check
 
 
-def test_the_installed_package_carries_the_samples_and_not_the_app(installed):
+def test_the_installed_package_carries_the_samples_and_the_real_collection_but_not_the_app(installed):
     python, cwd = installed
     shown = _run(python, "-c", "from metrics.samples import load_samples; print(len(load_samples()))", cwd=cwd)
     assert int(shown) == len(list((REPO / "samples").glob("*.json"))) - 1  # index.json lists them
+    real = _run(python, "-c", "from metrics.real import DL20; print(DL20.folder.parent.name, len(DL20.qrels().qids),"
+                " len(DL20.run('SPLADE++')))", cwd=cwd)
+    assert real.split() == ["_samples", "54", "5400"]  # TREC DL 2020 ships inside the package, gzip
     missing = _run(python, "-c",
                    "import importlib.util as u; print([m for m in ('ui', 'app', 'tests') if u.find_spec(m)])",
                    cwd=cwd)
@@ -140,6 +143,14 @@ def test_an_editable_install_imports_the_source_tree(tmp_path):
                  cwd=_elsewhere(tmp_path))
     module, samples = where.split()
     assert Path(module).is_relative_to(tmp_path / "source") and Path(samples) == tmp_path / "source" / "samples"
+
+
+def test_the_real_collection_stays_a_few_hundred_kilobytes_of_gzip_with_its_sources():
+    folder = REPO / "samples" / "dl20"
+    files = sorted(path.name for path in folder.iterdir())
+    assert files == ["SOURCES.md", "dl20-passage.qrels.gz", "dl20.BM25.run.gz", "dl20.BM25_RM3.run.gz",
+                     "dl20.D_BERT_KD_TASB.run.gz", "dl20.OPEN_AI_ADA2.run.gz", "dl20.SPLADE_P_P_ENSEMBLE_DISTIL.run.gz"]
+    assert sum(path.stat().st_size for path in folder.iterdir()) < 1_000_000
 
 
 def _requirement_names(lines: list[str]) -> dict[str, str]:

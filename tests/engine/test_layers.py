@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "metrics.dask", "metrics.many_runs")),
     ("analyses", ("metrics.whatif", "metrics.check", "metrics.compare", "metrics.holes", "metrics.judging",
                   "metrics.online", "metrics.ann", "metrics.explain", "metrics.export", "metrics.samples",
-                  "metrics.reference")),
+                  "metrics.real", "metrics.reference")),
     ("command lines", ("metrics.cli", "metrics.console", "__main__")),
     ("ui common", ("ui", "ui.common")),
     ("pages", ("ui.explore", "ui.runs", "ui.ann", "ui.lessons")),
