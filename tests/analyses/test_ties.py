@@ -1,0 +1,206 @@
+"""Tie intervals (metrics.ties) against brute force: every order of the tied documents of small random queries,
+each order scored by the ordinary front door (metrics.evaluate_rankings on doc ids), for every registered measure.
+
+Three claims are checked on every case: low, high and the expectation equal the minimum, maximum and mean over
+all orders; each closed form equals that mean whatever the size of the groups; and sorting each tie group gives
+the extremes for the measures in SORTED_EXTREMES (and the one measure left out, infAP, has a case where it does
+not)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from metrics import evaluate, evaluate_rankings
+from metrics.conventions import Conventions
+from metrics.engine import as_measures, evaluate_batch, judged_only
+from metrics.measures import MEASURES
+from metrics.model import InputError, compared_scores
+from metrics.ties import (
+    CLOSED_FORM,
+    SORTED_EXTREMES,
+    TiedQuery,
+    expected_value,
+    multiset_permutations,
+    query_intervals,
+    ranking_intervals,
+    tie_intervals,
+)
+from metrics.ties.groups import as_evaluated, batch_of
+
+
+def every_measure() -> list[str]:
+    """One or two forms of every registered measure, with small cut-offs so ties straddle them."""
+    specs = []
+    for name, info in MEASURES.items():
+        if info.cutoff == "required" and info.float_cutoffs:
+            specs.append(f"{name}.0.3,1.0")
+        elif info.cutoff in ("required", "optional"):
+            specs.append(f"{name}.1,3")
+        else:
+            specs.append(name)
+    return specs
+
+
+MEASURE_SPECS = every_measure()
+
+
+def random_query(rng: np.random.Generator) -> tuple[list[str], list[float], dict[str, int]]:
+    """Up to 7 retrieved documents with scores from three values (many ties), grades among absent, pooled (-1),
+    0, 1 and 2, and a few judged documents nobody retrieved."""
+    size = int(rng.integers(2, 8))
+    docs = [f"d{i}" for i in range(size)]
+    scores = sorted((float(s) for s in rng.integers(0, 3, size)), reverse=True)
+    judgments = {}
+    for doc in docs:
+        grade = int(rng.integers(-2, 3))
+        if grade > -2:
+            judgments[doc] = grade
+    for i in range(int(rng.integers(0, 3))):
+        judgments[f"unseen{i}"] = int(rng.integers(0, 3))
+    return docs, scores, judgments
+
+
+def all_orders(docs: list[str], scores: list[float]) -> list[list[str]]:
+    """Every ranking the ties allow: each tie group's documents in every order (a permutation of doc ids)."""
+    groups = [list(g) for _, g in itertools.groupby(zip(docs, scores), key=lambda pair: pair[1])]
+    return [[doc for part in parts for doc, _ in part]
+            for parts in itertools.product(*(itertools.permutations(group) for group in groups))]
+
+
+def brute_force(docs, scores, judgments, specs, conventions):
+    rankings = all_orders(docs, scores)
+    values = evaluate_rankings(rankings, [judgments] * len(rankings), specs, conventions)
+    return {key: (float(column.min()), float(column.max()), float(column.mean())) for key, column in values.items()}
+
+
+CASES = 16
+
+
+@pytest.mark.parametrize("conventions", [Conventions(), Conventions(relevance_level=2, depth=4),
+                                         Conventions(unjudged="removed", gain="exponential")],
+                         ids=["trec_eval", "level 2, -M 4", "-J, exponential gain"])
+def test_every_measure_matches_every_order(conventions):
+    rng = np.random.default_rng(24)
+    for _ in range(CASES):
+        docs, scores, judgments = random_query(rng)
+        truth = brute_force(docs, scores, judgments, MEASURE_SPECS, conventions)
+        found = ranking_intervals(docs, scores, judgments, MEASURE_SPECS, conventions)
+        for key, (low, high, mean) in truth.items():
+            got = found[key]
+            assert got.low == pytest.approx(low, abs=1e-12), (key, docs, scores, judgments)
+            assert got.high == pytest.approx(high, abs=1e-12), (key, docs, scores, judgments)
+            assert got.expected == pytest.approx(mean, abs=1e-12), (key, docs, scores, judgments)
+            assert got.low <= got.value <= got.high
+
+
+@pytest.mark.parametrize("conventions", [Conventions(), Conventions(relevance_level=2),
+                                         Conventions(unjudged="removed", precision_short_list="retrieved")],
+                         ids=["trec_eval", "level 2", "-J, P over min(k, |L|)"])
+def test_each_closed_form_equals_the_mean_over_every_order(conventions):
+    specs = [spec for spec in MEASURE_SPECS if spec.split(".")[0] in CLOSED_FORM] + ["F(beta=2)@3", "map_cut.2"]
+    measures = as_measures(specs)
+    rng = np.random.default_rng(2008)
+    for _ in range(CASES):
+        docs, scores, judgments = random_query(rng)
+        truth = brute_force(docs, scores, judgments, measures, conventions)
+        query = TiedQuery.from_ranking(docs, scores, judgments)
+        for m in measures:
+            condensed = judged_only(m, conventions)
+            labels, groups = as_evaluated(query, conventions, condensed)
+            found = expected_value(m, query, labels, groups, conventions, condensed)
+            if found is None:  # AP without a relevant document: no order changes it
+                assert truth[m.key][0] == truth[m.key][1], m.key
+                continue
+            assert found == pytest.approx(truth[m.key][2], abs=1e-12), (m.key, docs, scores, judgments)
+
+
+def test_sorting_each_group_gives_the_extremes_of_the_sorted_measures(monkeypatch):
+    monkeypatch.setattr("metrics.ties.intervals.MAX_ORDERS", 1)  # never score every order: sort the groups
+    rng = np.random.default_rng(519)
+    measures = as_measures(MEASURE_SPECS)
+    for _ in range(CASES):
+        docs, scores, judgments = random_query(rng)
+        truth = brute_force(docs, scores, judgments, measures, Conventions())
+        found, orders, _ = query_intervals(TiedQuery.from_ranking(docs, scores, judgments), measures, Conventions())
+        for m in measures:
+            _, low, high, _ = found[m.key]
+            if orders == 1 or m.name in SORTED_EXTREMES:
+                assert (low, high) == pytest.approx(truth[m.key][:2], abs=1e-12), (m.key, docs, scores, judgments)
+            else:
+                assert math.isnan(low) and math.isnan(high)
+
+
+def test_infap_is_not_extreme_when_its_groups_are_sorted():
+    # infAP counts the pooled documents above each relevant one as evidence, so where a pooled unjudged one sits
+    # among judged ones moves it both ways, and sorting each group by label misses its lowest value (found by a
+    # search over random queries).
+    docs, scores = ["d0", "d1", "d2", "d3", "d4", "d5", "d6"], [2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.0]
+    judgments = {"d1": 0, "d2": 1, "d3": 1, "d4": 2, "d5": -1, "d6": 0, "unseen0": 0, "unseen1": 1}
+    truth = brute_force(docs, scores, judgments, ["infAP"], Conventions())["infAP"]
+    query = TiedQuery.from_ranking(docs, scores, judgments)
+    sorted_values = [evaluate_batch(batch_of(query, query.sorted_labels(best), Conventions(), False),
+                                    ["infAP"])["infAP"][0] for best in (True, False)]
+    assert "infAP" not in SORTED_EXTREMES
+    assert (min(sorted_values), max(sorted_values)) != pytest.approx(truth[:2], abs=1e-9)
+
+
+# ---- worked examples, by hand --------------------------------------------------------------------------------
+
+
+def test_a_relevant_document_tied_with_two_others_at_the_top():
+    # Three documents tie at the top, one relevant (R = 1). trec_eval puts the relevant 'c' last (doc ids
+    # descending); a random order puts it first, second or third with chance 1/3 each.
+    found = ranking_intervals(["c", "b", "a"], [1.0, 1.0, 1.0], {"a": 1, "b": 0}, ["recip_rank", "P.1", "map"])
+    assert found["recip_rank"].expected == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    assert (found["recip_rank"].low, found["recip_rank"].high) == (1 / 3, 1.0)
+    assert found["P_1"].expected == pytest.approx(1 / 3)
+    assert found["map"].expected == found["recip_rank"].expected  # R = 1: AP is RR
+
+
+def test_the_mean_line_aggregates_lows_highs_and_expectations():
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"x": 1}}
+    run = {"1": {"a": 0.5, "b": 0.5}, "2": {"x": 0.9, "y": 0.1}}
+    table = tie_intervals(qrels, run, ["P.1", "num_rel_ret", "gm_map"])
+    means = table.means()
+    assert (means["P_1"].low, means["P_1"].high, means["P_1"].expected) == (0.5, 1.0, 0.75)
+    assert means["num_rel_ret"].expected == 2.0  # a count: summed
+    assert means["gm_map"].expected is None  # no expectation of a geometric mean
+    assert table.changed("P_1") == ["1"] and table.orders == [2, 1]
+
+
+def test_a_long_tie_uses_closed_forms_and_sorted_groups():
+    # 12 documents tied, four each of grades 2, 1 and 0: 12! / (4! 4! 4!) = 34,650 distinct rankings, too many to
+    # score one by one.
+    docs = [f"d{i:02d}" for i in range(12)]
+    judgments = {doc: [2, 1, 0][i % 3] for i, doc in enumerate(docs)}
+    found = ranking_intervals(docs, [1.0] * 12, judgments, ["P.5", "infAP", "ndcg_cut.5"])
+    assert found["P_5"].expected == pytest.approx(8 / 12)  # 8 of 12 relevant (grades 1 and 2)
+    assert (found["P_5"].low, found["P_5"].high) == (0.2, 1.0)  # the four non-relevant first, or none
+    assert found["infAP"].low is None and found["infAP"].expected is None  # neither proven nor closed
+
+
+def test_values_are_trec_eval_s():
+    rng = np.random.default_rng(7)
+    qrels, run = {}, {}
+    for q in range(5):
+        docs, scores, judgments = random_query(rng)
+        qrels[str(q)], run[str(q)] = judgments or {"z": 0}, dict(zip(docs, scores))
+    table = tie_intervals(qrels, run, MEASURE_SPECS)
+    reference = evaluate(qrels, run, MEASURE_SPECS)
+    for i, qid in enumerate(table.qids):
+        for key, column in table.values.items():
+            assert column[i] == pytest.approx(reference[qid][key], abs=1e-12), (qid, key)
+
+
+def test_multiset_permutations_counts():
+    assert len(list(multiset_permutations([1, 1, 0, 2]))) == 12
+    assert compared_scores(np.array([0.1, 0.1 + 1e-9])).tolist()[0] == compared_scores(np.array([0.1 + 1e-9]))[0]
+
+
+def test_placeholder_rankings_are_refused():
+    with pytest.raises(InputError, match="placeholder"):
+        tie_intervals({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["P.1"], missing_ranking="placeholder")
