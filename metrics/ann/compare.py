@@ -69,6 +69,28 @@ class AnnComparison:
         pd = require("pandas", needed_by="metrics.ann (AnnComparison.frame)")
         return pd.DataFrame(self.rows(), columns=["qid", *self.names])
 
+    def beats_exact(self, k: int) -> tuple[str, ...]:
+        """The queries whose ANN list has a higher recall@k than the exact list: it holds relevant documents from
+        beyond the exact top k (empty without qrels)."""
+        ann, exact = f"recall_{k}_ann", f"recall_{k}_exact"
+        return tuple(qid for qid, values in self.per_query.items()
+                     if ann in values and values[ann] > values[exact])
+
+    def exact_list_note(self, k: int) -> str:
+        """What the exact list is to the ANN list, with this comparison's own counts: what the index converges to
+        as its search widens, not a bound on retrieval recall (an ANN list can beat it on a query)."""
+        sentence = (f"The exact top {k} is what the index converges to as its search widens, not a bound on "
+                    f"retrieval recall: an ANN list can hold relevant documents from beyond the exact top {k}.")
+        gained_name = f"gained_relevant_{k}"
+        judged = [values for values in self.per_query.values() if gained_name in values]
+        gained = round(sum(values[gained_name] for values in judged))
+        if gained:
+            better = len(self.beats_exact(k))
+            sentence += (f" Here the ANN lists hold {gained:,} relevant {'document' if gained == 1 else 'documents'} "
+                         f"the exact lists lack, and score a higher recall@{k} than the exact list on {better:,} of "
+                         f"{len(judged):,} queries.")
+        return sentence
+
     def csv(self) -> str:
         """The rows as CSV text (``qid`` and the names), a qid a spreadsheet would run as a formula made inert
         (:func:`metrics.io.csv_cells.csv_text`)."""

@@ -1,7 +1,7 @@
 """The recall waterfall: where along a retrieval pipeline each relevant document is lost.
 
-A pipeline is a sequence of stages, each a ranked list cut at a depth: the exact search's top k (the embedding's
-ceiling), the ANN index's top k, a reranker's top k, the context cut-off (the passages a RAG prompt holds). Every
+A pipeline is a sequence of stages, each a ranked list cut at a depth: the exact search's top k (what the index
+converges to), the ANN index's top k, a reranker's top k, the context cut-off (the passages a RAG prompt holds). Every
 relevant document is followed through the stages; one missing from a stage, having been in the one before, is
 lost there. One that appears in a stage without being in the one before is gained there (an ANN index can return
 a relevant document that the exact top k did not hold).

@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"pbm: rank r is examined with probability (1/r)^E (default {DEFAULT_ETA:g}; 0: no bias)")
     parser.add_argument("--gamma", metavar="G", type=real_number, default=None,
                         help=f"dbn: the chance to go on after a rank that did not satisfy (default "
-                             f"{DEFAULT_CONTINUATION:g}; cascade is dbn with 1)")
+                             f"{DEFAULT_CONTINUATION:g}; cascade is dbn with gamma = 1 and satisfaction s = 1)")
     add_trec_eval_argument(parser)  # how scores order each list (trec_eval 9.0.8 compares them as C floats)
     return parser
 

@@ -170,7 +170,7 @@ def test_hnsw_with_a_wide_search_finds_almost_every_true_neighbour_and_a_narrow_
         recall[ef] = compare_ann(exact, ann, topics.qrels, 10).means
     assert recall[256]["ann_recall_10"] >= 0.99
     assert recall[1]["ann_recall_10"] < recall[256]["ann_recall_10"]
-    # the embedding's ceiling: the exact list itself misses relevant documents
+    # the embedding's own misses: the exact list itself lacks relevant documents
     assert recall[256]["recall_10_exact"] < 0.9
 
 

@@ -524,7 +524,7 @@ class ExplorerPage(AppPage):
 
     def online_click_chart(self) -> PlotlyChart:
         self.open_online_signals()
-        return self.chart("Clicks per rank against relevance per rank")
+        return self.chart("Clicks per rank against attractiveness per rank")
 
 
 class PlotlyChart:

@@ -86,6 +86,7 @@ def summary(comparison, lists: data.AnnLists) -> None:
                           **versus_exact(means[f"ndcg_cut_{k}_ann"], means[f"ndcg_cut_{k}_exact"]))
         columns[1].caption(f"exact list: {means[f'recall_{k}_exact']:.3f}")
         columns[2].caption(f"exact list: {means[f'ndcg_cut_{k}_exact']:.3f}")
+        st.caption(comparison.exact_list_note(k))
     if lists.timing is not None:
         timing = lists.timing
         columns[3].metric("Queries per second: ANN", f"{timing.ann_qps:,.0f}",
@@ -134,9 +135,9 @@ def waterfall_section(lists: data.AnnLists) -> Waterfall:
     st.plotly_chart(charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
                                             waterfall.relevant), key="ann_waterfall_chart")
     st.dataframe(pd.DataFrame(waterfall.rows()), hide_index=True, width="stretch")
-    st.caption(f"Relevant documents missing from the exact top {lists.k} are the embedding's ceiling: no index "
-               "setting brings them back. The ANN stage loses true neighbours that were relevant, and sometimes "
-               "gains relevant documents that lie just beyond the exact top k.")
+    st.caption(f"The ANN stage loses true neighbours that were relevant, and gains relevant documents from beyond "
+               f"the exact top {lists.k}: the exact list is what the index converges to as its search widens, not "
+               "a bound on retrieval recall.")
     return waterfall
 
 
@@ -178,8 +179,9 @@ def lost_relevant(qid: str, waterfall: Waterfall) -> None:
         table = pd.DataFrame({"document": list(lost), "lost at": list(lost.values())})
         st.dataframe(table.sort_values(["lost at", "document"]), hide_index=True, width="stretch",
                      height=min(300, 38 + 35 * len(table)), key="ann_lost_table")
-        st.caption(f"Lost at the {waterfall.stage_names[0]}: no index setting brings it back (the embedding's "
-                   "ceiling). Lost at the ANN stage: a relevant true neighbour that the index missed.")
+        st.caption(f"Lost at the {waterfall.stage_names[0]}: the embedding ranks it below the top k, and a wider "
+                   "search moves the ANN list toward the exact one, which lacks it. Lost at the ANN stage: a "
+                   "relevant true neighbour that the index missed.")
 
 
 def _open(qid: str, judgments: dict[str, int], scores: dict[str, float], k: int, role: str) -> None:

@@ -16,7 +16,8 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
                  ndcg_ann: Sequence[float], qps: Sequence[float], recall_exact: float, ndcg_exact: float,
                  k: int, current: int) -> go.Figure:
     """ANN recall@k, and recall@k and nDCG@k of the ANN list, at every value of the search parameter, over the
-    exact list's recall@k and nDCG@k (dashed: the ceiling the embedding sets); queries per second below.
+    exact list's recall@k and nDCG@k (dashed: what the index converges to as the search widens, not a bound);
+    queries per second below.
 
     Traces: ``data[0]`` ANN recall, ``data[1]`` the ANN list's recall, ``data[2]`` its nDCG, ``data[3]`` and
     ``data[4]`` the exact list's recall and nDCG (flat), ``data[5]`` queries per second.
@@ -27,8 +28,10 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
         (f"ANN recall@{k} (the index)", ann_recall, ANN_COLOUR, "solid"),
         (f"Recall@{k} of the ANN list (the system)", recall_ann, metric_colour("Recall"), "solid"),
         (f"nDCG@{k} of the ANN list", ndcg_ann, metric_colour("nDCG"), "solid"),
-        (f"Recall@{k} of the exact list (ceiling)", [recall_exact] * len(x), metric_colour("Recall"), "dash"),
-        (f"nDCG@{k} of the exact list (ceiling)", [ndcg_exact] * len(x), metric_colour("nDCG"), "dash"),
+        (f"Recall@{k} of the exact list (where the index converges)", [recall_exact] * len(x),
+         metric_colour("Recall"), "dash"),
+        (f"nDCG@{k} of the exact list (where the index converges)", [ndcg_exact] * len(x), metric_colour("nDCG"),
+         "dash"),
     ]
     for name, y, colour, dash in lines:
         fig.add_trace(go.Scatter(x=x, y=list(y), name=name, mode="lines" if dash == "dash" else "lines+markers",
@@ -44,8 +47,8 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
     fig.update_yaxes(range=[0, 1.05], title_text="value", row=1, col=1)
     fig.update_yaxes(type="log", dtick=1, title_text="queries/s", row=2, col=1)
     fig = apply_layout(fig, f"What {parameter} buys",
-                       "ANN recall reaches 1 as the search widens; the system's recall stops at the exact list's "
-                       f"(dashed). Dotted: {parameter}={current}", height=620)
+                       "ANN recall reaches 1 as the search widens; the system's recall converges to the exact "
+                       f"list's (dashed), which is not a bound. Dotted: {parameter}={current}", height=620)
     # Six series: the legend goes under the chart, where it cannot cover the subtitle.
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0.0),
                       margin=dict(b=140))

@@ -98,7 +98,7 @@ class SweepPoint:
 @st.cache_data(max_entries=16, show_spinner="Measuring every setting of the search parameter…")
 def sweep(collection: str, spec: ann_index.IndexSpec, k: int) -> tuple[list[SweepPoint], float, float]:
     """The search parameter at every power of two: ANN recall, the ANN list's recall and nDCG, and queries per
-    second; with the exact list's recall and nDCG (the ceiling)."""
+    second; with the exact list's recall and nDCG (what the index converges to)."""
     data = ann_index.COLLECTIONS[collection]()
     exact, _ = _exact(collection, k)
     points = []

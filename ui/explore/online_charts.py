@@ -80,7 +80,7 @@ def click_figure(docs: Sequence[str], click_probability: Sequence[float], attrac
     fig.update_xaxes(title_text="rank", tickmode="array", tickvals=ranks,
                      ticktext=[str(rank) for rank in ranks])
     fig.update_yaxes(title_text="probability", range=[0, 1.05])
-    return apply_layout(fig, f"Clicks per rank against relevance per rank ({model})", subtitle, height=420)
+    return apply_layout(fig, f"Clicks per rank against attractiveness per rank ({model})", subtitle, height=420)
 
 
 def ab_figure(rows: Sequence[tuple[str, float, float, float, float]], sessions: int, *,
