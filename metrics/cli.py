@@ -50,6 +50,7 @@ from .many_runs import (
 )
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
+from .ties import TieTable, tie_intervals
 
 PROG = "python -m metrics"
 
@@ -218,7 +219,8 @@ def option_name(convention: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--bounds] [--CONVENTION VALUE]... "
+        usage=f"{PROG} [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... [--bounds] [--ties interval] "
+              "[--CONVENTION VALUE]... "
               "QRELS RUN [RUN ...]",
         description=(
             "Evaluate a TREC run against qrels, printing what trec_eval prints: one line per value, "
@@ -253,7 +255,17 @@ def build_parser() -> argparse.ArgumentParser:
     trec.add_argument("-n", "--nosummary", dest="summary", action="store_false",
                       help="do not print the 'all' lines")
     parser.add_argument("--bounds", action="store_true", help=BOUNDS_HELP)
+    parser.add_argument("--ties", choices=["interval"], help=TIES_HELP)
     return parser
+
+
+TIES_HELP = (
+    "interval: after each value, three lines MEASURE:tie_low, MEASURE:tie_expected and MEASURE:tie_high (per query "
+    "with -q, and on the 'all' lines): the lowest and highest value over every order of the documents that share a "
+    "score, and the expected value when each such group is in a uniformly random order (trec_eval orders them by "
+    "doc id). Exact: every order is scored when a query has at most 5,040, else closed forms (McSherry & Najork "
+    "2008) and each group sorted by grade; 'n/a' where neither applies (docs/ties.md). RUN cannot be '-'"
+)
 
 
 BOUNDS_HELP = (
@@ -413,7 +425,7 @@ def format_line(key: str, qid: str, value: float) -> str:
 
 def report_lines(
     qids: Sequence[str], values: dict[str, np.ndarray], selection: Selection, tag: str, *,
-    per_query: bool, summary: bool, bounds=None,
+    per_query: bool, summary: bool, bounds=None, ties: TieTable | None = None,
 ) -> list[str]:
     """trec_eval's output: per-query lines (``-q``), then the runid and ``all`` lines. ``bounds`` (a
     :class:`metrics.holes.HoleTable` over the same sorted qids) adds ``key:low`` and ``key:high`` after each value."""
@@ -427,6 +439,7 @@ def report_lines(
             name = selection.relstring[0]
             formatted[name] = [f"'{text}'" for text in values[name]]
             printed = _with_relstring([m for m in selection.measures if m.key in formatted], name)
+        tie_intervals_of = [ties.query(qid) for qid in qids] if ties is not None else []
         not_printed = values.get(NOT_PRINTED)  # -c's added queries, which trec_eval 9.0.8 does not print
         for i, qid in enumerate(qids):
             if not_printed is not None and not_printed[i]:
@@ -435,6 +448,9 @@ def report_lines(
                 lines.append(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}")
                 if bounds is not None and key in bounds.low:
                     lines.extend(_bound_lines(key, qid, bounds.low[key][i], bounds.high[key][i]))
+                if ties is not None and key in ties.values:
+                    interval = tie_intervals_of[i][key]
+                    lines.extend(_tie_lines(key, qid, interval.low, interval.expected, interval.high))
     if summary:
         if selection.runid:
             lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{tag}")
@@ -443,13 +459,42 @@ def report_lines(
         if ALL_NUM_REL in values and "num_rel" in means:
             means["num_rel"] = values[ALL_NUM_REL]  # trec_eval's -c quirk, see evaluate_run_files
         hole_means = bounds.means() if bounds is not None else {}
+        tie_means = ties.means() if ties is not None else {}
         for key in keys:
             lines.append(format_line(key, "all", means[key]))
             if key in hole_means:
                 # -c's num_rel all-line counts qrels lines trec_eval's way: low and high move with it.
                 shift = means[key] - hole_means[key].value
                 lines.extend(_bound_lines(key, "all", hole_means[key].low + shift, hole_means[key].high + shift))
+            if key in tie_means:
+                interval = tie_means[key]
+                shift = means[key] - interval.value  # -c's num_rel all-line, as for the bounds
+                lines.extend(_tie_lines(key, "all", *(None if v is None else v + shift
+                                                      for v in (interval.low, interval.expected, interval.high))))
     return lines
+
+
+def _tie_lines(key: str, qid: str, low: float | None, expected: float | None, high: float | None) -> list[str]:
+    """``key:tie_low``, ``key:tie_expected`` and ``key:tie_high``, formatted as ``key``'s own; ``n/a`` for None."""
+    lines = []
+    for suffix, value in ((":tie_low", low), (":tie_expected", expected), (":tie_high", high)):
+        shown = "n/a" if value is None else (f"{value:6.4f}" if is_count(key) and value != int(value)
+                                              else format_line(key, qid, value).rsplit(chr(9), 1)[1])
+        lines.append(f"{key + suffix:<{FIELD_WIDTH}}\t{qid}\t{shown}")
+    return lines
+
+
+def tie_table(args: argparse.Namespace, run_path: str, measures: Sequence[Measure], conventions: Conventions,
+              qids: Sequence[str]) -> TieTable | None:
+    """--ties interval: the tie intervals of every measure (metrics.ties) of one run, over the same queries as its
+    values."""
+    if not measures:
+        return None
+    qrels = read_checked_qrels(args.qrels, measures, conventions).to_dict()
+    table = tie_intervals(qrels, read_run_path(run_path).to_dict(), list(measures), conventions=conventions)
+    if list(table.qids) != list(qids):
+        raise UsageError("--ties: the run or qrels changed while being read; run the command again")
+    return table
 
 
 def _bound_lines(key: str, qid: str, low: float, high: float) -> list[str]:
@@ -513,8 +558,9 @@ def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions
         if not result.qids:
             raise UsageError(nothing_to_evaluate(result.name, args.qrels))
         bounds = hole_table(args, result.name, selection.measures, conventions, result.qids) if args.bounds else None
+        ties = tie_table(args, result.name, selection.measures, conventions, result.qids) if args.ties else None
         _write_lines(out, report_lines(result.qids, result.values, labelled, result.runid,
-                                       per_query=args.per_query, summary=args.summary, bounds=bounds))
+                                       per_query=args.per_query, summary=args.summary, bounds=bounds, ties=ties))
         seen.append((result.name, result.runid, tuple(result.qids), result.missing))
     notes = many_runs_notes(seen, conventions)
     if notes:
@@ -565,6 +611,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         selection = select_measures(args.measures, trec_eval_build(conventions) or DEFAULT_TREC_EVAL)
         if args.bounds and "-" in args.runs:
             raise UsageError("--bounds reads the run a second time: give RUN as a file, not '-'")
+        if args.ties and "-" in args.runs:
+            raise UsageError("--ties reads the run a second time: give RUN as a file, not '-'")
         if len(args.runs) > 1:
             _print_many_runs(args, selection, conventions, out, err)
             return 0
@@ -574,8 +622,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if not qids:
             raise UsageError(nothing_to_evaluate(run_path, args.qrels))
         bounds = hole_table(args, run_path, selection.measures, conventions, qids) if args.bounds else None
+        ties = tie_table(args, run_path, selection.measures, conventions, qids) if args.ties else None
         _write_lines(out, report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary,
-                                       bounds=bounds))
+                                       bounds=bounds, ties=ties))
         return 0
     except (UsageError, _WriteError) as error:
         message = str(error)

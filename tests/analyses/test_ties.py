@@ -8,6 +8,7 @@ not)."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from metrics import evaluate, evaluate_rankings
+from metrics.cli import main
 from metrics.conventions import Conventions
 from metrics.engine import as_measures, evaluate_batch, judged_only
 from metrics.measures import MEASURES
@@ -204,3 +206,49 @@ def test_multiset_permutations_counts():
 def test_placeholder_rankings_are_refused():
     with pytest.raises(InputError, match="placeholder"):
         tie_intervals({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["P.1"], missing_ranking="placeholder")
+
+
+# ---- python -m metrics --ties interval ------------------------------------------------------------------------
+
+TIED_QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 x 1\n"
+TIED_RUN = "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.5 t\nq2 Q0 x 1 0.9 t\nq2 Q0 y 2 0.1 t\n"
+
+
+def _cli(tmp_path, *args, run=TIED_RUN):
+    (tmp_path / "qrels").write_text(TIED_QRELS)
+    (tmp_path / "run").write_text(run)
+    out, err = io.StringIO(), io.StringIO()
+    status = main([*args, str(tmp_path / "qrels"), str(tmp_path / "run")], out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_ties_interval_prints_three_lines_after_each_value(tmp_path):
+    # q1: a (relevant) and b tie; trec_eval puts b first (doc ids descending), so P@1 = 0; a random order gives 1/2.
+    status, out, err = _cli(tmp_path, "-q", "--ties", "interval", "-m", "P.1", "-m", "num_rel_ret", "-m", "gm_map")
+    assert status == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    as_text = [(name.strip(), qid, value) for name, qid, value in rows]
+    assert as_text[:8] == [  # trec_eval's order of the measures
+        ("num_rel_ret", "q1", "1"), ("num_rel_ret:tie_low", "q1", "1"), ("num_rel_ret:tie_expected", "q1", "1"),
+        ("num_rel_ret:tie_high", "q1", "1"),
+        ("P_1", "q1", "0.0000"), ("P_1:tie_low", "q1", "0.0000"), ("P_1:tie_expected", "q1", "0.5000"),
+        ("P_1:tie_high", "q1", "1.0000"),
+    ]
+    assert ("P_1:tie_expected", "all", "0.7500") in as_text  # (0.5 + 1) / 2
+    assert ("gm_map:tie_expected", "all", "n/a") in as_text  # no expectation of a geometric mean
+    assert ("gm_map:tie_low", "all", f"{math.sqrt(0.5):6.4f}") in as_text  # exp(mean(log(1/2), log 1))
+
+
+def test_without_ties_the_output_is_unchanged(tmp_path):
+    _, plain, _ = _cli(tmp_path, "-q", "-m", "P.1")
+    _, tied, _ = _cli(tmp_path, "-q", "--ties", "interval", "-m", "P.1")
+    assert [line for line in tied.splitlines() if ":tie_" not in line] == plain.splitlines()
+
+
+def test_ties_refuses_standard_input_and_unknown_kinds(tmp_path):
+    (tmp_path / "qrels").write_text(TIED_QRELS)
+    err = io.StringIO()
+    assert main(["--ties", "interval", str(tmp_path / "qrels"), "-"], io.StringIO(), err) == 2
+    assert err.getvalue() == "python -m metrics: --ties reads the run a second time: give RUN as a file, not '-'\n"
+    status, _, err_text = _cli(tmp_path, "--ties", "average")
+    assert status == 2 and "interval" in err_text and "Traceback" not in err_text
