@@ -19,6 +19,7 @@ from ..console import add_trec_eval_argument, cannot_write, run_guarded, trec_ev
 from ..conventions import Conventions, trec_eval_values
 from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
+from .depth import DepthShortfall, finding_shortfalls
 from .finder import Candidate, Finding, find_conventions
 from .granularity import Granularity, check_granularity
 from .table import TableCheck, check_table, read_table, utf8_text
@@ -82,12 +83,12 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
                 return status
         if args.qrels is None or args.run is None:
             raise InputError("give QRELS and RUN (or --queries N alone to check whether the value is possible)")
-        finding, variants = _run(args)
+        finding, variants, shortfalls = _run(args)
     except (InputError, ValueError, OSError) as error:
         print(f"error: {_one_line(error)}", file=err)
         return EXIT_BAD_INPUT
     try:
-        finder_status = _report(finding, args, out, err)
+        finder_status = _report(finding, args, out, err, shortfalls)
         if variants:
             finder_status = _report_variants(variants, finding, out, finder_status)
         out.flush()
@@ -99,7 +100,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         return EXIT_BAD_INPUT
 
 
-def _report(finding: Finding, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _report(finding: Finding, args: argparse.Namespace, out: TextIO, err: TextIO,
+            shortfalls: Sequence[DepthShortfall] = ()) -> int:
     if finding.reported.note:
         print(f"note: {finding.reported.note}", file=err)
     decimals = finding.reported.decimals + 2
@@ -117,6 +119,11 @@ def _report(finding: Finding, args: argparse.Namespace, out: TextIO, err: TextIO
         print("  " + _line(candidate, decimals), file=out)
         if args.explain:
             _explain(candidate, out)
+    if shortfalls:
+        print(f"depth: {shortfalls[0].headline()}", file=out)
+    for shortfall in shortfalls:
+        print(f"depth: {shortfall.counts()}", file=out)
+        print(f"  per query: {shortfall.per_query_text()}", file=out)
     return EXIT_NO_MATCH
 
 
@@ -138,8 +145,9 @@ def _require(args: argparse.Namespace, *names: str) -> None:
         raise InputError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required (see --help)")
 
 
-def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
-    """The plain finding and, when asked or when it matches nothing, the variants that match."""
+def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant], list[DepthShortfall]]:
+    """The plain finding; when asked or when it matches nothing, the variants that match; when it matches nothing,
+    how the run falls short of the measure's depth."""
     if args.nearest < 1:
         raise ValueError(f"--nearest has to be a positive integer, got {args.nearest}")
     base = trec_eval_preset(args, Conventions(depth=args.depth))
@@ -149,10 +157,11 @@ def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant]]:
     run = read_run_path(args.run).to_dict()
     finding = find_conventions(qrels, run, args.measure, args.value, base=base, hold=hold)
     if finding.matches and not (args.variants or args.subset or args.cutoff):
-        return finding, []
+        return finding, [], []
+    shortfalls = [] if finding.matches else finding_shortfalls(qrels, run, finding, base, args.nearest)
     subset = read_query_subset(_read_small_text(Path(args.subset), "query subset")) if args.subset else None
     variants = find_with_variants(qrels, run, args.measure, args.value, base=base, subset=subset, cutoff=args.cutoff)
-    return finding, variants[1:]
+    return finding, variants[1:], shortfalls
 
 
 def _report_variants(variants: list[Variant], finding: Finding, out: TextIO, status: int) -> int:

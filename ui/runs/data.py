@@ -14,6 +14,7 @@ import streamlit as st
 from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures, reading_note
 from metrics.bulk import evaluate_tables
 from metrics.check import find_conventions
+from metrics.check.depth import finding_shortfalls
 from metrics.export import qrels_to_trec
 from metrics.io.frames import qrels_from_mapping, run_from_mapping
 from metrics.io.trec import QrelsTable, RunTable
@@ -194,6 +195,18 @@ def _find_cached(collection: Collection, run_name: str, measure: str, value: str
 
 def find(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
     return _find_cached(collection, run_name, measure.strip(), value.strip(), depth)
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs={Collection: lambda c: c.key})
+def _shortfalls_cached(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
+    qrels, run = collection.as_dicts(run_name)
+    finding = _find_cached(collection, run_name, measure, value, depth)
+    return finding_shortfalls(qrels, run, finding, Conventions(depth=depth))
+
+
+def shortfalls(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
+    """How the run falls short of the measure's depth (:func:`metrics.check.depth.finding_shortfalls`)."""
+    return _shortfalls_cached(collection, run_name, measure.strip(), value.strip(), depth)
 
 
 # ---- judgments added on the page ("Judge the holes") ------------------------------------------------------------

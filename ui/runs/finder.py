@@ -51,6 +51,7 @@ def finder(collection: data.Collection, conventions) -> None:
                    f"({finding.combinations} tried on {finding.num_queries} queries).")
     else:
         st.warning(f"No combination of conventions gives {literal(value.strip())}. The nearest values:")
+        depth_notes(data.shortfalls(collection, name, measure, value, conventions.depth))
     checks.variants(collection, name, measure, value, conventions.depth, matched=bool(finding.matches))
     st.dataframe(pd.DataFrame({
         "value": [c.value for c in rows],
@@ -59,6 +60,19 @@ def finder(collection: data.Collection, conventions) -> None:
     }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format="%.4f")})
     differences(rows)
     st.caption("Searched: " + "; ".join(f"{n} ∈ {{{', '.join(map(str, v))}}}" for n, v in finding.searched.items()))
+
+
+def depth_notes(shortfalls) -> None:
+    """Where the run stops, and the judged relevant documents per query beyond it (a deeper run is needed)."""
+    if not shortfalls:
+        return
+    first = shortfalls[0].headline()
+    st.info(literal(first[0].upper() + first[1:] + " " + " ".join(
+        shortfall.counts()[0].upper() + shortfall.counts()[1:] for shortfall in shortfalls)))
+    st.dataframe(pd.DataFrame({"query": sorted(shortfalls[0].beyond), **{
+        f"relevant beyond (grade >= {shortfall.relevant_grade})": [shortfall.beyond[qid]
+                                                                     for qid in sorted(shortfalls[0].beyond)]
+        for shortfall in shortfalls}}), hide_index=True, key="check_depth_table", height=200)
 
 
 #: Explanations shown at once under the finder's table; the rest wait in an expander.
