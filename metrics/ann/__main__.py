@@ -14,11 +14,20 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..cli import FIELD_WIDTH
-from ..console import OneLineParser, add_trec_eval_argument, run_command, run_guarded, trec_eval_preset, whole_number
+from ..console import (
+    OneLineParser,
+    add_trec_eval_argument,
+    real_number,
+    run_command,
+    run_guarded,
+    trec_eval_preset,
+    whole_number,
+)
 from ..engine import nothing_to_evaluate
 from ..io.read import read_qrels_path, read_run_path
 from ..model import InputError
 from .compare import compare_ann
+from .definitions import ANN_BENCHMARKS_EPSILON, DEFINITIONS, definition_costs, recall_definitions
 from .waterfall import pipeline_stages, recall_waterfall
 
 PROG = "python -m metrics.ann"
@@ -37,6 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--reranked", metavar="RUN", help="a reranked run: one more waterfall stage (needs QRELS)")
     parser.add_argument("--context", metavar="C", type=whole_number,
                         help="passages a prompt holds: the last waterfall stage keeps the top C (needs QRELS)")
+    parser.add_argument("--definitions", action="store_true",
+                        help="also recall@k as each benchmark defines it, from the distances in the score column: "
+                             "recall_ids_k (id overlap), recall_epsilon_k (ann-benchmarks: within epsilon of the "
+                             "k-th true distance, every copy counted), recall_ties_k (big-ann-benchmarks: the true set "
+                             "widened to ids tied with a distance of the top k); then '#' lines naming each query "
+                             "where they disagree and why, and with QRELS what the queries each scores 1 lose in "
+                             "nDCG@k against the exact list (docs/ties.md)")
+    parser.add_argument("--distances", choices=["negated-score", "score"], default="negated-score",
+                        help="what the score column holds for --definitions: minus the distance (default; higher is "
+                             "nearer) or the distance itself")
+    parser.add_argument("--epsilon", type=real_number, default=ANN_BENCHMARKS_EPSILON,
+                        help=f"ann-benchmarks' epsilon for recall_epsilon_k (default {ANN_BENCHMARKS_EPSILON:g})")
     add_trec_eval_argument(parser)  # how scores order each list (trec_eval 9.0.8 compares them as C floats)
     return parser
 
@@ -84,7 +105,39 @@ def report(args: argparse.Namespace) -> str:
         lines.append(_line("waterfall_relevant", "all", waterfall.relevant, True))
         for key, kept, lost in zip(waterfall.stage_keys, waterfall.kept, waterfall.lost):
             lines += [_line(f"waterfall_{key}", "all", kept, True), _line(f"lost_at_{key}", "all", lost, True)]
+    if args.definitions:
+        lines += definition_lines(args, exact, ann, qrels, cutoffs)
     return "\n".join(lines) + "\n"
+
+
+def definition_lines(args: argparse.Namespace, exact: dict, ann: dict, qrels: dict | None, cutoffs: list[int]
+                     ) -> list[str]:
+    """--definitions: the three recalls per query (-q) and their means, nDCG@k's loss with QRELS, then '#' lines."""
+    found = recall_definitions(exact, ann, cutoffs, distances=args.distances, epsilon=args.epsilon)
+    losses, costs = ({}, []) if qrels is None else definition_costs(
+        found, qrels, exact, ann, distances=args.distances, relevance_level=args.relevance_level)
+    lines = []
+    for k in found.cutoffs:
+        if args.per_query:
+            for row in found.queries[k]:
+                lines += [_line(f"recall_{name}_{k}", row.qid, getattr(row, name), False) for name in DEFINITIONS]
+                if row.qid in losses.get(k, {}):
+                    lines.append(_line(f"ndcg_cut_{k}_loss", row.qid, losses[k][row.qid], False))
+        means = found.means(k)
+        lines += [_line(f"recall_{name}_{k}", "all", means[name], False) for name in DEFINITIONS]
+        if k in losses:
+            lines.append(_line(f"ndcg_cut_{k}_loss", "all", sum(losses[k].values()) / len(losses[k]), False))
+    for k in found.cutoffs:
+        disagree = found.disagreements(k)
+        lines.append(f"# k = {k}: the three definitions disagree on {len(disagree):,} of {len(found.queries[k]):,} "
+                     "queries" + (":" if disagree else ""))
+        lines += [f"#   {row.why()}" for row in disagree]
+    for cost in costs:
+        lines.append(f"# {cost.definition} at k = {cost.k}: mean {cost.mean_recall:.4f}; scores {cost.perfect:,} "
+                     f"judged {'query' if cost.perfect == 1 else 'queries'} 1, on which the ANN list loses "
+                     f"{cost.ndcg_loss:.4f} nDCG@{cost.k} on average against the exact list")
+    lines += [f"# note: {note}" for note in found.notes]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
