@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from metrics.explain import explain, missed_relevant_note
-from ui.common import state
+from ui.common import state, two_lists
 from ui.common.text import literal
 
 from . import controls, data_io, editor, holes, list_status, online, scores, whatif
@@ -59,6 +59,7 @@ def page() -> None:
         scores.explanations_panel(explanations)
         scores.metric_guide()
 
+    two_lists.section(query)
     whatif.whatif_section(query, baseline)
     online.online_section(query, baseline)
 
