@@ -15,6 +15,7 @@ def build_pages() -> list[st.Page]:
         st.Page(pages.EXPLORE, title="Explore a query", icon=":material/search:", url_path="explore", default=True),
         st.Page(pages.RUNS, title="Evaluate a run", icon=":material/table_chart:", url_path="runs"),
         st.Page(pages.ANN, title="ANN recall", icon=":material/hub:", url_path="ann"),
+        st.Page(pages.LESSONS, title="Lessons", icon=":material/school:", url_path="lessons"),
     ]
 
 

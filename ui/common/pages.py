@@ -9,3 +9,4 @@ from __future__ import annotations
 EXPLORE = "ui/explore/entry.py"
 RUNS = "ui/runs/entry.py"
 ANN = "ui/ann/entry.py"
+LESSONS = "ui/lessons/entry.py"
