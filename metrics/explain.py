@@ -23,6 +23,7 @@ import numpy as np
 from .conventions import Conventions
 from .evaluate import evaluate_rankings
 from .measures import MEASURES
+from .measures.display import name_of
 from .model import check_grades
 from .names import Measure, measure_at, trec_spec
 from .whatif import MetricSet
@@ -131,7 +132,7 @@ def explorer_metrics(k: int) -> list[tuple[str, Measure]]:
     measures = [(spec.label, spec.parsed) for spec in specs]
     # Uncut AP (trec_eval's map) next to AP@k: the "MAP" of most papers, and the seed's own MAP.
     at = next(i for i, spec in enumerate(specs) if spec.family == "AP")
-    return [*measures[: at + 1], ("AP", measure_at("map", k)), *measures[at + 1:]]
+    return [*measures[: at + 1], (name_of("map"), measure_at("map", k)), *measures[at + 1:]]
 
 
 def explain(

@@ -12,8 +12,8 @@ so every delta is ``after - current`` from the same kernel.
 0.111
 >>> sentence = change_sentence(Change("swap", 1, 2), swaps.deltas[:, 1, 2], query.metrics, query.ranking)
 >>> print(sentence.replace(". ", ".\\n"))
-Swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111) and nDCG (+0.061).
-Precision, recall, RR and success stay the same.
+Swapping ranks 2 and 3 (bagel and muffin) raises AP@4 (+0.111) and nDCG@4 (+0.061).
+P@4, Recall@4, RR and Success@4 stay the same.
 
 Items are addressed by their 0-based position in the current ranking (``index``); sentences and charts speak of
 1-based ranks. Work is bounded for any list the explorer accepts: swaps are scored for the top ``SWAP_WINDOW``

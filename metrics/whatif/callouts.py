@@ -126,19 +126,22 @@ def range_callouts(ranges: ValueRange) -> list[str]:
     return sentences
 
 
-def callouts(data: ChartData, baseline: BaselineComparison | None = None) -> list[str]:
-    """Plain-language sentences derived from the chart data: the k curves, the most helpful swap, the removals
-    that help and hurt most, the range against a random order, and the change since the baseline."""
+def callouts(data: ChartData, baseline: BaselineComparison | None = None, best_by: str | None = None) -> list[str]:
+    """Plain-language sentences derived from the chart data: the k curves, the swap that raises ``best_by`` most
+    (default the primary metric, nDCG@k; the sentence names it), the removals that help and hurt most, the range
+    against a random order, and the change since the baseline."""
     query = data.query
     sentences = curve_callouts(data.curves)
-    best_swap = data.swaps.best()
+    by = query.metrics.specs[query.metrics.index(best_by if best_by is not None else query.metrics.primary.family)]
+    best_swap = data.swaps.best(by.family)
+    window = f" in the top {data.swaps.window}" if data.swaps.windowed else ""
     if best_swap is not None:
         change, deltas = best_swap
-        lead = f"Best single swap in the top {data.swaps.window}: " if data.swaps.windowed else "Best single swap: "
+        lead = f"Best single swap{window} for {by.label}: "
         sentences.append(lead + _lowered(change_sentence(change, deltas, query.metrics, query.ranking)))
     elif query.size > 1:
         among = f"within the top {data.swaps.window} ranks " if data.swaps.windowed else "of two ranks "
-        sentences.append(f"No single swap {among}raises any metric.")
+        sentences.append(f"No single swap {among}raises {by.label}.")
     for direction in ("raises", "lowers"):
         removal = data.removals.extreme(direction)  # type: ignore[arg-type]
         if removal is not None:

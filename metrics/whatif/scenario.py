@@ -12,6 +12,7 @@ import numpy as np
 
 from ..conventions import TREC_EVAL, Conventions
 from ..engine import evaluate_batch
+from ..measures.display import name_of
 from ..model import RankingBatch, check_grades, check_unique
 from ..names import Measure, measure_at, trec_spec
 
@@ -33,21 +34,26 @@ class MetricSpec:
     family: str  # stable id for colours and look-ups: "P", "Recall", "RR", "AP", "nDCG", "Success"
     label: str  # chart label: "P@4"
     measure: str  # trec_eval measure string: "P.4"
-    name: str  # in a sentence: "precision"
+    name: str  # in a sentence: the label, "P@4" (one name per measure)
     curve_label: str  # in the k chart: "P@k"
     curve_measure: str  # the registry name evaluated at every k: "P", or "recip_rank_cut" for RR
     parsed: Measure  # the measure itself, built from the registry and k (``measure`` is its string)
 
 
-# family, label pattern, registry name (taken at k when it has cut-offs), sentence name, measure evaluated along k
-_FAMILIES: tuple[tuple[str, str, str, str, str], ...] = (
-    ("P", "P@{k}", "P", "precision", "P"),
-    ("Recall", "Recall@{k}", "recall", "recall", "recall"),
-    ("RR", "RR", "recip_rank", "RR", "recip_rank_cut"),
-    ("AP", "AP@{k}", "map_cut", "AP", "map_cut"),
-    ("nDCG", "nDCG@{k}", "ndcg_cut", "nDCG", "ndcg_cut"),
-    ("Success", "Success@{k}", "success", "success", "success"),
+# family, registry name (taken at k when it has cut-offs), measure evaluated along k; every label and the word in
+# sentences come from the one naming table (metrics.measures.display.NAMES).
+_FAMILIES: tuple[tuple[str, str, str], ...] = (
+    ("P", "P", "P"),
+    ("Recall", "recall", "recall"),
+    ("RR", "recip_rank", "recip_rank_cut"),
+    ("AP", "map_cut", "map_cut"),
+    ("nDCG", "ndcg_cut", "ndcg_cut"),
+    ("Success", "success", "success"),
 )
+
+
+#: The family of :attr:`MetricSet.primary`.
+PRIMARY_FAMILY = "nDCG"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +75,10 @@ class MetricSet:
     @property
     def specs(self) -> tuple[MetricSpec, ...]:
         specs = []
-        for family, label, registry_name, name, curve in _FAMILIES:
+        for family, registry_name, curve in _FAMILIES:
             measure = measure_at(registry_name, int(self.k))
-            specs.append(MetricSpec(family, label.format(k=self.k), trec_spec(measure), name,
-                                    label.format(k="k") if "{k}" in label else f"{label}@k", curve, measure))
+            label = name_of(registry_name, int(self.k))
+            specs.append(MetricSpec(family, label, trec_spec(measure), label, name_of(curve, "k"), curve, measure))
         return tuple(specs)
 
     @property
@@ -86,6 +92,12 @@ class MetricSet:
     @property
     def families(self) -> tuple[str, ...]:
         return tuple(spec.family for spec in self.specs)
+
+    @property
+    def primary(self) -> MetricSpec:
+        """The primary metric, that the best single swap is chosen by unless a page asks for another: nDCG@k, graded
+        and weighted toward the top, as a result page is read (the metric guide's choice for one)."""
+        return self.specs[self.index(PRIMARY_FAMILY)]
 
     def __len__(self) -> int:
         return len(_FAMILIES)

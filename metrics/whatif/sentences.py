@@ -1,18 +1,18 @@
-"""Plain-language sentences about one change: ``Swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111)``."""
+"""Plain-language sentences about one change: ``Swapping ranks 2 and 3 (bagel and muffin) raises AP@4 (+0.111)``."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
+from ..measures.display import card_delta
 from .scenario import SAME, Change, MetricSet
 
 
 def format_delta(delta: float) -> str:
-    """``+0.111``, ``-0.667``; changes too small for three decimals read ``+<0.001``."""
-    if abs(delta) < 0.0005:
-        return "+<0.001" if delta > 0 else "-<0.001"
-    return f"{delta:+.3f}"
+    """``+0.111``, ``-0.667``; changes too small for three decimals read ``+<0.001`` (the cards' rounding,
+    :func:`metrics.measures.display.card_delta`)."""
+    return card_delta(delta)
 
 
 def join_words(words: Sequence[str]) -> str:
@@ -29,8 +29,8 @@ def _capitalised(text: str) -> str:
 
 
 def change_sentence(change: Change, deltas: Sequence[float], metrics: MetricSet, ranking: Sequence[str]) -> str:
-    """``Swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111) and nDCG (+0.061). Precision, recall, RR and
-    success stay the same.``"""
+    """``Swapping ranks 2 and 3 (bagel and muffin) raises AP@4 (+0.111) and nDCG@4 (+0.061). P@4, Recall@4, RR and
+    Success@4 stay the same.``: each metric under its card's name."""
     return effect_sentence(change.describe(ranking), deltas, metrics)
 
 

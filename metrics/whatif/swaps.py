@@ -37,19 +37,21 @@ class SwapDeltas:
     def of(self, metric: str) -> np.ndarray:
         return self.deltas[self.metrics.index(metric)]
 
-    def best(self) -> tuple[Change, np.ndarray] | None:
-        """The swap that raises the metrics most in total (first such pair in rank order), with its deltas;
-        None when no swap raises any metric."""
+    def best(self, metric: str | None = None) -> tuple[Change, np.ndarray] | None:
+        """The swap that raises ``metric`` most (a family, label or measure string; default the primary metric,
+        nDCG@k), the first such pair in rank order, with the deltas of every metric; None when no swap raises it.
+
+        One metric, not a sum over the six: summed, RR's jumps (1 to 0.5) outweigh everything else."""
         n = self.window
         if n < 2:
             return None
+        chosen = self.metrics.index(metric if metric is not None else self.metrics.primary.family)
         rows, cols = np.triu_indices(n, 1)
         pair_deltas = self.deltas[:, rows, cols]  # (metrics, pairs)
-        gain = np.where(pair_deltas > SAME, pair_deltas, 0.0).sum(axis=0)
-        if not (gain > 0).any():
+        gains = pair_deltas[chosen]
+        if not (gains > SAME).any():
             return None
-        total = pair_deltas.sum(axis=0)
-        best = int(np.lexsort((-total, -gain))[0])
+        best = int(np.flatnonzero(gains >= gains.max() - SAME)[0])  # equal gains: the first pair in rank order
         return Change("swap", int(rows[best]), int(cols[best])), pair_deltas[:, best]
 
 

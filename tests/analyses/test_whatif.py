@@ -220,8 +220,8 @@ def test_a_change_outside_the_ranking_names_the_valid_positions():
 def test_callout_for_the_pastry_swap_reads_like_the_issue(pastry):
     swaps = swap_deltas(pastry)
     sentence = change_sentence(Change("swap", 1, 2), swaps.deltas[:, 1, 2], pastry.metrics, pastry.ranking)
-    assert sentence == ("Swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111) and nDCG (+0.061). "
-                        "Precision, recall, RR and success stay the same.")
+    assert sentence == ("Swapping ranks 2 and 3 (bagel and muffin) raises AP@4 (+0.111) and nDCG@4 (+0.061). "
+                        "P@4, Recall@4, RR and Success@4 stay the same.")
 
 
 def test_callouts_are_derived_from_the_chart_data(pastry):
@@ -229,7 +229,7 @@ def test_callouts_are_derived_from_the_chart_data(pastry):
     assert any(s.startswith("P@k falls") and "k=2 and 4" in s for s in sentences)
     assert any(s.startswith("Recall@k never falls") for s in sentences)
     assert any(s.startswith("RR@k stays at 1.000") for s in sentences)
-    assert any("Best single swap: swapping ranks 2 and 3" in s for s in sentences)
+    assert any("Best single swap for nDCG@4: swapping ranks 2 and 3" in s for s in sentences)
     assert any("lift AP@4 to 0.667 and nDCG@4 to 0.765" in s for s in sentences)
     assert any("exact mean over all 24 orders" in s for s in sentences)
 
@@ -241,10 +241,25 @@ def test_callouts_name_the_baseline_change(pastry):
     assert "RR (+0.500)" in sentence
 
 
+def test_the_best_swap_is_chosen_by_one_metric_not_by_a_sum_over_six():
+    # b is great (3), d fair (1). Summing the gains of six metrics picks swapping ranks 1 and 4 (d into the top 3
+    # lifts recall, RR, AP and precision at once); nDCG@3, the primary metric, gains more from b at rank 1.
+    query = Scenario(["a", "b", "c", "d", "e"], {"a": 0, "b": 3, "c": 0, "d": 1, "e": 0}, k=3)
+    swaps = swap_deltas(query)
+    change, deltas = swaps.best()
+    assert (change.index, change.target) == (0, 1)
+    assert deltas[query.metrics.index("nDCG")] == pytest.approx(np.nanmax(swaps.of("nDCG")))
+    by_recall, _ = swaps.best("Recall@3")
+    assert (by_recall.index, by_recall.target) == (0, 3)
+    lines = callouts(chart_data(query), best_by="Recall")
+    assert any(line.startswith("Best single swap for Recall@3: swapping ranks 1 and 4 (a and d) raises")
+               for line in lines)
+
+
 def test_an_already_ideal_order_says_no_swap_helps():
     query = Scenario(["donut", "muffin", "scone", "bagel"], PASTRY_JUDGMENTS, k=4)
     sentences = callouts(chart_data(query))
-    assert "No single swap of two ranks raises any metric." in sentences
+    assert "No single swap of two ranks raises nDCG@4." in sentences
     assert swap_deltas(query).best() is None
 
 
@@ -438,9 +453,10 @@ def test_swaps_of_a_long_list_cover_its_top_window_and_say_so():
 def test_the_best_swap_callout_of_a_long_list_names_the_window():
     ranking = [f"doc{i}" for i in range(100)]
     lines = callouts(chart_data(Scenario(ranking, {"doc5": 1, "doc90": 1}, k=10)))
-    assert any(line.startswith(f"Best single swap in the top {SWAP_WINDOW}: swapping ranks 1 and 6") for line in lines)
+    assert any(line.startswith(f"Best single swap in the top {SWAP_WINDOW} for nDCG@10: swapping ranks 1 and 6")
+               for line in lines)
     lines = callouts(chart_data(Scenario(ranking, {"doc0": 1, "doc90": 1}, k=10)))
-    assert f"No single swap within the top {SWAP_WINDOW} ranks raises any metric." in lines
+    assert f"No single swap within the top {SWAP_WINDOW} ranks raises nDCG@10." in lines
 
 
 def test_chart_data_computes_each_analysis_when_it_is_first_read(pastry):

@@ -37,7 +37,7 @@ def unescaped(markdown: str) -> str:
 
 
 def callout_lines(at) -> list[str]:
-    blocks = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("- ")]
+    blocks = [m.value.replace("\\", "").replace("\u2060", "") for m in at.markdown if m.value.startswith("- ")]
     return [line[2:] for block in blocks for line in block.splitlines()]
 
 
@@ -74,8 +74,17 @@ def test_swap_heatmap_shows_ap_gaining_one_ninth_when_ranks_2_and_3_swap():
 
 def test_callouts_name_the_best_swap_in_plain_words():
     lines = callout_lines(open_app())
-    assert any("swapping ranks 2 and 3 (bagel and muffin) raises AP (+0.111) and nDCG (+0.061)" in line
+    assert any("swapping ranks 2 and 3 (bagel and muffin) raises AP@4 (+0.111) and nDCG@4 (+0.061)" in line
                for line in lines), lines
+
+
+def test_the_reader_picks_the_metric_the_best_swap_is_chosen_by_and_the_callout_names_it():
+    at = open_app()
+    assert at.selectbox(key="whatif_best_by").value == "nDCG"  # the primary metric by default
+    assert any(line.startswith("Best single swap for nDCG@4: swapping ranks 2 and 3") for line in callout_lines(at))
+    at.selectbox(key="whatif_best_by").select("RR").run()
+    assert_no_failure(at)
+    assert "No single swap of two ranks raises RR." in callout_lines(at)  # donut already leads
 
 
 def test_baseline_tab_compares_the_pinned_list_with_the_current_one_at_the_current_k():

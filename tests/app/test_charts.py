@@ -135,7 +135,7 @@ def test_move_preview_plots_before_and_after_for_every_metric():
     assert list(after.y) == pytest.approx([0.5, 2 / 3, 1, 2 / 3, 0.7653606369886217, 1])
     assert before.marker.color == BASELINE_COLOUR
     assert fig.layout.title.text == "Moving muffin from rank 3 to rank 2: before and after"
-    assert "raises AP (+0.111) and nDCG (+0.061)" in fig.layout.title.subtitle.text
+    assert "raises AP@4 (+0.111) and nDCG@4 (+0.061)" in fig.layout.title.subtitle.text
 
 
 # ---- 3. removing items ------------------------------------------------------------------------------------------

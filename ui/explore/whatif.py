@@ -119,7 +119,8 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
     comparison = None
     if baseline is not None:
         comparison = compare_to_baseline(scenario, baseline["ranking"], baseline["judgments"])
-    sentences = [f"- {escape_markdown(sentence)}" for sentence in callouts(data, comparison)]
+    best_by = _best_swap_metric(scenario)
+    sentences = [f"- {escape_markdown(sentence)}" for sentence in callouts(data, comparison, best_by)]
     st.markdown("\n".join(sentences[:SHOWN_CALLOUTS]))
     if len(sentences) > SHOWN_CALLOUTS:
         with st.expander(f"{len(sentences) - SHOWN_CALLOUTS} more observations"):
@@ -141,6 +142,18 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
             with tab:
                 drawers[name]()
                 _confirmation(confirmation)
+
+
+def _best_swap_metric(scenario: Scenario) -> str:
+    """The metric the best single swap is chosen by (a family: it stays chosen when k changes); the primary metric,
+    nDCG@k, unless the reader picks another."""
+    metrics = scenario.metrics
+    labels = dict(zip(metrics.families, metrics.labels))
+    left, _ = st.columns([2, 5])
+    return left.selectbox("Best single swap for", list(labels), index=metrics.families.index(metrics.primary.family),
+                          key="whatif_best_by", format_func=labels.get,
+                          help=f"The swap that raises this metric most; {metrics.primary.label}, the primary metric, "
+                               "unless you pick another.")
 
 
 def _baseline_chart(comparison) -> None:
