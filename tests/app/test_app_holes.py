@@ -3,6 +3,7 @@ help text that says exactly what low and high are, and Judged@k under the cards.
 
 from __future__ import annotations
 
+from metrics import evaluate_rankings
 from tests.app.support import PASTRY, PASTRY_URL, assert_no_failure, open_app, shown
 
 
@@ -19,11 +20,12 @@ def test_sweet_pastry_cards_show_bounds_and_ranges_with_what_they_mean():
     assert_no_failure(at)
     assert shown(at) == PASTRY  # the values themselves are unchanged
     brackets = _brackets(at)
-    assert brackets["P@4"][0] == "bounds [0.500, 1.000]"
-    assert brackets["Recall@4"][0] == "bounds [0.667, 0.800]"
-    assert brackets["RR"][0] == "bounds [1.000, 1.000]"
-    assert brackets["AP@4"][0] == "range [0.556, 0.800]"
-    assert brackets["nDCG@4"][0] == "range [0.704, 1.000]"
+    # Each label names what it covers: which unjudged documents, and for recall that nothing else is judged.
+    assert brackets["P@4"][0] == "bounds [0.500, 1.000] whatever the top 4's 2 unjudged get"
+    assert brackets["Recall@4"][0] == "bounds [0.667, 0.800] judging only the top 4's 2 unjudged"
+    assert brackets["RR"][0] == "bounds [1.000, 1.000] whatever the whole list's 2 unjudged get"
+    assert brackets["AP@4"][0] == "range [0.556, 0.800]: the top 4's 2 unjudged all non-relevant or all relevant"
+    assert brackets["nDCG@4"][0] == "range [0.704, 1.000]: the top 4's 2 unjudged all non-relevant or all relevant"
     p_help, ap_help = brackets["P@4"][1], brackets["AP@4"][1]
     assert ("2 unjudged documents in the top 4 judged relevant at grade 1, the query's largest grade, at least the "
             "relevance threshold" in p_help)
@@ -36,8 +38,8 @@ def test_judged_at_k_caption_counts_the_unjudged_documents_of_the_top_k():
     at = open_app()
     text = [c.value for c in at.caption if c.value.startswith("Judged≥0@4")]
     assert text == ["Judged≥0@4 = 0.500: 2 of the top 4 documents are unjudged (marked ✗ in the list's judged column). "
-                    "Under each value: its bounds or range if the unjudged documents were judged (hover for what "
-                    "they mean)."]
+                    "Under each value: its bounds or range if the unjudged documents it names were judged (hover "
+                    "for what they mean)."]
 
 
 def test_the_list_marks_each_unjudged_document():
@@ -52,16 +54,28 @@ def test_a_negative_grade_is_marked_unjudged_and_widens_the_bracket():
     assert_no_failure(at)
     frame = at.data_editor[0].value if at.data_editor else at.get("arrow_data_frame")[0].value
     assert dict(zip(frame["doc"], frame["judged"])) == {"donut": "✓", "bagel": "✗"}
-    assert _brackets(at)["P@2"][0] == "bounds [0.500, 1.000]"
+    assert _brackets(at)["P@2"][0] == "bounds [0.500, 1.000] whatever the top 2's 1 unjudged get"
 
 
 def test_a_fully_judged_top_k_cannot_move():
     at = open_app(ranking="donut,muffin,scone", qrels="donut:1,muffin:1,scone:0", k="3")
     brackets = _brackets(at)
-    assert brackets["P@3"][0] == "bounds [0.667, 0.667]"
+    assert brackets["P@3"][0] == "bounds [0.667, 0.667]: no unjudged in the top 3"
     assert brackets["P@3"][1] == ("Every document in the top 3 is judged: no judgment can move P@3; "
                                   "low = high = the value.")
     assert any(c.value.startswith("Judged≥0@3 = 1.000: 0 of the top 3") for c in at.caption)
+
+
+def test_recall_bounds_say_they_hold_only_while_nothing_below_k_is_judged():
+    # eclair, unjudged at rank 5, judged relevant: R grows to 4 and recall@4 falls to 0.500, below the low end.
+    ranking, qrels = "donut,bagel,muffin,croissant,eclair", "donut:1,muffin:1,scone:1"
+    at = open_app(ranking=ranking, qrels=qrels, k="4")
+    bracket, help_text = _brackets(at)["Recall@4"]
+    assert bracket == "bounds [0.667, 0.800] judging only the top 4's 2 unjudged"
+    assert "a document below the top 4 (or not retrieved) judged relevant raises R and lowers it" in help_text
+    judged = {"donut": 1, "muffin": 1, "scone": 1, "eclair": 1}
+    (recall,) = evaluate_rankings([ranking.split(",")], [judged], ["recall.4"])["recall_4"]
+    assert recall == 0.5 < 0.667
 
 
 def test_k_beyond_the_list_says_how_many_are_listed():
@@ -75,7 +89,7 @@ def test_with_unjudged_documents_removed_precision_is_only_a_range_and_the_help_
     at = open_app(ranking="donut,bagel,muffin", qrels="donut:1,muffin:1", k="2", unjudged="removed")
     assert_no_failure(at)
     bracket, help_text = _brackets(at)["P@2"]
-    assert bracket == "range [1.000, 1.000]"
+    assert bracket == "range [1.000, 1.000]: the top 2's 1 unjudged non-relevant or relevant"
     assert "unjudged documents removed from the list, as the convention chosen says: 1.000" in help_text
     assert "not a bound" in help_text
 

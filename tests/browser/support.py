@@ -398,7 +398,8 @@ class ExplorerPage(AppPage):
             self.rerun_after(lambda: self._pick("sample_picker", title))
 
     def card_bracket(self, label: str) -> str:
-        """The caption under a metric card: its judgment hole, e.g. "bounds [0.500, 1.000]"."""
+        """The caption under a metric card: its judgment hole, e.g. "bounds [0.500, 1.000] whatever the top 4's 2
+        unjudged get"."""
         column = self.page.get_by_test_id("stColumn").filter(has=self.metric_card(label))
         return column.get_by_test_id("stCaptionContainer").first.inner_text().strip()
 

@@ -9,6 +9,11 @@ import streamlit as st
 from metrics import TREC_EVAL, Conventions
 from metrics.explain import Explanation
 from metrics.holes import MeasureHole, query_holes, top_grade
+from metrics.measures.display import HOLE_JUDGED, card
+
+#: Bounded measures that a judgment outside their hole still moves: recall@k divides by R, so an unjudged document
+#: below k (or not retrieved) judged relevant lowers it below the low end.
+MOVED_BY_JUDGMENTS_OUTSIDE = frozenset({"recall"})
 
 #: How the ranked list marks a document without a grade >= 0 (ui/explore/editor.py's "judged" column).
 UNJUDGED_MARK = "✗"
@@ -24,10 +29,27 @@ class CardHole:
     scope: str  # "the top 4" or "the whole list"
     help: str
 
+    measure: str = ""  # the registry name ("recall"): whether judgments outside the hole can move it
+
     @property
     def bracket(self) -> str:
-        word = "bounds" if self.hole.bounded else "range"
-        return f"{word} [{self.hole.low:.3f}, {self.hole.high:.3f}]"
+        """The label under the card, naming what low and high cover: which unjudged documents, and, for a measure
+        whose R grows with any relevant judgment (recall@k), that it holds only while nothing else is judged."""
+        interval = f"[{card(self.hole.low)}, {card(self.hole.high)}]"
+        owner = f"{self.scope}'s"
+        if not self.hole.bounded:
+            if self.unjudged == 0:
+                return f"range {interval}: no unjudged in {self.scope}"
+            if self.unjudged == 1:
+                return f"range {interval}: {owner} 1 unjudged non-relevant or relevant"
+            return f"range {interval}: {owner} {self.unjudged} unjudged all non-relevant or all relevant"
+        if self.measure in MOVED_BY_JUDGMENTS_OUTSIDE:
+            if self.unjudged == 0:
+                return f"bounds {interval}: no unjudged in {self.scope}; a relevant one below lowers it"
+            return f"bounds {interval} judging only {owner} {self.unjudged} unjudged"
+        if self.unjudged == 0:
+            return f"bounds {interval}: no unjudged in {self.scope}"
+        return f"bounds {interval} whatever {owner} {self.unjudged} unjudged get"
 
 
 def as_judged(conventions: Conventions) -> str:
@@ -39,8 +61,11 @@ def as_judged(conventions: Conventions) -> str:
 
 
 def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: int,
-              conventions: Conventions = TREC_EVAL) -> str:
+              conventions: Conventions = TREC_EVAL, measure: str = "") -> str:
     """What low and high of one card mean, in the words metrics.holes proves (bounds) or only computes (range)."""
+    if unjudged == 0 and measure in MOVED_BY_JUDGMENTS_OUTSIDE:
+        return (f"Every document in {scope} is judged: no judgment of them can move {label}; low = high = the value. "
+                f"A document below {scope} (or not retrieved) judged relevant would raise R and lower it.")
     if unjudged == 0:
         return f"Every document in {scope} is judged: no judgment can move {label}; low = high = the value."
     documents, those, grades, receive = (("document", "that", "grade", "receives") if unjudged == 1 else
@@ -49,6 +74,10 @@ def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: i
             f"as judged ({as_judged(conventions)}: {hole.value:.3f}) and with "
             f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's largest "
             "grade, at least the relevance threshold (they join the relevant documents, so R grows too).")
+    if hole.bounded and measure in MOVED_BY_JUDGMENTS_OUTSIDE:
+        return both + (f" These are bounds only while nothing else is judged: whatever {grades} {those} {documents} "
+                       f"{receive}, {label} stays between them, but a document below {scope} (or not retrieved) "
+                       "judged relevant raises R and lowers it below the low end.")
     if hole.bounded:
         return both + f" These are bounds: whatever {grades} {those} {documents} {receive}, {label} stays between them."
     return (both + f" This is only the range between the two scenarios, not a bound: other judgments of {those} "
@@ -70,7 +99,7 @@ def card_holes(ranking: list[str], judgments: dict[str, int], explanations: list
         level = measure.relevance_level if measure.relevance_level is not None else conventions.relevance_level
         cards[item.measure] = CardHole(hole, unjudged, scope,
                                        hole_help(item.label, hole, unjudged, scope, top_grade(judgments, level),
-                                                 conventions))
+                                                 conventions, measure.name), measure.name)
     return cards
 
 
@@ -86,12 +115,13 @@ def judged_text(cards: dict[str, CardHole], k: int, length: int) -> str:
         noun = "document" if min(k, length) == 1 else "documents"
         verb = "is" if cut.unjudged == 1 else "are"
         shown = f"the top {k} {noun}" if k <= length else f"the {length} listed {noun} (k = {k} is beyond the list)"
-        parts.append(f"Judged≥0@{k} = {cut.hole.judged:.3f}: {cut.unjudged} of {shown} {verb} unjudged "
+        parts.append(f"{HOLE_JUDGED.one_query.format(k=k)} = {card(cut.hole.judged)}: {cut.unjudged} of {shown} "
+                     f"{verb} unjudged "
                      f"(marked {UNJUDGED_MARK} in the list's judged column).")
     if whole is not None and (cut is None or whole.unjudged != cut.unjudged):
-        parts.append(f"Whole list (the hole of AP and RR): Judged≥0 {whole.hole.judged:.3f}, "
+        parts.append(f"Whole list (the hole of AP and RR): Judged≥0 {card(whole.hole.judged)}, "
                      f"{whole.unjudged} unjudged.")
-    parts.append("Under each value: its bounds or range if the unjudged documents were judged "
+    parts.append("Under each value: its bounds or range if the unjudged documents it names were judged "
                  "(hover for what they mean).")
     return " ".join(parts)
 
