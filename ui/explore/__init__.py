@@ -8,7 +8,7 @@ from metrics.explain import explain, missed_relevant_note
 from ui.common import state, two_lists
 from ui.common.text import literal
 
-from . import controls, data_io, editor, holes, list_status, online, scores, whatif
+from . import controls, data_io, editor, holes, list_status, online, scores, ties, whatif
 
 #: The page's one statement of how it scores (the list status box says when the scores disagree with it).
 SCORING_MODEL = (
@@ -36,7 +36,7 @@ def page() -> None:
     controls.k_and_level(query)
     card_holes = holes.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
     baseline_values = scores.baseline_values(baseline, [item.parsed for item in explanations], query.conventions)
-    scores.metric_cards(explanations, baseline_values, card_holes)
+    scores.metric_cards(explanations, baseline_values, card_holes, ties.card_ties(query, explanations))
     holes.judged_caption(card_holes, query.k, len(query.ranking[: query.conventions.depth or None]))
     scores.baseline_controls()
     st.caption("Conventions: " + query.conventions.describe())

@@ -13,9 +13,11 @@ from metrics.names import Measure, trec_spec
 from ui.common import state
 
 
-def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None, holes: dict | None = None) -> None:
+def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None, holes: dict | None = None,
+                 ties: dict | None = None) -> None:
     """One card per metric: value, change against the baseline, and under it the bracket of its judgment hole
-    (``holes``: ui.explore.holes.CardHole by measure string) with a help text saying what low and high are."""
+    (``holes``: ui.explore.holes.CardHole by measure string) with a help text saying what low and high are, and
+    when documents tie, the interval over their orders (``ties``: ui.explore.ties.CardTies by measure string)."""
     for column, item in zip(st.columns(len(explanations)), explanations):
         delta, colour, arrow = None, "normal", "auto"
         if baseline is not None and item.measure in baseline:
@@ -26,6 +28,8 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
                       help=item.rewards)
         if holes is not None and item.measure in holes:
             column.caption(holes[item.measure].bracket, help=holes[item.measure].help)
+        if ties and item.measure in ties:
+            column.caption(ties[item.measure].bracket, help=ties[item.measure].help)
 
 
 def baseline_values(baseline: dict | None, measures: Sequence[Measure], conventions) -> dict[str, float] | None:

@@ -8,7 +8,7 @@ import streamlit as st
 from ui.common import state
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
-from . import charts, data, holes
+from . import charts, data, holes, ties
 
 #: The tab's widgets (ui.common.state.keep_values keeps what they hold while another tab is open).
 WIDGETS = ("results_run", "results_holes", "query_filter", "results_open_qid")
@@ -47,6 +47,8 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
     scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
     if scores and qids:
         st.plotly_chart(charts.distribution_figure(scores, qids), key="distribution_chart")
+    if measures:
+        ties.ties_section(collection, name, measures, conventions)
     if qids:
         open_in_explorer(collection, name, qids, k, key="results")
 
