@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from metrics.ann import compare_ann
+from metrics.ann import compare_ann, recall_definitions
 from metrics.ann import index as ann_index
 from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure
 from tests.support.ann import engine_comparison, engine_means
 from tests.support.paths import DOCS, TEST_DATA
+from ui.ann import DEFINITIONS_OPEN
+from ui.common.text import literal
 
 DATA = TEST_DATA / "trec_eval"
 
@@ -101,6 +103,8 @@ def test_a_difference_too_small_to_show_has_no_sign_and_no_difference_says_same_
     assert_no_failure(at)
     deltas = {metric.label: metric.delta for metric in at.metric}
     assert deltas["Recall@10: ANN list"] == deltas["nDCG@10: ANN list"] == "0.000 vs exact"
+    check_the_three_definitions_on_the_digits(at)  # the same index: built once for both checks
+    at.session_state[DEFINITIONS_OPEN] = False
     at.select_slider(key="ann_ef_search").set_value(32).run()
     means = engine_means("digits", ann_index.IndexSpec("hnsw", m=16), 10, 32)
     assert means["ndcg_cut_10_ann"] == means["ndcg_cut_10_exact"]
@@ -180,3 +184,33 @@ def test_k_1_with_the_context_cut_off_keeps_one_passage():
     assert_no_failure(at)
     stages = [table.value for table in at.dataframe if "stage" in table.value.columns][0]
     assert list(stages["stage"])[-1] == "context top 1"
+
+
+def check_the_three_definitions_on_the_digits(at):
+    """Recall as each benchmark defines it, on the page showing digits with HNSW M=16, efSearch=16. The digits'
+    pixel values are whole numbers, so squared distances tie: the three definitions disagree."""
+    assert not any(metric.label.startswith("recall@10: ") for metric in at.metric)  # closed: nothing computed
+    at.session_state[DEFINITIONS_OPEN] = True
+    at.run()
+    assert_no_failure(at)
+    data = ann_index.digits_collection()
+    exact = ann_index.as_run(ann_index.exact_search(data.doc_vectors, data.query_vectors, 20, repeats=1),
+                             data.query_ids, data.doc_ids)
+    built = ann_index.build_index(data.doc_vectors, ann_index.IndexSpec("hnsw", m=16))
+    ann = ann_index.as_run(ann_index.ann_search(built, data.query_vectors, 10, 16, repeats=1),
+                           data.query_ids, data.doc_ids)
+    found = recall_definitions(exact, ann, 10)
+    means = found.means(10)
+    shown = cards(at)
+    for name in ("ids", "epsilon", "ties"):
+        assert shown[f"recall@10: {name}"] == f"{means[name]:.3f}"
+    # The page's ANN recall takes the exact top 10 as faiss cut it; among ids tied at the 10th distance the deeper
+    # list keeps trec_eval's (doc id descending), so ids can differ there, and the page says on how many queries.
+    page_recall = compare_ann(ann_index.as_run(ann_index.exact_search(data.doc_vectors, data.query_vectors, 10,
+                                                                      repeats=1), data.query_ids, data.doc_ids),
+                              ann, None, 10).per_query
+    moved = sum(1 for row in found.queries[10] if row.ids != page_recall[row.qid]["ann_recall_10"])
+    assert moved and any(caption.value.startswith(f"ids differs from the ANN recall@10 above on {moved} queries")
+                         for caption in at.caption)
+    disagree = found.disagreements(10)
+    assert disagree and any(caption.value == literal(disagree[0].why()) for caption in at.caption)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from metrics.ann import Waterfall, compare_ann, pipeline_stages, recall_waterfall
+from metrics import InputError
+from metrics.ann import Waterfall, compare_ann, definition_costs, pipeline_stages, recall_definitions, recall_waterfall
 from metrics.ann import index as ann_index
+from metrics.ann.definitions import ANN_BENCHMARKS_EPSILON
 from ui.common import pages, state
 from ui.common.text import literal
 
@@ -40,6 +42,7 @@ def page() -> None:
         return
     comparison = compare_ann(lists.exact, lists.ann, lists.qrels, k)
     summary(comparison, lists)
+    definitions_section(lists, setup, comparison)
     if setup is not None:
         sweep_chart(setup)
     waterfall = waterfall_section(lists) if lists.qrels is not None else None
@@ -101,6 +104,71 @@ def summary(comparison, lists: data.AnnLists) -> None:
                                     for name in comparison.names})
         st.download_button("Download the table (CSV)", comparison.csv().encode(), "ann_recall.csv",
                            "text/csv", key="ann_download_csv")
+
+
+DEFINITIONS_OPEN = "ann_definitions"
+DEFINITIONS_TEXT = (
+    "**ids**: the share of the exact top k's ids the ANN top k holds (the recall above). **epsilon** "
+    "(ann-benchmarks): every returned item within epsilon of the k-th true distance counts, each copy again, so "
+    "returning the nearest neighbour k times scores 1 (their issue 519). **ties** (big-ann-benchmarks): the true "
+    "set is widened to the ids of the exact list's first k groups of equal distances (within 1e-6), so an id tied "
+    "with the k-th distance counts. The distances are the lists' own: minus the score."
+)
+
+
+def definitions_section(lists: data.AnnLists, setup: data.Setup | None, comparison) -> None:
+    """Recall as each benchmark defines it, computed only while its expander is open."""
+    section = st.expander("Recall@k as each benchmark defines it", key=DEFINITIONS_OPEN, on_change="rerun")
+    if not section.open:
+        return
+    with section:
+        st.markdown(DEFINITIONS_TEXT)
+        distances = "negated-score"
+        if setup is None:
+            distances = st.radio("The score column holds", ["negated-score", "score"], horizontal=True,
+                                 key="ann_distances", format_func=lambda v: {"negated-score": "minus the distance "
+                                                                             "(higher is nearer)",
+                                                                             "score": "the distance"}[v])
+            exact = lists.exact
+        else:
+            # A deeper exact list, so that ties with the k-th distance past rank k are seen.
+            exact = data.deeper_exact(setup.collection, lists.k)
+        epsilon = st.number_input("epsilon (ann-benchmarks)", min_value=0.0, max_value=1e6,
+                                  value=ANN_BENCHMARKS_EPSILON, format="%g", key="ann_epsilon")
+        try:
+            found = recall_definitions(exact, lists.ann, lists.k, distances=distances, epsilon=epsilon)
+            costs = [] if lists.qrels is None else definition_costs(found, lists.qrels, exact, lists.ann,
+                                                                     distances=distances)[1]
+        except InputError as error:
+            st.error(literal(str(error)))
+            return
+        means = found.means(lists.k)
+        columns = st.columns(3)
+        by_name = {cost.definition: cost for cost in costs}
+        for column, name in zip(columns, ("ids", "epsilon", "ties")):
+            column.metric(f"recall@{lists.k}: {name}", f"{means[name]:.3f}")
+            if name in by_name:
+                cost = by_name[name]
+                column.caption(f"scores {cost.perfect:,} judged queries 1; on them the ANN list loses "
+                               f"{cost.ndcg_loss:.4f} nDCG@{lists.k} against the exact list")
+        disagree = found.disagreements(lists.k)
+        st.markdown(f"**The definitions disagree on {len(disagree):,} of {len(found.queries[lists.k]):,} queries.**")
+        for row in disagree[:20]:
+            st.caption(literal(row.why()))
+        if len(disagree) > 20:
+            st.caption(f"… and {len(disagree) - 20:,} more (python -m metrics.ann --definitions lists them all).")
+        for note in found.notes:
+            st.caption(literal(note))
+        if setup is not None:
+            key = f"ann_recall_{lists.k}"
+            moved = sum(1 for row in found.queries[lists.k]
+                        if row.qid in comparison.per_query and row.ids != comparison.per_query[row.qid][key])
+            if moved:
+                st.caption(f"ids differs from the ANN recall@{lists.k} above on {moved:,} queries: the exact search "
+                           f"cut at {lists.k} keeps whichever ids tied at the {lists.k}th distance faiss returned; "
+                           f"the deeper exact list used here ({max(2 * lists.k, lists.k + 10)} deep at most) orders "
+                           "equal distances as trec_eval orders equal scores (doc id descending). Which ids are the "
+                           "true top k is itself a tie: the ties definition counts them all.")
 
 
 def versus_exact(ann: float, exact: float) -> dict[str, str]:
