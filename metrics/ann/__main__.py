@@ -51,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "recall_ids_k (id overlap), recall_epsilon_k (ann-benchmarks: within epsilon of the "
                              "k-th true distance, every copy counted), recall_ties_k (big-ann-benchmarks: the true set "
                              "widened to ids tied with a distance of the top k); then '#' lines naming each query "
-                             "where they disagree and why, and with QRELS what the queries each scores 1 lose in "
-                             "nDCG@k against the exact list (docs/ties.md)")
+                             "where they disagree and why, and with QRELS the ANN list's nDCG@k minus the exact "
+                             "list's, over all queries and over those each definition scores 1 (docs/ties.md)")
     parser.add_argument("--distances", choices=["negated-score", "score"], default="negated-score",
                         help="what the score column holds for --definitions: minus the distance (default; higher is "
                              "nearer) or the distance itself")
@@ -112,21 +112,23 @@ def report(args: argparse.Namespace) -> str:
 
 def definition_lines(args: argparse.Namespace, exact: dict, ann: dict, qrels: dict | None, cutoffs: list[int]
                      ) -> list[str]:
-    """--definitions: the three recalls per query (-q) and their means, nDCG@k's loss with QRELS, then '#' lines."""
+    """--definitions: the three recalls per query (-q) and their means, with QRELS nDCG@k of the ANN list minus the
+    exact list's, then '#' lines."""
     found = recall_definitions(exact, ann, cutoffs, distances=args.distances, epsilon=args.epsilon)
-    losses, costs = ({}, []) if qrels is None else definition_costs(
+    differences, costs = ({}, []) if qrels is None else definition_costs(
         found, qrels, exact, ann, distances=args.distances, relevance_level=args.relevance_level)
     lines = []
     for k in found.cutoffs:
         if args.per_query:
             for row in found.queries[k]:
                 lines += [_line(f"recall_{name}_{k}", row.qid, getattr(row, name), False) for name in DEFINITIONS]
-                if row.qid in losses.get(k, {}):
-                    lines.append(_line(f"ndcg_cut_{k}_loss", row.qid, losses[k][row.qid], False))
+                if row.qid in differences.get(k, {}):
+                    lines.append(_line(f"ndcg_cut_{k}_ann_minus_exact", row.qid, differences[k][row.qid], False))
         means = found.means(k)
         lines += [_line(f"recall_{name}_{k}", "all", means[name], False) for name in DEFINITIONS]
-        if k in losses:
-            lines.append(_line(f"ndcg_cut_{k}_loss", "all", sum(losses[k].values()) / len(losses[k]), False))
+        if k in differences:
+            lines.append(_line(f"ndcg_cut_{k}_ann_minus_exact", "all",
+                               sum(differences[k].values()) / len(differences[k]), False))
     for k in found.cutoffs:
         disagree = found.disagreements(k)
         lines.append(f"# k = {k}: the three definitions disagree on {len(disagree):,} of {len(found.queries[k]):,} "
@@ -134,8 +136,8 @@ def definition_lines(args: argparse.Namespace, exact: dict, ann: dict, qrels: di
         lines += [f"#   {row.why()}" for row in disagree]
     for cost in costs:
         lines.append(f"# {cost.definition} at k = {cost.k}: mean {cost.mean_recall:.4f}; scores {cost.perfect:,} "
-                     f"judged {'query' if cost.perfect == 1 else 'queries'} 1, on which the ANN list loses "
-                     f"{cost.ndcg_loss:.4f} nDCG@{cost.k} on average against the exact list")
+                     f"judged {'query' if cost.perfect == 1 else 'queries'} 1, on which the ANN list's nDCG@{cost.k} "
+                     f"minus the exact list's is {cost.ndcg_difference:+.4f} on average")
     lines += [f"# note: {note}" for note in found.notes]
     return lines
 

@@ -190,22 +190,22 @@ def recall_definitions(exact_run: Mapping[str, Mapping[str, float]], ann_run: Ma
 
 @dataclass(frozen=True)
 class DefinitionCost:
-    """What a definition of recall hides: over the queries it scores 1 (a perfect index), the mean retrieval
-    nDCG@k the ANN list loses against the exact list (``ndcg_loss``: exact minus ANN, from the qrels)."""
+    """What a definition of recall hides: over the queries it scores 1 (a perfect index), the mean of the ANN
+    list's retrieval nDCG@k minus the exact list's (``ndcg_difference``, from the qrels; negative: a loss)."""
 
     definition: str
     k: int
     mean_recall: float
     perfect: int
-    ndcg_loss: float
+    ndcg_difference: float
 
 
 def definition_costs(definitions: RecallDefinitions, qrels: Mapping[str, Mapping[str, int]],
                      exact_run: Mapping[str, Mapping[str, float]], ann_run: Mapping[str, Mapping[str, float]], *,
                      distances: str = "negated-score", relevance_level: int = 1
                      ) -> tuple[dict[int, dict[str, float]], list[DefinitionCost]]:
-    """Per k, each judged query's nDCG@k loss (exact minus ANN, trec_eval's nDCG of both lists ordered by
-    distance), and per definition and k what the queries it scores perfect lose."""
+    """Per k, each judged query's nDCG@k of the ANN list minus the exact list's (trec_eval's nDCG of both lists
+    ordered by distance), and per definition and k that difference over the queries it scores perfect."""
     judged = [row.qid for row in definitions.queries[definitions.cutoffs[0]] if qrels.get(row.qid)]
     if not judged:
         raise InputError("no query of the exact run has judgments: the nDCG@k cost needs qrels for its queries")
@@ -219,15 +219,15 @@ def definition_costs(definitions: RecallDefinitions, qrels: Mapping[str, Mapping
     ann_scores = as_scores(ann_run)
     ann = evaluate(sub_qrels, {qid: docs for qid, docs in ann_scores.items() if docs}, measures,
                    relevance_level=relevance_level)
-    losses: dict[int, dict[str, float]] = {}
+    differences: dict[int, dict[str, float]] = {}
     costs = []
     for k in definitions.cutoffs:
         key = f"ndcg_cut_{k}"
-        losses[k] = {qid: exact[qid][key] - ann.get(qid, {}).get(key, 0.0) for qid in judged}
-        rows = [row for row in definitions.queries[k] if row.qid in losses[k]]
+        differences[k] = {qid: ann.get(qid, {}).get(key, 0.0) - exact[qid][key] for qid in judged}
+        rows = [row for row in definitions.queries[k] if row.qid in differences[k]]
         for name in DEFINITIONS:
             perfect = [row.qid for row in rows if getattr(row, name) >= 1.0]
-            loss = sum(losses[k][qid] for qid in perfect) / len(perfect) if perfect else 0.0
+            change = sum(differences[k][qid] for qid in perfect) / len(perfect) if perfect else 0.0
             mean = sum(getattr(row, name) for row in rows) / len(rows)
-            costs.append(DefinitionCost(name, k, mean, len(perfect), loss))
-    return losses, costs
+            costs.append(DefinitionCost(name, k, mean, len(perfect), change))
+    return differences, costs

@@ -81,12 +81,13 @@ def test_the_cost_of_each_definition_in_ndcg():
     # q1's exact top 2 is r1 and r2 (r2 > n1 in trec_eval's tie order): ids 1/2, epsilon and ties 1.
     q1 = found.queries[2][0]
     assert (q1.ids, q1.epsilon, q1.ties) == (0.5, 1.0, 1.0)
-    losses, costs = definition_costs(found, qrels, exact, ann)
-    assert losses[2]["q1"] == pytest.approx(1 - 1 / (1 + 1 / 1.5849625007211562))
-    assert losses[2]["q2"] == 0.0
+    differences, costs = definition_costs(found, qrels, exact, ann)
+    assert differences[2]["q1"] == pytest.approx(1 / (1 + 1 / 1.5849625007211562) - 1)  # ANN minus exact
+    assert differences[2]["q2"] == 0.0
     by_name = {cost.definition: cost for cost in costs}
-    assert (by_name["ids"].perfect, by_name["ids"].ndcg_loss) == (1, 0.0)  # only q2
-    assert by_name["epsilon"].perfect == 2 and by_name["epsilon"].ndcg_loss == pytest.approx(losses[2]["q1"] / 2)
+    assert (by_name["ids"].perfect, by_name["ids"].ndcg_difference) == (1, 0.0)  # only q2
+    assert by_name["epsilon"].perfect == 2
+    assert by_name["epsilon"].ndcg_difference == pytest.approx(differences[2]["q1"] / 2)
     with pytest.raises(InputError, match="judgments"):
         definition_costs(found, {}, exact, ann)
 
@@ -110,5 +111,7 @@ def test_the_command_line_prints_the_three_definitions_and_why_they_disagree(tmp
     assert f"{'recall_ties_3':<22}\tq1\t0.6667" in lines
     assert any(line.startswith("#   query q1 at k = 3") and "'x'" in line for line in lines)
     assert any(line.startswith("# epsilon at k = 3: mean 1.0000; scores 1 judged query 1") for line in lines)
+    # The index returned x (grade 0) in place of c (grade 1): nDCG@3 is 1 / (1 + 1/log2 3) = 0.6131, not 1.
+    assert "ndcg_cut_3_ann_minus_exact\tq1\t-0.3869" in lines
     status, _, err = _cli(tmp_path, "--definitions", "--epsilon", "x")
     assert status == 2 and "--epsilon" in err and "Traceback" not in err
