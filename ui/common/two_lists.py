@@ -207,7 +207,8 @@ def view(prefix: str, *, editable: bool = True) -> ListPair:
         pair.names[1]: [f"{row.value_b:.4f}" for row in rows],
         "B − A": [difference_text(row) for row in rows],
     })
-    st.dataframe(table, hide_index=True)
+    with st.container(key=f"{prefix}_table"):  # a handle for tests and the page's layout
+        st.dataframe(table, hide_index=True)
     st.caption("Conventions: " + pair.conventions.describe())
     return pair
 
