@@ -114,6 +114,22 @@ def test_the_reveals_numbers_are_trec_evals(slug):
         assert math.isclose(facts[fact], trec_eval(scenes[scene], index, measure), abs_tol=1e-12), fact
 
 
+def test_the_words_of_each_reveal_follow_the_direction_of_its_numbers():
+    facts = {lesson.slug: lesson_facts(lesson)[1] for lesson in catalog.LESSONS}
+    order, mrr, ap, rag = facts["order-blindness"], facts["rr-mrr"], facts["ap-map"], facts["rag-recall"]
+    assert order["ap_after"] > order["ap"] and order["ndcg_after"] > order["ndcg"]  # "rises"
+    assert mrr["mrr_after"] > mrr["mrr"] and ap["ap_after"] > ap["ap"]  # "rises"
+    assert rag["ndcg_after"] - rag["ndcg"] < rag["recall_after"] - rag["recall"]  # "nDCG@5 moves less"
+    online = facts["online"]
+    assert online["ap_after"] > online["ap"] and online["first_click_after"] < online["first_click"]  # "earlier"
+    holes = facts["holes"]
+    assert holes["bounded"] and holes["width_after"] < holes["width"]  # true bounds, "the range shrinks"
+    tie = facts["tie-on-p10"]
+    assert tie["rr_b_after"] > tie["rr_b"] and tie["ndcg_a"] > tie["ndcg_b"]
+    tools = facts["ties-and-tools"]
+    assert tools["trec_after"] == tools["ranx_after"] != tools["sklearn_after"]  # "agree", "still says"
+
+
 def test_mrr_is_the_mean_of_the_three_reciprocal_ranks_and_mean_p1_ignores_rank_two():
     scenes, facts = lesson_facts(catalog.BY_SLUG["rr-mrr"])
     before, after = scenes["before"], scenes["after"]
@@ -268,3 +284,14 @@ def test_docs_lessons_lists_every_lesson_with_its_link_and_goal_in_order():
         (lesson.title, f"`?lesson={lesson.slug}`", lesson.goal) for lesson in catalog.LESSONS]
     assert f"query {catalog.TIE_QUERY}" in text and all(name in text for name in catalog.TIE_RUNS)
     assert all(name in text for name in catalog.TIE_TOOLS)
+
+
+def test_a_scored_lesson_opens_in_the_explorer_in_trec_evals_order():
+    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run()
+    at.switch_page("ui/lessons/entry.py").run()
+    at.selectbox(key=PICK).set_value("ties-and-tools").run()
+    at.button(key="lesson_ties-and-tools_explore").click().run()
+    assert_no_failure(at)
+    _, facts = lesson_facts(catalog.TOOLS_LESSON)
+    assert shown(at)["nDCG@4"] == f"{facts['trec']:.3f}"  # trec_eval's number: scone, then biscotti
+    assert at.session_state["query_state"].ranking[0] == facts["trec_first"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.common import pages, state, two_lists
-from ui.common.query_state import Item, QueryState
+from ui.common.query_state import Item, QueryState, sort_by_score
 from ui.common.text import literal
 
 from . import views
@@ -75,8 +75,10 @@ def _open_in_explorer(lesson: Lesson) -> None:
     listing = scene.lists[lesson.explore_list]
     scores = listing.scores or (None,) * len(listing.docs)
     state.init()
-    state.commit(QueryState(tuple(Item(doc, score) for doc, score in zip(listing.docs, scores)),
-                            dict(listing.judgments), scene.k, scene.conventions, query=listing.name))
+    query = QueryState(tuple(Item(doc, score) for doc, score in zip(listing.docs, scores)), dict(listing.judgments),
+                       scene.k, scene.conventions, query=listing.name)
+    # A scored list opens in the order its scores and tie order give: the order trec_eval scores.
+    state.commit(sort_by_score(query))
     st.session_state[state.SAMPLE] = None
     st.session_state[state.BASELINE] = None
     if scene.is_pair:

@@ -71,6 +71,8 @@ def lesson(lesson: Lesson, number: int) -> None:
     scene = current_scene(lesson)
     shows_numbers = at in (REVEALED, REVEALED_AGAIN)
     if scene.is_pair and shows_numbers:
+        if two_lists.get_pair(_key(lesson, "pair")) is None:
+            two_lists.put_pair(_key(lesson, "pair"), pair_of(scene))
         two_lists.view(_key(lesson, "pair"))
     else:
         lists(scene)
