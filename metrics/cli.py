@@ -263,8 +263,9 @@ TIES_HELP = (
     "interval: after each value, three lines MEASURE:tie_low, MEASURE:tie_expected and MEASURE:tie_high (per query "
     "with -q, and on the 'all' lines): the lowest and highest value over every order of the documents that share a "
     "score, and the expected value when each such group is in a uniformly random order (trec_eval orders them by "
-    "doc id). Exact: every order is scored when a query has at most 5,040, else closed forms (McSherry & Najork "
-    "2008) and each group sorted by grade; 'n/a' where neither applies (docs/ties.md). RUN cannot be '-'"
+    "doc id). Exact: every order is scored when a query has at most 5,040 (and a million ranks in all), else "
+    "closed forms (McSherry & Najork 2008) and each group sorted by grade; 'n/a' where neither applies "
+    "(docs/ties.md). RUN cannot be '-'"
 )
 
 

@@ -135,9 +135,13 @@ def definition_lines(args: argparse.Namespace, exact: dict, ann: dict, qrels: di
                      "queries" + (":" if disagree else ""))
         lines += [f"#   {row.why()}" for row in disagree]
     for cost in costs:
-        lines.append(f"# {cost.definition} at k = {cost.k}: mean {cost.mean_recall:.4f}; scores {cost.perfect:,} "
-                     f"judged {'query' if cost.perfect == 1 else 'queries'} 1, on which the ANN list's nDCG@{cost.k} "
-                     f"minus the exact list's is {cost.ndcg_difference:+.4f} on average")
+        head = f"# {cost.definition} at k = {cost.k}: mean {cost.mean_recall:.4f}; "
+        if not cost.perfect:
+            lines.append(head + "scores no judged query 1")
+            continue
+        lines.append(head + f"scores {cost.perfect:,} judged {'query' if cost.perfect == 1 else 'queries'} 1, on "
+                     f"which the ANN list's nDCG@{cost.k} minus the exact list's is {cost.ndcg_difference:+.4f} on "
+                     "average")
     lines += [f"# note: {note}" for note in found.notes]
     return lines
 

@@ -50,7 +50,7 @@ class QueryRecalls:
     repeated: tuple[str, ...] = ()  # ids the ANN top k returns more than once
     within_epsilon: tuple[str, ...] = ()  # other ids of the ANN top k within epsilon of the n-th true distance
     widened: tuple[str, ...] = ()  # ids of the ANN top k that only the tied true set holds (past rank n)
-    tie_reaches_end: bool = False  # the last tie group runs to the end of the exact list (a deeper one may add ids)
+    tie_reaches_end: bool = False  # the exact list ends inside its n-th group of distances (a deeper one may add ids)
 
     @property
     def agree(self) -> bool:
@@ -81,7 +81,8 @@ class QueryRecalls:
                          f"reach past rank {self.k}, so 'ties' also counts {_ids(shifted)}, farther than the "
                          f"{_ordinal(self.k)} true distance")
         if self.tie_reaches_end:
-            parts.append("a tie runs to the end of the exact list, so a deeper one could add more")
+            parts.append(f"the exact list ends inside its {_ordinal(self.k)} group of equal distances, so a deeper "
+                         "list could add ids tied with it to 'ties'")
         return f"query {self.qid} at k = {self.k}: ids {self.ids:.4f}, epsilon {self.epsilon:.4f}, ties " \
                f"{self.ties:.4f}: " + "; ".join(parts)
 

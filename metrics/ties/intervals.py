@@ -4,8 +4,8 @@ orders of the tied documents and the expected value under a uniformly random ord
 How each number is found, per query:
 
 * no tie group with two different labels (:mod:`metrics.ties.groups`): the value is the only one;
-* at most :data:`MAX_ORDERS` distinct rankings: every one is scored (one batch), so low, high and the expectation
-  are exact for every measure;
+* at most :data:`MAX_ORDERS` distinct rankings (and a batch of at most :data:`MAX_CELLS` ranks): every one is
+  scored (one batch), so low, high and the expectation are exact for every measure;
 * more: the expectation in closed form where there is one (:mod:`metrics.ties.expected`), and low and high from
   the two rankings with every tie group sorted by label, best first and best last, for the measures in
   :data:`SORTED_EXTREMES` (those for which that is proven to give the extremes, and checked against every order by
@@ -45,6 +45,9 @@ from .groups import TiedQuery, as_evaluated, batch_of
 
 #: The largest number of distinct rankings scored one by one for a query (beyond, closed forms and sorted groups).
 MAX_ORDERS = 5040
+#: ...and the largest batch they make (rankings x ranks): 5,040 orders of a 1,000-document ranking would be 40 MB
+#: per matrix, so long rankings are scored one by one only for fewer orders.
+MAX_CELLS = 1_000_000
 
 #: Measures whose lowest and highest values over the orders of the tie groups are those of the two rankings with
 #: each group sorted by label (grade descending, then pooled-unjudged, then absent; and the reverse). Exchanging two
@@ -147,7 +150,7 @@ def query_intervals(query: TiedQuery, measures: Sequence[Measure], conventions: 
     straddles = query.straddles(conventions.depth)
     closed = {} if straddles else closed_forms(list(measures), query, conventions, evaluated, condensed_of)
     nan = float("nan")
-    if orders <= MAX_ORDERS:
+    if orders <= MAX_ORDERS and (orders + 1) * max(1, query.labels.shape[0]) <= MAX_CELLS:
         # Row 0 is trec_eval's order, then every distinct ranking once.
         scored = score(np.vstack([query.labels[None, :], query.every_order()]))
         out = {}

@@ -252,3 +252,14 @@ def test_ties_refuses_standard_input_and_unknown_kinds(tmp_path):
     assert err.getvalue() == "python -m metrics: --ties reads the run a second time: give RUN as a file, not '-'\n"
     status, _, err_text = _cli(tmp_path, "--ties", "average")
     assert status == 2 and "interval" in err_text and "Traceback" not in err_text
+
+
+def test_a_long_ranking_with_few_orders_still_keeps_its_batch_bounded(monkeypatch):
+    # 6 orders of a 4-document ranking make 7 x 4 ranks; with a cap of 20 they are not scored one by one.
+    monkeypatch.setattr("metrics.ties.intervals.MAX_CELLS", 20)
+    docs, scores, judgments = ["a", "b", "c", "d"], [1.0, 1.0, 1.0, 0.5], {"a": 2, "b": 1, "d": 1}
+    found, orders, how = query_intervals(TiedQuery.from_ranking(docs, scores, judgments), as_measures(["P.2", "infAP"]),
+                                         Conventions())
+    assert orders == 6 and how.endswith("extremes by sorting each tie group, expectation in closed form")
+    assert found["P_2"][1:] == pytest.approx((0.5, 1.0, 2 / 3))  # (low, high, expected): 2 relevant of 3 tied
+    assert all(math.isnan(x) for x in found["infAP"][1:])

@@ -150,7 +150,8 @@ def definitions_section(lists: data.AnnLists, setup: data.Setup | None, comparis
             if name in by_name:
                 cost = by_name[name]
                 column.caption(f"scores {cost.perfect:,} judged queries 1; on them the ANN list's "
-                               f"nDCG@{lists.k} minus the exact list's is {cost.ndcg_difference:+.4f} on average")
+                               f"nDCG@{lists.k} minus the exact list's is {cost.ndcg_difference:+.4f} on average"
+                               if cost.perfect else "scores no judged query 1")
         disagree = found.disagreements(lists.k)
         st.markdown(f"**The definitions disagree on {len(disagree):,} of {len(found.queries[lists.k]):,} queries.**")
         for row in disagree[:20]:

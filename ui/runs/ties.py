@@ -19,8 +19,9 @@ EXPLAINED = (
     "trec_eval orders documents with the same score by doc id (descending), an order no system chose. For each "
     "measure, low and high are its lowest and highest value over every order of the tied documents, and expected "
     "its mean when each group of tied documents is in a uniformly random order (McSherry & Najork, 2008). All "
-    "three are exact: every order is scored when a query has at most 5,040, otherwise closed forms and each group "
-    "sorted by grade; n/a where neither applies (infAP, for one), never an estimate."
+    "three are exact: every order is scored when a query has at most 5,040 (and a million ranks in all), "
+    "otherwise closed forms and each group sorted by grade; n/a where neither applies (infAP, for one), never an "
+    "estimate."
 )
 
 
