@@ -18,6 +18,8 @@ from .catalog import BY_SLUG
 from .model import Facts, Lesson, Question, Scene, render, shown_fact
 
 ASKED, REVEALED, CHANGED, REVEALED_AGAIN = range(4)
+#: The most relevant documents missing from a list that the caption under it names (a real query misses dozens).
+MAX_NAMED = 5
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -124,16 +126,17 @@ def lists(scene: Scene) -> None:
             st.dataframe(pd.DataFrame(frame), hide_index=True)
             missed = [doc for doc, grade in listing.judgments.items() if grade >= level and doc not in listing.docs]
             if missed:
-                st.caption(f"Relevant (grade ≥ {level}) but not in the list: " + ", ".join(literal(d) for d in missed))
+                named = ": " + ", ".join(literal(doc) for doc in missed) if len(missed) <= MAX_NAMED else ""
+                st.caption(f"{len(missed):,} relevant (grade ≥ {level}) not in the list{named}")
             st.caption(f"k = {scene.k}")
 
 
 def numbers(scene: Scene) -> None:
-    """The explorer's metrics at the scene's k for each list, three decimals (the cards' rounding)."""
+    """The explorer's metrics at the scene's k for each list, four decimals (the tables' rounding)."""
     measures = explorer_metrics(scene.k)
     values = evaluate_rankings([list(listing.docs) for listing in scene.lists],
                                [dict(listing.judgments) for listing in scene.lists],
                                [measure for _, measure in measures], scene.conventions)
     table = pd.DataFrame({"list": [listing.name for listing in scene.lists],
-                          **{label: [f"{x:.3f}" for x in values[measure.key]] for label, measure in measures}})
+                          **{label: [f"{x:.4f}" for x in values[measure.key]] for label, measure in measures}})
     st.dataframe(table, hide_index=True)
