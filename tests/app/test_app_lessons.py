@@ -93,6 +93,8 @@ def test_every_text_names_facts_and_types_no_number_of_its_own(lesson):
         assert placeholders(template) <= set(facts), placeholders(template) - set(facts)
         assert not re.search(r"[0-9]", NAMES.sub("", typed_text(template))), template
         assert "nan" not in render(template, facts).lower().split()
+    for reveal in (lesson.ask.reveal, lesson.ask_again.reveal):  # the reason in two or three sentences
+        assert 2 <= len(re.findall(r"[.!?](?:\s|$)", render(reveal, facts))) <= 3, reveal
 
 
 @pytest.mark.parametrize("lesson", catalog.LESSONS, ids=lambda lesson: lesson.slug)

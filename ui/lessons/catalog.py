@@ -558,10 +558,14 @@ TOOLS_LESSON = Lesson(
 
 # ---- 12. which metric when -------------------------------------------------------------------------------------
 
-_GUIDE = {entry.use_case: entry for entry in METRIC_GUIDE}
-_READ_FROM_TOP = "A result page that people read from the top"
-_RAG = "RAG: the top k chunks are handed to a language model"
-_CHOICES = ("nDCG@10", "Recall@k", "RR (or Success@1)", "P@k")
+def _guide(words: str):
+    """The metric guide's entry (metrics.explain.METRIC_GUIDE) whose use case holds ``words``."""
+    return next(entry for entry in METRIC_GUIDE if words in entry.use_case)
+
+
+_READ_FROM_TOP, _RAG = "read from the top", "RAG"
+#: The guide's measures, but for its last entry (an online test on top of any of them).
+_CHOICES = tuple(entry.metric for entry in METRIC_GUIDE if "online" not in entry.metric.lower())
 
 
 def _which_facts(before: Scene, after: Scene) -> dict[str, object]:
@@ -571,9 +575,9 @@ def _which_facts(before: Scene, after: Scene) -> dict[str, object]:
     return {"k": k, "k_after": k_after, "ndcg": v(before, f"ndcg_cut.{k}"), "recall": v(before, f"recall.{k}"),
             "judged_share": next(iter(holes.values())).judged, "level": before.conventions.relevance_level,
             "recall_after": v(after, f"recall.{k_after}"), "ndcg_after": v(after, f"ndcg_cut.{k_after}"),
-            "rr_after": v(after, "recip_rank"), "primary": _GUIDE[_READ_FROM_TOP].metric,
-            "primary_after": _GUIDE[_RAG].metric, "why": _GUIDE[_READ_FROM_TOP].why,
-            "why_after": _GUIDE[_RAG].why}
+            "rr_after": v(after, "recip_rank"), "primary": _guide(_READ_FROM_TOP).metric,
+            "primary_after": _guide(_RAG).metric, "why": _guide(_READ_FROM_TOP).why,
+            "why_after": _guide(_RAG).why}
 
 
 WHICH_METRIC = Lesson(
