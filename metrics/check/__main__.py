@@ -5,6 +5,10 @@ conventions that differ from trec_eval's defaults as ``name=value`` (or ``trec_e
 whose whole profile for the measure gives that value (:mod:`metrics.profiles`), with the options they need.
 Exits 0 when something matches, 1 when nothing does (the nearest values are printed
 instead), and 2 on bad input, with one line on stderr naming the problem.
+
+``python -m metrics.check --lint QRELS RUN... [-m M]... [-l N] [-M N]`` is the preflight lint
+(:mod:`metrics.check.lint`): every check per run with its count, queries and effects; exits 0 when no check found
+anything, 1 when one did.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from ..model import InputError
 from .depth import DepthShortfall, finding_shortfalls
 from .finder import Candidate, Finding, find_conventions
 from .granularity import Granularity, check_granularity
+from .lint import DEFAULT_MEASURES as LINT_MEASURES
+from .lint import lint_runs, read_run_lines
 from .table import TableCheck, check_table, read_table, utf8_text
 from .variants import Variant, find_with_variants, read_query_subset
 
@@ -43,10 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: python -m metrics.check qrels.txt run.txt --measure nDCG@10 --value 0.412",
     )
     parser.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels file (qid iter docno rel), plain or gzip")
-    parser.add_argument("run", metavar="RUN", nargs="?",
-                        help="run file (qid Q0 docno rank score tag), plain or gzip")
-    parser.add_argument("--measure", "-m",
-                        help="one measure in trec_eval (ndcg_cut.10) or ir_measures (nDCG@10) notation")
+    parser.add_argument("run", metavar="RUN", nargs="*",
+                        help="run file (qid Q0 docno rank score tag), plain or gzip; several with --lint")
+    parser.add_argument("--measure", "-m", action="append",
+                        help="one measure in trec_eval (ndcg_cut.10) or ir_measures (nDCG@10) notation; with --lint, "
+                             "give it once per measure the effects are computed on (default: "
+                             + ", ".join(LINT_MEASURES) + ")")
+    parser.add_argument("--lint", action="store_true",
+                        help="preflight lint: for each RUN, every check of what can silently move a score, with its "
+                             "count, the queries concerned and its effect on the measures (see docs/lint.md)")
+    parser.add_argument("--relevance-level", "-l", type=whole_number, default=None, metavar="N",
+                        help="with --lint: the relevance threshold of the effects (trec_eval -l; default 1)")
     parser.add_argument("--value", "-v", help="the reported value as printed, e.g. 0.412, 41.2 or 41.2%%")
     parser.add_argument("--queries", type=whole_number, metavar="N",
                         help="number of queries the mean is over: says whether the value is possible at all "
@@ -72,6 +85,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     args = build_parser().parse_args(argv)
+    if args.lint:
+        return _lint(args, out, err)
+    if len(args.run) > 1:
+        print("error: give one RUN (several only with --lint)", file=err)
+        return EXIT_BAD_INPUT
+    args.run = args.run[0] if args.run else None
+    args.measure = args.measure[-1] if args.measure else None  # given twice, the last counts (as before)
     try:
         if args.table:
             return _report_table(_table(args), out)
@@ -162,6 +182,40 @@ def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant], list[DepthSh
     subset = read_query_subset(_read_small_text(Path(args.subset), "query subset")) if args.subset else None
     variants = find_with_variants(qrels, run, args.measure, args.value, base=base, subset=subset, cutoff=args.cutoff)
     return finding, variants[1:], shortfalls
+
+
+def _lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--lint QRELS RUN...``: every check on every run; exit 0 when nothing was found, 1 when something was."""
+    try:
+        if args.qrels is None or not args.run:
+            raise InputError("with --lint, give QRELS and at least one RUN")
+        if args.value is not None or args.table or args.queries is not None:
+            raise InputError("--lint takes QRELS, RUN... and --measure, -l, -M; not --value, --table or --queries")
+        base = Conventions(relevance_level=args.relevance_level or 1, depth=args.depth)
+        qrels = read_qrels_path(args.qrels).to_dict()
+        runs = [read_run_lines(path, name=Path(path).name) for path in args.run]
+        lints = lint_runs(qrels, runs, args.measure or LINT_MEASURES, base)
+    except (InputError, ValueError, OSError) as error:
+        print(f"error: {_one_line(error)}", file=err)
+        return EXIT_BAD_INPUT
+    try:
+        for lint in lints:
+            print(f"{lint.run}: {len(lint.found)} of {len(lint.checks)} checks found something", file=out)
+            for check in lint.checks:
+                mark = "!" if check.found else "ok"
+                where = f" in {check.queries_text()}" if check.queries else ""
+                print(f"  [{mark}] {check.title}: {check.count_text()}{where}", file=out)
+                if check.found:
+                    print(f"       {check.note}", file=out)
+                for effect in check.effects:
+                    print(f"       {effect.text()}", file=out)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        print(f"error: {cannot_write(error)}", file=err)
+        return EXIT_BAD_INPUT
+    return EXIT_NO_MATCH if any(lint.found for lint in lints) else EXIT_MATCH
 
 
 def _report_variants(variants: list[Variant], finding: Finding, out: TextIO, status: int) -> int:

@@ -291,6 +291,13 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
     return label, raw
 
 
+def load_bytes(source: Source, *, name: str | None = None, max_bytes: int | None = None,
+               kind: str = "run") -> tuple[str, bytes | bytearray]:
+    """A file's label and bytes as the readers load them (gzip decompressed with its limits, BOM dropped, size
+    capped), for a reader that must see every line as written (``python -m metrics.check --lint``)."""
+    return _load(source, name, max_bytes, kind)
+
+
 def _open(path: Path, label: str) -> BinaryIO:
     try:
         return open(path, "rb")
@@ -1047,4 +1054,4 @@ def _raise_duplicate(buffer: bytes, label: str, kind: str, first_line: int = 1) 
         seen[pair] = number
 
 
-__all__ = ["QrelsTable", "RunTable", "TrecFormatError", "read_qrels", "read_run"]
+__all__ = ["QrelsTable", "RunTable", "TrecFormatError", "load_bytes", "read_qrels", "read_run"]
