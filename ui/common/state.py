@@ -117,18 +117,20 @@ def can_undo() -> bool:
 
 
 def open_query(qid: str, judgments: dict[str, int], scores: dict[str, float], *, k: int | None = None,
-               source: str = "") -> None:
+               source: str = "", relevance_level: int | None = None) -> None:
     """Make one query of a loaded run the explorer's list: ordered by score with the current tie order, at most
     MAX_ITEMS documents, a fresh baseline. ``k``: the cut-off the user was looking at (the run page's); None keeps
-    the explorer's."""
+    the explorer's. ``relevance_level``: the collection's threshold (TREC DL's 2); None keeps the explorer's."""
     current_state = current()
+    conventions = current_state.conventions
+    if relevance_level is not None:
+        conventions = conventions.replace(relevance_level=relevance_level)
     order = order_documents(scores, current_state.conventions.tie_order,
                             score_precision=current_state.conventions.score_precision)
     items = tuple(Item(doc, scores[doc]) for doc in order[:MAX_ITEMS])
     if k is None:
         k = current_state.k if order else 10
-    commit(QueryState(items, dict(judgments), min(max(int(k), 1), MAX_K), current_state.conventions,
-                      query=str(qid)[:200]))
+    commit(QueryState(items, dict(judgments), min(max(int(k), 1), MAX_K), conventions, query=str(qid)[:200]))
     st.session_state[SAMPLE] = None
     st.session_state[BASELINE] = None
     cut = f" Only the top {MAX_ITEMS} of {len(order)} documents are shown." if len(order) > MAX_ITEMS else ""

@@ -22,6 +22,7 @@ def page() -> None:
     query = state.current()
     with st.sidebar:
         controls.sample_picker(query)
+        controls.real_query_picker()
         controls.conventions_panel(query)
 
     with st.container(key=data_io.TOP_ANCHOR):

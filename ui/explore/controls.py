@@ -13,6 +13,7 @@ import streamlit as st
 
 from metrics import CONVENTION_INFO, DEFAULT_TREC_EVAL, Conventions
 from metrics.conventions import URL_PARAMS
+from metrics.real import DL20
 from ui.common import state
 from ui.common.conventions import convention_meaning, convention_select
 from ui.common.query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
@@ -59,6 +60,27 @@ def sample_picker(query: QueryState) -> None:
     elif origin in samples:
         st.caption(f"Edited from the sample “{samples[origin].title}”, whose description was written for the list "
                    "as loaded. Choose it again to start over.")
+
+
+def real_query_picker() -> None:
+    """A query of the built-in TREC DL 2020 collection, from one of its five runs, opened with its relevance
+    threshold (-l 2), beside the synthetic samples."""
+    panel = st.expander("Or a real query: TREC DL 2020", key="dl20_picker", on_change="rerun")
+    if not panel.open:  # the collection is read only once someone opens the picker
+        return
+    with panel:
+        st.caption(DL20.description)
+        run = st.selectbox("Run", DL20.run_names, key="dl20_run")
+        qids = sorted(DL20.qrels().qids, key=lambda qid: (len(qid), qid))
+        qid = st.selectbox("Query", qids, key="dl20_query")
+        st.button("Open this query", key="dl20_open", on_click=_open_real, args=(run, qid))
+        st.caption(DL20.convention_note)
+        st.caption(DL20.attribution)
+
+
+def _open_real(run: str, qid: str) -> None:
+    state.open_query(qid, DL20.qrels().query(qid), DL20.run(run).query(qid), k=10,
+                     source=f" from TREC DL 2020 ({run})", relevance_level=DL20.conventions.relevance_level)
 
 
 def _change(**changes: Any) -> None:

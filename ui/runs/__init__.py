@@ -11,7 +11,7 @@ import streamlit as st
 
 from ui.common import pages, state
 
-from . import checks, compare, data, finder, judging, online, results, significance
+from . import checks, compare, data, finder, judging, lint, online, results, significance
 
 #: The tabs, in order, with the widgets whose values each keeps while another tab is open.
 TABS = {
@@ -44,11 +44,12 @@ def page() -> None:
         else:
             state.keep_values(checks.GRIM_WIDGETS)
         return
-    measures, conventions = data.settings()
+    measures, conventions = data.settings(collection)
     collection = data.with_added_judgments(collection)  # judgments added in "Judge the holes" count everywhere
     judging.added_banner(collection)
     evaluated = data.evaluate_all(collection, measures, conventions)
     data.coverage_notes(collection, evaluated)
+    lint.lint_panel(collection, measures, conventions)
 
     panes = dict(zip(TABS, st.tabs(list(TABS), key=TAB, on_change="rerun")))
     for label, pane in panes.items():

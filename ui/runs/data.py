@@ -17,8 +17,9 @@ from metrics.check import find_conventions
 from metrics.check.depth import finding_shortfalls
 from metrics.export import qrels_to_trec
 from metrics.io.frames import qrels_from_mapping, run_from_mapping
-from metrics.io.trec import QrelsTable, RunTable
+from metrics.io.trec import QrelsTable, RunTable, load_bytes
 from metrics.judging import merge_judgments_table
+from metrics.real import DL20
 from metrics.samples import load_samples, sample_to_trec
 from ui.common.conventions import convention_meaning, convention_select, trec_eval_build_select, trec_eval_readout
 from ui.common.text import literal
@@ -41,6 +42,8 @@ class Collection:
     qrels_name: str = "qrels"  # the file name, for the captions of exported tables
     qrels_text: Callable[[], bytes] | None = None  # the qrels file as uploaded (for the merged download)
     original: Collection | None = None  # the collection before judgments were added on the page
+    run_texts: dict[str, Callable[[], bytes]] = field(default_factory=dict, compare=False)  # runs as written (lint)
+    note: str = ""  # what the collection is and where it comes from (the real collection's attribution)
 
     @property
     def qrels_key(self) -> object:
@@ -80,6 +83,27 @@ def _built_in() -> Collection:
     )
 
 
+DL20_KEY = ("dl20",)
+
+
+def _dl20() -> Collection:
+    """TREC DL 2020 passage, shipped with the package: real judgments and five real top-100 runs."""
+    return Collection(
+        DL20.qrels(), {name: DL20.run(name) for name in DL20.run_names}, key=DL20_KEY,
+        qrels_name="TREC DL 2020 passage qrels",
+        qrels_text=lambda: bytes(load_bytes(DL20.path(), kind="qrels")[1]),
+        run_texts={name: (lambda name=name: DL20.path(name).read_bytes()) for name in DL20.run_names},
+        note=f"{DL20.description} {DL20.attribution}",
+    )
+
+
+def _dl20_switched() -> None:
+    """Switching TREC DL 2020 on sets its relevance threshold (-l 2), which stays shown and changeable."""
+    if st.session_state.get("runs_use_dl20"):
+        st.session_state["runs_level"] = DL20.conventions.relevance_level
+        st.session_state["runs_use_samples"] = False
+
+
 def inputs() -> Collection | None:
     with st.container(border=True):
         left, right = st.columns(2)
@@ -90,6 +114,12 @@ def inputs() -> Collection | None:
                    "`python -m metrics`.")
         use_samples = st.toggle("Use the built-in sample collection instead", key="runs_use_samples",
                                 help="The explorer's samples as one small collection, with two runs to compare.")
+        use_dl20 = st.toggle("Use TREC DL 2020 passage instead (real judgments, five real runs)", key="runs_use_dl20",
+                             on_change=_dl20_switched, help=DL20.description)
+    if use_dl20:
+        collection = _dl20()
+        st.caption(literal(collection.note))
+        return collection
     if use_samples:
         return _built_in()
     if qrels_upload is None or not run_uploads:
@@ -108,10 +138,12 @@ def inputs() -> Collection | None:
     if len(run_uploads) > MAX_RUNS:
         st.warning(f"Only the first {MAX_RUNS} runs are evaluated.")
     key = tuple((upload.file_id, upload.size) for upload in (qrels_upload, *run_uploads[:MAX_RUNS]))
-    return Collection(qrels, runs, key, qrels_name=qrels_upload.name, qrels_text=qrels_upload.getvalue)
+    texts = {name: upload.getvalue for name, upload in zip(runs, run_uploads[:MAX_RUNS])}
+    return Collection(qrels, runs, key, qrels_name=qrels_upload.name, qrels_text=qrels_upload.getvalue,
+                      run_texts=texts)
 
 
-def settings() -> tuple[list[str], Conventions]:
+def settings(collection: Collection | None = None) -> tuple[list[str], Conventions]:
     """Measures and conventions for whole runs, in the sidebar (here depth and missing queries matter too)."""
     with st.sidebar:
         st.subheader("Measures")
@@ -129,7 +161,10 @@ def settings() -> tuple[list[str], Conventions]:
             if note := reading_note(spec):  # a name from another tool: say how it was read
                 st.caption(literal(note))
         st.subheader("Conventions")
-        level = st.number_input("Relevance threshold", min_value=0, max_value=1000, value=1, step=1, key="runs_level")
+        st.session_state.setdefault("runs_level", 1)
+        level = st.number_input("Relevance threshold", min_value=0, max_value=1000, step=1, key="runs_level")
+        if collection is not None and collection.key[:1] == DL20_KEY:
+            st.caption(DL20.convention_note)
         depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
                                 key="runs_depth")
         trec_eval_build_select("runs_trec_eval", "runs_convention_{}")
@@ -235,5 +270,6 @@ def with_added_judgments(collection: Collection) -> Collection:
         cached = st.session_state["added_collection"] = Collection(
             merge_judgments_table(collection.qrels, grades), collection.runs, key,
             qrels_name=f"{collection.qrels_name} with {len(grades)} added judgment{'s' if len(grades) != 1 else ''}",
-            qrels_text=collection.qrels_text, original=collection)
+            qrels_text=collection.qrels_text, original=collection, run_texts=collection.run_texts,
+            note=collection.note)
     return cached
