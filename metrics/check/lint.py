@@ -161,30 +161,63 @@ class RunLint:
         return tuple(check for check in self.checks if check.found)
 
 
+#: The checks, in the order they are listed.
+CHECKS = ("identical_ids", "duplicates", "rank_vs_score", "tied_cutoffs", "missing_queries", "unjudged_queries",
+          "near_ids", "shallow", "grade_levels", "bad_scores", "identical_scores", "identical_runs")
+
+
 def lint_runs(qrels: Qrels, runs: Sequence[RunLines], measures: Sequence[str] = DEFAULT_MEASURES,
-              conventions: Conventions | None = None) -> list[RunLint]:
-    """Every check on every run (see the module's table), with effects on ``measures`` under ``conventions``."""
+              conventions: Conventions | None = None, checks: Sequence[str] = CHECKS) -> list[RunLint]:
+    """Every check (or those named in ``checks``) on every run, with effects on ``measures`` under ``conventions``
+    (see the module's table)."""
     conventions = conventions or Conventions()
     parsed = [measure for spec in measures for measure in parse_measures(spec)]
     if not parsed:
         raise InputError("give at least one measure for the lint's effects, e.g. nDCG@10")
     if not runs:
         raise InputError("give at least one run to lint")
+    unknown = [name for name in checks if name not in CHECKS]
+    if unknown:
+        raise InputError(f"unknown lint check {unknown[0]!r}; the checks: {', '.join(CHECKS)}")
     cleaned = [_clean(lines) for lines in runs]
-    return [RunLint(lines.name, (
-        _identical_ids(qrels, run, parsed, conventions),
-        _duplicates(qrels, lines, run, parsed, conventions),
-        _rank_vs_score(qrels, lines, run, parsed, conventions),
-        _tied_cutoffs(qrels, run, parsed, conventions),
-        _missing_queries(qrels, run, parsed, conventions),
-        _unjudged_queries(qrels, run),
-        _near_ids(qrels, run, parsed, conventions),
-        _shallow(qrels, run, parsed, conventions),
-        _grade_levels(qrels, run, parsed, conventions),
-        _bad_scores(qrels, lines, run, parsed, conventions),
-        _identical_scores(qrels, run, parsed, conventions),
-        _identical_runs(index, cleaned, runs),
-    ), tuple(m.key for m in parsed)) for index, (lines, run) in enumerate(zip(runs, cleaned))]
+    lints = []
+    for index, (lines, run) in enumerate(zip(runs, cleaned)):
+        _AS_READ.clear()  # one run's means as read, shared by its checks
+        subject = _Subject(qrels, lines, run, parsed, conventions, index, cleaned, runs)
+        lints.append(RunLint(lines.name, tuple(_RUN_CHECK[name](subject) for name in CHECKS if name in checks),
+                             tuple(m.key for m in parsed)))
+    _AS_READ.clear()
+    return lints
+
+
+@dataclass(frozen=True, slots=True)
+class _Subject:
+    """What the checks read: the qrels, one run as written and cleaned, the measures, conventions and every run."""
+
+    qrels: Qrels
+    lines: RunLines
+    run: dict[str, dict[str, float]]
+    measures: list[Measure]
+    conventions: Conventions
+    index: int
+    cleaned: Sequence[dict]
+    runs: Sequence[RunLines]
+
+
+_RUN_CHECK = {
+    "identical_ids": lambda s: _identical_ids(s.qrels, s.run, s.measures, s.conventions),
+    "duplicates": lambda s: _duplicates(s.qrels, s.lines, s.run, s.measures, s.conventions),
+    "rank_vs_score": lambda s: _rank_vs_score(s.qrels, s.lines, s.run, s.measures, s.conventions),
+    "tied_cutoffs": lambda s: _tied_cutoffs(s.qrels, s.run, s.measures, s.conventions),
+    "missing_queries": lambda s: _missing_queries(s.qrels, s.run, s.measures, s.conventions),
+    "unjudged_queries": lambda s: _unjudged_queries(s.qrels, s.run),
+    "near_ids": lambda s: _near_ids(s.qrels, s.run, s.measures, s.conventions),
+    "shallow": lambda s: _shallow(s.qrels, s.run, s.measures, s.conventions),
+    "grade_levels": lambda s: _grade_levels(s.qrels, s.run, s.measures, s.conventions),
+    "bad_scores": lambda s: _bad_scores(s.qrels, s.lines, s.run, s.measures, s.conventions),
+    "identical_scores": lambda s: _identical_scores(s.qrels, s.run, s.measures, s.conventions),
+    "identical_runs": lambda s: _identical_runs(s.index, s.cleaned, s.runs),
+}
 
 
 # ---- the checks ---------------------------------------------------------------------------------------------------
@@ -196,7 +229,7 @@ def _identical_ids(qrels, run, measures, conventions) -> Check:
     effects = ()
     if found:
         removed = {qid: {doc: score for doc, score in docs.items() if doc != qid} for qid, docs in run.items()}
-        effects = _effects(qrels, measures, conventions, ("as read", run), ("those removed (BEIR)", removed))
+        effects = _effects(qrels, measures, conventions, ("as read", run), ("removed, as BEIR does", removed))
     return Check("identical_ids", "document id equal to its query id", len(found), "documents", queries,
                  "BEIR removes a document whose id is its query's (ArguAna, Quora); trec_eval keeps it.", effects)
 
@@ -407,7 +440,19 @@ def _qids(qids) -> tuple[str, ...]:
     return tuple(dict.fromkeys(qids))
 
 
+#: The means of the run being linted as read, by conventions (cleared for each run by lint_runs).
+_AS_READ: dict[tuple[int, Conventions], dict[str, float]] = {}
+
+
 def _means(qrels: Qrels, run: Run, measures: Sequence[Measure], conventions: Conventions) -> dict[str, float]:
+    key = (id(run), conventions)
+    if key not in _AS_READ:
+        _AS_READ[key] = _evaluate_means(qrels, run, measures, conventions)
+    return _AS_READ[key]
+
+
+def _evaluate_means(qrels: Qrels, run: Run, measures: Sequence[Measure], conventions: Conventions
+                    ) -> dict[str, float]:
     evaluated = {qid: docs for qid, docs in run.items() if docs}
     if not any(qid in qrels for qid in evaluated):
         return {m.key: 0.0 for m in measures}
@@ -429,5 +474,5 @@ def lint_table(lints: Sequence[RunLint]) -> list[dict[str, object]]:
              "what it means": check.note} for lint in lints for check in lint.checks]
 
 
-__all__ = ["DEFAULT_MEASURES", "MAX_LINT_BYTES", "Check", "Effect", "RunLines", "RunLint", "lint_runs", "lint_table",
-           "read_run_lines"]
+__all__ = ["CHECKS", "DEFAULT_MEASURES", "MAX_LINT_BYTES", "Check", "Effect", "RunLines", "RunLint", "lint_runs",
+           "lint_table", "read_run_lines"]
