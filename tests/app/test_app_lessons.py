@@ -10,6 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from metrics.online import sessions_needed
+from metrics.online.models import default_position_bias
+from metrics.profiles import PROFILES
 from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure, shown
 from tests.support.paths import REPO
 from ui.common.two_lists import EXPLORER_PREFIX, SECTION
@@ -173,6 +175,7 @@ def test_cascade_ctr_ignores_the_order_and_position_bias_divides_by_the_rank():
     assert math.isclose(facts["ctr"], 1 - math.prod(1 - a for a in attractiveness))
     assert sessions_needed(facts["ctr"], facts["ctr_after"]) is None
     assert math.isclose(facts["click_top"], 0.5) and math.isclose(facts["click_low"], 0.5 / 3)
+    assert list(default_position_bias(3)) == [1.0, 1 / 2, 1 / 3]  # "a chance of one in r"
 
 
 def test_the_ann_list_beats_the_exact_list_on_retrieval_recall():
@@ -215,6 +218,10 @@ def test_three_tools_give_three_numbers_on_the_tie_and_two_without_it():
         assert math.isclose(facts["ranx" + suffix], kept_order, abs_tol=1e-12)
         assert math.isclose(facts["sklearn" + suffix], sklearn, abs_tol=1e-12)
     assert (facts["distinct"], facts["distinct_after"]) == (3, 2)
+    # What the reveal says of each tool is its profile's setting.
+    trec, ranx, sklearn = (next(p for p in PROFILES if p.name == name) for name in catalog.TIE_TOOLS)
+    assert trec.settings["tie_order"] == "trec_eval" and ranx.settings["tie_order"] == "as_given"
+    assert (sklearn.settings["tied_gains"], sklearn.settings["ideal_from"]) == ("averaged", "retrieved")
 
 
 # ---- the page ----------------------------------------------------------------------------------------------

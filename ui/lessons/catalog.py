@@ -8,8 +8,6 @@ other lists are written here, each small enough to read.
 
 from __future__ import annotations
 
-from functools import cache
-
 from metrics.ann import compare_ann
 from metrics.explain import METRIC_GUIDE
 from metrics.holes import query_holes
@@ -119,7 +117,6 @@ ORDER_BLINDNESS = Lesson(
 TIE_QUERY, TIE_RUNS = "940547", ("BM25 + RM3", "BM25")
 
 
-@cache
 def _tie_scene() -> Scene:
     judgments = DL20.qrels().query(TIE_QUERY)
     lists = []
