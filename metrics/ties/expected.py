@@ -27,6 +27,7 @@ None where the measure, under its conventions, has no closed form here.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -35,6 +36,9 @@ from ..conventions import Conventions
 from ..engine import evaluate_batch
 from ..names import Measure
 from .groups import POOLED, TiedQuery, batch_of
+
+#: Measures whose expectation is the value with each rank's gain averaged over its tie group.
+AVERAGED_GAINS = ("ndcg", "ndcg_cut", "rbp")
 
 #: Measures with a closed form for their expected value (rank cut-offs or not).
 CLOSED_FORM = frozenset({"P", "recall", "relative_P", "Rprec", "Rprec_mult", "F", "success", "recip_rank",
@@ -46,10 +50,13 @@ def _group_stats(member: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, ..
     if groups.shape[0] == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
-    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-    ends = np.r_[starts[1:], groups.shape[0]]
-    index = np.cumsum(np.r_[True, groups[1:] != groups[:-1]]) - 1
-    cum = np.r_[0, np.cumsum(member)]
+    opens = np.empty(groups.shape[0], dtype=bool)
+    opens[0] = True
+    np.not_equal(groups[1:], groups[:-1], out=opens[1:])
+    starts = np.flatnonzero(opens)
+    ends = np.append(starts[1:], groups.shape[0])
+    index = np.cumsum(opens) - 1
+    cum = np.concatenate(([0], np.cumsum(member)))
     size = (ends - starts)[index]
     inside = (cum[ends] - cum[starts])[index]
     return size, inside, starts[index], cum[starts][index]
@@ -112,9 +119,10 @@ def expected_precision_sum(relevant: np.ndarray, groups: np.ndarray, cut: int) -
 
 
 def expected_value(measure: Measure, query: TiedQuery, labels: np.ndarray, groups: np.ndarray,
-                   conventions: Conventions, condensed: bool) -> float | None:
+                   conventions: Conventions, condensed: bool, mean_gains: float | None = None) -> float | None:
     """The expected value of ``measure`` over random orders of the tie groups of ``query`` (scored as ``labels``,
-    ``groups``: the ranking after -M and -J), or None when it has no closed form here."""
+    ``groups``: the ranking after -M and -J), or None when it has no closed form here. ``mean_gains``: the value
+    with tie-averaged gains when the caller has it (nDCG, RBP), scored in one batch with other queries."""
     name = measure.name
     if name not in CLOSED_FORM:
         return None
@@ -124,10 +132,12 @@ def expected_value(measure: Measure, query: TiedQuery, labels: np.ndarray, group
     num_relevant = int((judged_grades >= level).sum())
     length = labels.shape[0]
     cut = int(measure.cutoff or 0)
-    if name in ("ndcg", "ndcg_cut", "rbp"):
+    if name in AVERAGED_GAINS:
         if name == "rbp" and measure.gain_map:
             return None  # RBP scales by the largest gain in the ranking when gains are given: not linear
-        averaged = conventions.replace(tied_gains="averaged")
+        if mean_gains is not None:
+            return mean_gains
+        averaged = averaged_conventions(conventions)
         batch = batch_of(query, query.labels, averaged, condensed)
         return float(evaluate_batch(batch, [measure], averaged)[measure.key][0])
     if name in ("unj", "Judged"):
@@ -165,13 +175,20 @@ def expected_value(measure: Measure, query: TiedQuery, labels: np.ndarray, group
     return (1 + beta2) * hits / (beta2 * num_relevant + k) if num_relevant and k else 0.0
 
 
+@lru_cache(maxsize=16)
+def averaged_conventions(conventions: Conventions) -> Conventions:
+    """The conventions with each rank's gain averaged over its tie group: McSherry and Najork's DCG."""
+    return conventions.replace(tied_gains="averaged")
+
+
 def closed_forms(measures: list[Measure], query: TiedQuery, conventions: Conventions,
-                 evaluated: Mapping[bool, tuple[np.ndarray, np.ndarray]], condensed_of: Mapping[str, bool]
-                 ) -> dict[str, float | None]:
+                 evaluated: Mapping[bool, tuple[np.ndarray, np.ndarray]], condensed_of: Mapping[str, bool],
+                 mean_gains: Mapping[str, float] | None = None) -> dict[str, float | None]:
     """:func:`expected_value` of each measure (None where there is no closed form)."""
     out = {}
     for measure in measures:
         condensed = condensed_of[measure.key]
         labels, groups = evaluated[condensed]
-        out[measure.key] = expected_value(measure, query, labels, groups, conventions, condensed)
+        out[measure.key] = expected_value(measure, query, labels, groups, conventions, condensed,
+                                          (mean_gains or {}).get(measure.key))
     return out

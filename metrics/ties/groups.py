@@ -15,6 +15,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -49,16 +50,24 @@ class TiedQuery:
     def spans(self) -> list[tuple[int, int]]:
         """``(start, end)`` of every tie group of two or more documents whose labels differ: the groups whose
         order can change a value."""
-        out = []
-        edges = np.flatnonzero(np.diff(self.groups)) + 1
-        for start, end in zip([0, *edges.tolist()], [*edges.tolist(), len(self.groups)]):
-            if end - start > 1 and len(set(self.labels[start:end].tolist())) > 1:
-                out.append((start, end))
-        return out
+        return self._spans
+
+    @cached_property
+    def _spans(self) -> list[tuple[int, int]]:
+        if self.labels.shape[0] < 2:
+            return []
+        starts = np.flatnonzero(np.r_[True, self.groups[1:] != self.groups[:-1]])
+        differ = np.minimum.reduceat(self.labels, starts) != np.maximum.reduceat(self.labels, starts)
+        ends = np.r_[starts[1:], self.labels.shape[0]]
+        return [(int(a), int(b)) for a, b in zip(starts[differ].tolist(), ends[differ].tolist())]
+
+    @cached_property
+    def _orders(self) -> int:
+        return math.prod(arrangements_count(self.labels[start:end]) for start, end in self.spans())
 
     def orders(self) -> int:
         """How many distinct rankings the tie groups allow: the product of each group's arrangements."""
-        return math.prod(arrangements_count(self.labels[start:end]) for start, end in self.spans())
+        return self._orders
 
     def straddles(self, depth: int | None) -> bool:
         """Whether a tie group that matters crosses the -M depth (which documents are kept is then left to ties)."""
@@ -116,28 +125,50 @@ def multiset_permutations(items: list[int]) -> Iterator[list[int]]:
     yield from extend([], len(items))
 
 
+#: Pads the label rows of shorter rankings in a batch of several queries: no document there.
+_NO_DOCUMENT = -3
+
+
 def batch_of(query: TiedQuery, rows: np.ndarray, conventions: Conventions, condensed: bool) -> RankingBatch:
-    """The batch the engine scores for rankings of ``query`` given as label rows: cut at -M (``depth``), then,
-    when ``condensed`` (-J), without the unjudged documents, as :meth:`RankingBatch.from_rankings` builds it.
-    ``tied_with_previous`` follows the tie groups, for ``tied_gains="averaged"``."""
-    rows = np.atleast_2d(rows)
-    groups = np.broadcast_to(query.groups, rows.shape)
+    """The batch the engine scores for rankings of ``query`` given as label rows (see :func:`batch_of_many`)."""
+    return batch_of_many([(query, np.atleast_2d(rows))], conventions, condensed)
+
+
+def batch_of_many(parts: Sequence[tuple[TiedQuery, np.ndarray]], conventions: Conventions, condensed: bool
+                  ) -> RankingBatch:
+    """One batch for the label rows of several queries (each ``(query, rows)``, rows in that query's rank order),
+    in the order given: cut at -M (``depth``), then, when ``condensed`` (-J), without the unjudged documents, as
+    :meth:`RankingBatch.from_rankings` builds it. ``tied_with_previous`` follows the tie groups, for
+    ``tied_gains="averaged"``."""
+    counts = [rows.shape[0] for _, rows in parts]
+    longest = max((rows.shape[1] for _, rows in parts), default=0)
+    labels = np.full((sum(counts), longest), _NO_DOCUMENT, dtype=np.int64)
+    groups = np.full(labels.shape, -1, dtype=np.int64)
+    start = 0
+    for (query, rows), count in zip(parts, counts):
+        labels[start: start + count, : rows.shape[1]] = rows
+        groups[start: start + count, : rows.shape[1]] = query.groups
+        start += count
     if conventions.depth is not None:
-        rows, groups = rows[:, : conventions.depth], groups[:, : conventions.depth]
-    keep = rows >= 0 if condensed else np.ones(rows.shape, dtype=bool)
-    # Kept documents first, in rank order (a stable sort on "dropped").
-    order = np.argsort(~keep, axis=1, kind="stable")
-    rows, groups, keep = (np.take_along_axis(a, order, axis=1) for a in (rows, groups, keep))
+        labels, groups = labels[:, : conventions.depth], groups[:, : conventions.depth]
+    keep = (labels >= 0) if condensed else (labels != _NO_DOCUMENT)
+    if condensed:
+        # Kept documents first, in rank order (a stable sort on "dropped").
+        order = np.argsort(~keep, axis=1, kind="stable")
+        labels, groups, keep = (np.take_along_axis(a, order, axis=1) for a in (labels, groups, keep))
     lengths = keep.sum(axis=1).astype(np.int64)
     width = max(1, int(lengths.max(initial=0)))
-    pad = max(0, width - rows.shape[1])  # an empty ranking still has one (empty) column
-    rows, groups = (np.pad(a[:, :width], ((0, 0), (0, pad))) for a in (rows, groups))
-    keep = np.pad(keep[:, :width], ((0, 0), (0, pad)))
-    judged = keep & (rows >= 0)
-    grades = np.where(judged, rows, np.where(keep & (rows == POOLED), -1, 0)).astype(np.float64)
-    tied = np.zeros(rows.shape, dtype=bool)
-    tied[:, 1:] = keep[:, 1:] & (groups[:, 1:] == groups[:, :-1])
-    judged_grades = np.repeat(judged_grade_matrix([query.judgments]), rows.shape[0], axis=0)
+    shape = (labels.shape[0], width)
+    shown_labels, shown_groups = np.full(shape, _NO_DOCUMENT, dtype=np.int64), np.full(shape, -1, dtype=np.int64)
+    shown_keep = np.zeros(shape, dtype=bool)
+    columns = min(width, labels.shape[1])  # an empty ranking still has one (empty) column
+    shown_labels[:, :columns], shown_groups[:, :columns] = labels[:, :columns], groups[:, :columns]
+    shown_keep[:, :columns] = keep[:, :columns]
+    judged = shown_keep & (shown_labels >= 0)
+    grades = np.where(judged, shown_labels, np.where(shown_keep & (shown_labels == POOLED), -1, 0)).astype(np.float64)
+    tied = np.zeros(shape, dtype=bool)
+    tied[:, 1:] = shown_keep[:, 1:] & (shown_groups[:, 1:] == shown_groups[:, :-1])
+    judged_grades = np.repeat(judged_grade_matrix([query.judgments for query, _ in parts]), counts, axis=0)
     return RankingBatch(grades, judged, lengths, judged_grades, tied)
 
 

@@ -40,14 +40,16 @@ from ..engine import (
 )
 from ..model import InputError, Qrels, Run, compared_scores, rankings_for_run
 from ..names import Measure
-from .expected import closed_forms
-from .groups import TiedQuery, as_evaluated, batch_of
+from .expected import AVERAGED_GAINS, averaged_conventions, closed_forms
+from .groups import TiedQuery, as_evaluated, batch_of, batch_of_many
 
 #: The largest number of distinct rankings scored one by one for a query (beyond, closed forms and sorted groups).
 MAX_ORDERS = 5040
 #: ...and the largest batch they make (rankings x ranks): 5,040 orders of a 1,000-document ranking would be 40 MB
 #: per matrix, so long rankings are scored one by one only for fewer orders.
 MAX_CELLS = 1_000_000
+
+NO_CHANGE = "no tie changes the ranking"
 
 #: Measures whose lowest and highest values over the orders of the tie groups are those of the two rankings with
 #: each group sorted by label (grade descending, then pooled-unjudged, then absent; and the reverse). Exchanging two
@@ -145,12 +147,11 @@ def query_intervals(query: TiedQuery, measures: Sequence[Measure], conventions: 
     orders = query.orders()
     if orders == 1:
         values = {key: float(column[0]) for key, column in score(query.labels).items()}
-        return {key: (v, v, v, v) for key, v in values.items()}, 1, "no tie changes the ranking"
+        return {key: (v, v, v, v) for key, v in values.items()}, 1, NO_CHANGE
     evaluated = {condensed: as_evaluated(query, conventions, condensed) for condensed in by_kind}
     straddles = query.straddles(conventions.depth)
     closed = {} if straddles else closed_forms(list(measures), query, conventions, evaluated, condensed_of)
-    nan = float("nan")
-    if orders <= MAX_ORDERS and (orders + 1) * max(1, query.labels.shape[0]) <= MAX_CELLS:
+    if enumerable(query):
         # Row 0 is trec_eval's order, then every distinct ranking once.
         scored = score(np.vstack([query.labels[None, :], query.every_order()]))
         out = {}
@@ -160,7 +161,27 @@ def query_intervals(query: TiedQuery, measures: Sequence[Measure], conventions: 
             out[key] = (float(column[0]), float(every.min()), float(every.max()),
                         float(np.mean(every)) if found is None else found)
         return out, orders, f"all {orders:,} orders scored"
-    scored = score(np.vstack([query.labels, query.sorted_labels(True), query.sorted_labels(False)]))
+    return sorted_intervals(query, measures, score(three_rows(query)), closed, straddles)
+
+
+def enumerable(query: TiedQuery) -> bool:
+    """Whether every distinct ranking of ``query`` is scored one by one (few enough, in a small enough batch)."""
+    orders = query.orders()
+    return orders <= MAX_ORDERS and (orders + 1) * max(1, query.labels.shape[0]) <= MAX_CELLS
+
+
+def three_rows(query: TiedQuery) -> np.ndarray:
+    """trec_eval's order, then every tie group sorted best label first, then best label last."""
+    return np.vstack([query.labels, query.sorted_labels(True), query.sorted_labels(False)])
+
+
+def sorted_intervals(query: TiedQuery, measures: Sequence[Measure], scored: Mapping[str, np.ndarray],
+                     closed: Mapping[str, float | None], straddles: bool
+                     ) -> tuple[dict[str, tuple[float, float, float, float]], int, str]:
+    """A query with too many orders to score: ``scored`` holds each measure on :func:`three_rows`; low and high
+    come from the sorted rows for :data:`SORTED_EXTREMES`, the expectation from ``closed``."""
+    nan = float("nan")
+    orders = query.orders()
     if straddles:
         return ({key: (float(column[0]), nan, nan, nan) for key, column in scored.items()}, orders,
                 f"{orders:,} orders and a tie across the -M depth: not available")
@@ -182,19 +203,55 @@ def tie_table(qids: Sequence[str], queries: Sequence[TiedQuery], measures: str |
                          "use missing_ranking='empty'")
     parsed = as_measures(measures)
     order = sorted(range(len(qids)), key=lambda i: qids[i])
-    columns: dict[str, dict[str, list[float]]] = {part: {m.key: [] for m in parsed}
-                                                 for part in ("value", "low", "high", "expected")}
-    orders, how = [], []
+    found: dict[int, dict[str, tuple[float, float, float, float]]] = {}
+    counts: dict[int, int] = {}
+    notes: dict[int, str] = {}
+    # Queries whose ties change nothing (most of a run) are scored together, in one batch per kind of list.
+    simple = [i for i in order if queries[i].orders() == 1]
+    if simple:
+        scored = score_many([(queries[i], queries[i].labels[None, :]) for i in simple], parsed, conv)
+        for row, i in enumerate(simple):
+            found[i] = {key: (float(column[row]),) * 4 for key, column in scored.items()}
+            counts[i], notes[i] = 1, NO_CHANGE
+    # Queries with too many orders to score one by one: their three rows in one batch, and the tie-averaged gains
+    # of nDCG and RBP in another.
+    large = [i for i in order if i not in found and not enumerable(queries[i])
+             and not queries[i].straddles(conv.depth)]
+    if large:
+        scored = score_many([(queries[i], three_rows(queries[i])) for i in large], parsed, conv)
+        averaged = [m for m in parsed if m.name in AVERAGED_GAINS and not (m.name == "rbp" and m.gain_map)]
+        mean_gains = score_many([(queries[i], queries[i].labels[None, :]) for i in large], averaged,
+                                averaged_conventions(conv)) if averaged else {}
+        condensed_of = {m.key: judged_only(m, conv) for m in parsed}
+        kinds = set(condensed_of.values())
+        for row, i in enumerate(large):
+            query = queries[i]
+            evaluated = {condensed: as_evaluated(query, conv, condensed) for condensed in kinds}
+            closed = closed_forms(parsed, query, conv, evaluated, condensed_of,
+                                  {key: float(column[row]) for key, column in mean_gains.items()})
+            rows = {key: column[3 * row: 3 * row + 3] for key, column in scored.items()}
+            found[i], counts[i], notes[i] = sorted_intervals(query, parsed, rows, closed, False)
     for i in order:
-        found, count, note = query_intervals(queries[i], parsed, conv)
-        for m in parsed:
-            for part, number in zip(("value", "low", "high", "expected"), found[m.key]):
-                columns[part][m.key].append(number)
-        orders.append(count)
-        how.append(note)
-    arrays = {part: {key: np.asarray(v, dtype=np.float64) for key, v in cols.items()} for part, cols in columns.items()}
+        if i not in found:
+            found[i], counts[i], notes[i] = query_intervals(queries[i], parsed, conv)
+    parts = ("value", "low", "high", "expected")
+    arrays = {part: {m.key: np.array([found[i][m.key][j] for i in order], dtype=np.float64) for m in parsed}
+              for j, part in enumerate(parts)}
     return TieTable([qids[i] for i in order], parsed, arrays["value"], arrays["low"], arrays["high"],
-                    arrays["expected"], orders, how)
+                    arrays["expected"], [counts[i] for i in order], [notes[i] for i in order])
+
+
+def score_many(parts: Sequence[tuple[TiedQuery, np.ndarray]], measures: Sequence[Measure], conventions: Conventions
+               ) -> dict[str, np.ndarray]:
+    """Every measure over the label rows of several queries (:func:`metrics.ties.groups.batch_of_many`), each on
+    the list it is scored on (whole, or without unjudged documents)."""
+    by_kind: dict[bool, list[Measure]] = {}
+    for m in measures:
+        by_kind.setdefault(judged_only(m, conventions), []).append(m)
+    out: dict[str, np.ndarray] = {}
+    for condensed, group in by_kind.items():
+        out.update(evaluate_batch(batch_of_many(parts, conventions, condensed), group, conventions))
+    return out
 
 
 def tied_queries(qrels: Qrels, run: Run, conventions: Conventions) -> tuple[list[str], list[TiedQuery]]:

@@ -30,6 +30,7 @@ from metrics.ties import (
     query_intervals,
     ranking_intervals,
     tie_intervals,
+    tie_table,
 )
 from metrics.ties.groups import as_evaluated, batch_of
 
@@ -263,3 +264,21 @@ def test_a_long_ranking_with_few_orders_still_keeps_its_batch_bounded(monkeypatc
     assert orders == 6 and how.endswith("extremes by sorting each tie group, expectation in closed form")
     assert found["P_2"][1:] == pytest.approx((0.5, 1.0, 2 / 3))  # (low, high, expected): 2 relevant of 3 tied
     assert all(math.isnan(x) for x in found["infAP"][1:])
+
+
+def test_a_run_is_scored_in_batches_with_the_numbers_of_each_query_alone(monkeypatch):
+    # tie_table scores the queries without ties together, and those with too many orders together (three rows
+    # each, their tie-averaged gains in one more batch): each query's numbers are those it has alone.
+    monkeypatch.setattr("metrics.ties.intervals.MAX_ORDERS", 3)
+    rng = np.random.default_rng(2026)
+    cases = [random_query(rng) for _ in range(12)]
+    queries = [TiedQuery.from_ranking(docs, scores, judgments) for docs, scores, judgments in cases]
+    measures = as_measures(["P.3", "map", "ndcg_cut.3", "rbp", "recip_rank", "infAP", "unj.2"])
+    table = tie_table([f"q{i:02d}" for i in range(12)], queries, measures, Conventions())
+    assert {1, 2} & set(table.orders) and max(table.orders) > 3  # all three paths taken
+    for i, query in enumerate(queries):
+        alone, orders, _ = query_intervals(query, measures, Conventions())
+        assert table.orders[i] == orders
+        for m in measures:
+            got = [table.values[m.key][i], table.low[m.key][i], table.high[m.key][i], table.expected[m.key][i]]
+            assert np.allclose(got, alone[m.key], equal_nan=True, rtol=0, atol=1e-12), (i, m.key)
