@@ -37,7 +37,7 @@ from .conventions import (
     trec_eval_build,
 )
 from .engine import aggregate_columns, is_count, nothing_to_evaluate
-from .holes import BOUNDED, holes_tables
+from .holes import BOUNDED, MOVED_FROM_OUTSIDE, holes_tables
 from .io.read import read_checked_qrels, read_run_path
 from .many_runs import (
     ALL_NUM_REL,
@@ -49,6 +49,7 @@ from .many_runs import (
     evaluate_run_path,
 )
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
+from .measures.display import naming_lines
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
 from .ties import TieTable, tie_intervals
 
@@ -275,7 +276,9 @@ BOUNDS_HELP = (
     "(no grade >= 0) in the measure's top k (k = its cut-off, or the whole ranking when it has none): as judged "
     "(trec_eval's value) and all relevant at the query's top grade (its largest grade, at least the relevance "
     f"level). For {', '.join(name for name in MEASURES if name in BOUNDED)}, low and high bound the value "
-    "whatever judgments those documents get (not with -J); for the others (map, ndcg, Rprec, bpref, ...) they "
+    "whatever judgments those documents get (not with -J), and for "
+    f"{', '.join(name for name in MEASURES if name in MOVED_FROM_OUTSIDE)} only while no other document is "
+    "judged (one judged relevant below k raises R); for the others (map, ndcg, Rprec, bpref, ...) they "
     "are only the range between the two scenarios. RUN cannot be '-' (the run is read twice)"
 )
 
@@ -338,6 +341,10 @@ def help_epilog() -> str:
         if changed_by:
             details.append("changed by " + ", ".join(changed_by))
         lines.extend(wrap.wrap("; ".join(details)))
+    lines.append("")
+    lines.append("names on the pages and in README (one per measure; first the name -m takes):")
+    for line in naming_lines():
+        lines.extend(wrap.wrap(line))
     lines.append("")
     lines.append("names other tools print, read as (results are reported under the name as written):")
     for alias in ALIASES:

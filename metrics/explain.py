@@ -25,7 +25,7 @@ from .evaluate import evaluate_rankings
 from .measures import MEASURES
 from .measures.display import name_of
 from .model import check_grades
-from .names import Measure, measure_at, trec_spec
+from .names import MAP_AT_K_READING, Measure, measure_at, trec_spec
 from .whatif import MetricSet
 
 #: Sums with more terms than this are shown as their first terms, "…", and the last term.
@@ -81,7 +81,7 @@ METRIC_GUIDE: tuple[GuideEntry, ...] = (
         "Recommendation-style lists with many good items",
         "AP (or AP@k for a fixed-length list)",
         "It rewards ranking every relevant item early, not only the first one. A paper's MAP is usually uncut AP "
-        "averaged over queries (trec_eval map); MAP@k is AP@k.",
+        f"averaged over queries (trec_eval map); {MAP_AT_K_READING}.",
     ),
     GuideEntry(
         "A fixed number of slots, such as a carousel of five",
@@ -103,7 +103,8 @@ ONLINE_CONFIRMATION: tuple[tuple[str, str], ...] = (
      "spread of per-query differences, may be an artefact of which queries were sampled."),
     ("Many documents in the new top k are unjudged",
      "trec_eval counts an unjudged document as non-relevant, so a system that finds new documents can win or "
-     "lose on the holes alone: check Judged@k of both runs, or judge the holes first."),
+     "lose on the holes alone: check Judged≥0@k of both runs (the run page's judgment holes), or judge the holes "
+     "first."),
     ("The change sits below the fold",
      "Swaps at ranks people rarely examine move nDCG and AP a little but clicks hardly at all: position bias "
      "hides them, and it takes far more sessions to see the difference."),
@@ -298,8 +299,8 @@ class _View:
             if conv.ideal_from == "retrieved":
                 lines.append("The ideal ranking re-sorts the retrieved documents only, not every judged document.")
         if name == "map":
-            lines.append("A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); "
-                         "\"MAP@k\" is AP@k.")
+            lines.append(f"A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); "
+                         f"{MAP_AT_K_READING}.")
         if name == "map" and conv.ap_denominator == "retrieved_relevant":
             lines.append("AP divides by the relevant documents retrieved; "
                          f"trec_eval divides by all R = {self.num_relevant}.")

@@ -60,6 +60,10 @@ from .names import Measure
 #: Judged, num_rel and num_rel_ret up; unj down; num_q and num_ret not at all; tests/analyses/test_holes.py checks
 #: it over random partial judgments). Not when scored on the condensed list: judging a document there inserts it.
 BOUNDED = frozenset(name for name, info in MEASURES.items() if info.monotone)
+#: Bounded measures that a judgment outside the hole still moves: the ones dividing by R fall when a document below
+#: k (or not retrieved) is judged relevant, and num_rel, R itself, rises. Their bounds hold while nothing else is
+#: judged.
+MOVED_FROM_OUTSIDE = frozenset({"recall", "set_recall", "F", "set_F", "num_rel"})
 
 
 def hole_cutoff(measure: Measure) -> int:

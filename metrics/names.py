@@ -204,6 +204,10 @@ AMBIGUOUS: dict[str, str] = {
     "MAP": "read as AP (trec_eval map, uncut); some papers' MAP is AP at a cut-off (write MAP@k)",
 }
 
+#: MAP@k in a sentence of the pages, saying what AMBIGUOUS["MAP@k"] says to --help.
+MAP_AT_K_READING = ("MAP@k is ambiguous: AP@k here and in trec_eval (map_cut, dividing by R), but "
+                    "sentence-transformers' MAP@k divides by min(R, k)")
+
 #: (name without "@k", whether it takes a cut-off) -> alias: "mrr" is RR and "mrr@10" is RR@10.
 _ALIAS_INDEX: dict[tuple[str, bool], Alias] = {
     (name.removesuffix("@k"), name.endswith("@k") or name == "top-k accuracy"): alias

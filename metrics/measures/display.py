@@ -76,8 +76,8 @@ def naming_lines() -> list[str]:
         mean = "" if names.mean == names.one_query else f", {names.mean.format(k=k)} as the mean over queries"
         lines.append(f"{measure}: {names.one_query.format(k=k)} ({names.words.format(k=k)}){mean}")
     hole = HOLE_JUDGED
-    lines.append(f"(a judgment hole's) {hole.one_query.format(k='k')}: the {hole.words.format(k='k')}, not the measure "
-                 "Judged@k")
+    lines.append(f"a judgment hole's {hole.one_query.format(k='k')} (--bounds, the pages): the "
+                 f"{hole.words.format(k='k')}, not the measure Judged@k")
     return lines
 
 
@@ -103,3 +103,25 @@ def card_delta(delta: float) -> str:
 def table(value: float) -> str:
     """A value in a table or a command line's output: four decimals, as trec_eval prints (``0.5556``)."""
     return f"{value:.{TABLE_DECIMALS}f}"
+
+
+def mean_names(keys) -> dict[str, str]:
+    """The mean name of each result key that names a measure of :data:`NAMES` under another name: ``recip_rank``
+    -> ``MRR``, ``map_cut_10`` -> ``MAP@10``, ``RR@10`` -> ``MRR@10`` (keys read as ``-m`` reads them)."""
+    from ..names import parse_one_measure  # the names module reads the registry this layer also holds
+
+    named = {}
+    for key in keys:
+        try:
+            measure = parse_one_measure(key)
+        except ValueError:
+            continue
+        if measure.name not in NAMES or measure.relevance_level is not None or measure.gain_map or measure.gain:
+            continue
+        cutoff = measure.cutoff if measure.cutoff is None else f"{measure.cutoff:g}"
+        if "{k}" in NAMES[measure.name].mean and cutoff is None:
+            continue
+        name = name_of(measure.name, cutoff, mean=True)
+        if name != key:
+            named[key] = name
+    return named

@@ -55,7 +55,9 @@ def test_sweet_pastry_explanations_read_exactly_as_worked_by_hand():
         "RR": "RR = 1 / 1 = 1.000 (first relevant document: donut at rank 1)",
         "AP@4": "AP@4 = (1/1 + 2/3) / 3 = 0.556",
         "AP": "AP = (1/1 + 2/3) / 3 = 0.556 (every rank of the list, no cut-off)\n"
-              "A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); \"MAP@k\" is AP@k.",
+              "A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); MAP@k is ambiguous: "
+              "AP@k here and in trec_eval (map_cut, dividing by R), but sentence-transformers' MAP@k divides by "
+              "min(R, k).",
         "nDCG@4": "nDCG@4 = DCG@4 / IDCG@4 = (1/log2(2) + 1/log2(4)) / (1/log2(2) + 1/log2(3) + 1/log2(4)) "
                   "= 1.500 / 2.131 = 0.704",
         "Success@4": "Success@4 = 1 (donut at rank 1 is within the top 4)",
@@ -314,6 +316,6 @@ def test_the_metric_guide_says_when_an_offline_win_needs_online_confirmation():
     assert "online test" in guide["Deciding whether an offline win will hold with users"].metric
     cases = dict(ONLINE_CONFIRMATION)
     assert "paired test" in cases["The delta is small, within the noise"]
-    assert "Judged@k" in cases["Many documents in the new top k are unjudged"]
+    assert "Judged≥0@k" in cases["Many documents in the new top k are unjudged"]
     assert "position bias" in cases["The change sits below the fold"]
     assert all(why.endswith(".") for why in cases.values())

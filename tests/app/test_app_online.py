@@ -75,9 +75,14 @@ def test_the_err_link_shows_the_offline_err_and_the_cascade_users_stopping_rank_
     text = next(m.value for m in at.markdown if m.value.startswith("ERR = expected reciprocal rank"))
     values = re.findall(r"\*\*([0-9.]+)\*\*", text)
     err = metrics.evaluate(PASTRY_QRELS, PASTRY_RUN, ["ERR@4"])["sweet pastry"]["ERR@4"]
-    assert values == [f"{err:.4f}", f"{err:.4f}"]
+    assert values == [f"{err:.3f}", f"{err:.3f}"]  # a value in a sentence: the cards' three decimals
     own = next(m.value for m in at.markdown if m.value.startswith("- the cascade user above"))
-    assert "**0.5833**" in own  # 0.5 / 1 + 0.25 / 3: ERR with R = the default attractiveness
+    assert "**0.583**" in own  # 0.5 / 1 + 0.25 / 3: ERR with R = the default attractiveness
+    # ERR@4 far below RR = 1.000 is said in one sentence, with the engine's numbers: grade 1 is worth 1/16.
+    rr = metrics.evaluate(PASTRY_QRELS, PASTRY_RUN, ["recip_rank"])["sweet pastry"]["recip_rank"]
+    why = next(c.value for c in at.caption if c.value.startswith("ERR@4 = "))
+    assert why.startswith(f"ERR@4 = {err:.3f} beside RR = {rr:.3f}: gdeval's top grade is 4")
+    assert "this list's highest grade, 1, is worth 1/16" in why
 
 
 def test_raising_grade_1s_attractiveness_to_one_makes_every_session_click_donut():
@@ -230,7 +235,7 @@ def online_cards(at) -> dict[str, str]:
 def test_the_run_page_counts_zero_result_queries_and_abandons_them_for_certain():
     at = open_tab(upload(open_runs_page(), ("qrels", QRELS), ("run", RUN)), "Online signals")
     assert_no_failure(at)
-    assert online_cards(at) == {"Zero-result rate": "33.3%", "Abandonment rate": "75.0%",  # (0.25 + 1 + 1) / 3
+    assert online_cards(at) == {"Zero-result rate": "0.333", "Abandonment rate": "0.750",  # (0.25 + 1 + 1) / 3
                                 "Mean CTR": "0.375", "Mean expected clicks": "0.375"}
     assert any("1 of 3 queries of the qrels retrieve nothing (q2)" in c.value for c in at.caption)
     frame = next(f.value for f in at.dataframe if "first-click rank" in f.value.columns)
@@ -243,12 +248,12 @@ def test_the_run_pages_click_model_and_its_parameters_change_the_rates():
     at = open_tab(upload(open_runs_page(), ("qrels", QRELS), ("run", RUN)), "Online signals")
     at.radio(key="runs_online_model").set_value("pbm").run()
     # q1: P(no click) = (1 - 0.5) (1 - 0.5 / 3); q2 and q3 abandon.
-    assert online_cards(at)["Abandonment rate"] == f"{((0.5 * (1 - 0.5 / 3)) + 2) / 3:.1%}"
+    assert online_cards(at)["Abandonment rate"] == f"{((0.5 * (1 - 0.5 / 3)) + 2) / 3:.3f}"  # a fraction, as CTR
     at.slider(key="runs_online_eta").set_value(0.0).run()  # every rank examined: the cascade's 0.25 for q1
-    assert online_cards(at)["Abandonment rate"] == "75.0%"
+    assert online_cards(at)["Abandonment rate"] == "0.750"
     at.radio(key="runs_online_model").set_value("dbn").run()
     at.slider(key="runs_online_continuation").set_value(0.0).run()  # nobody goes past rank 1
-    assert online_cards(at)["Abandonment rate"] == f"{(0.5 + 2) / 3:.1%}"
+    assert online_cards(at)["Abandonment rate"] == f"{(0.5 + 2) / 3:.3f}"
     assert_no_failure(at)
 
 

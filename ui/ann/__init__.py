@@ -9,6 +9,7 @@ from metrics import InputError
 from metrics.ann import Waterfall, compare_ann, definition_costs, pipeline_stages, recall_definitions, recall_waterfall
 from metrics.ann import index as ann_index
 from metrics.ann.definitions import ANN_BENCHMARKS_EPSILON
+from metrics.measures.display import TABLE_FORMAT, card
 from ui.common import pages, state
 from ui.common.text import literal
 
@@ -100,7 +101,7 @@ def summary(comparison, lists: data.AnnLists) -> None:
     table = comparison.frame()
     with st.expander("Every query (download as CSV)"):
         st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={name: st.column_config.NumberColumn(name, format="%.4f")
+                     column_config={name: st.column_config.NumberColumn(name, format=TABLE_FORMAT)
                                     for name in comparison.names})
         st.download_button("Download the table (CSV)", comparison.csv().encode(), "ann_recall.csv",
                            "text/csv", key="ann_download_csv")
@@ -215,8 +216,8 @@ def one_query(lists: data.AnnLists, comparison, waterfall: Waterfall | None) -> 
     qids = list(comparison.per_query)
     if not qids:
         return
-    qid = st.selectbox("Query", qids, key="ann_query",
-                       format_func=lambda q: f"{q} (ANN recall {comparison.per_query[q][f'ann_recall_{lists.k}']:.2f})")
+    recall = {qid: comparison.per_query[qid][f"ann_recall_{lists.k}"] for qid in qids}
+    qid = st.selectbox("Query", qids, key="ann_query", format_func=lambda q: f"{q} (ANN recall {card(recall[q])})")
     exact_list = data.top_k(lists.exact.get(qid, {}), lists.k)
     ann_list = data.top_k(lists.ann.get(qid, {}), lists.k)
     shown = {doc for doc, _ in exact_list} | {doc for doc, _ in ann_list}

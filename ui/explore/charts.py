@@ -146,7 +146,7 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     return unchecked_figure(data, house_layout(
         layout,
         f"Every metric at every cut-off k (dashed line: current k = {k})",
-        "P@k can fall as non-relevant documents enter, recall@k never falls, RR is flat after the first hit",
+        "P@k can fall as non-relevant documents enter, Recall@k never falls, RR@k is flat after the first hit",
         height=260 * rows + 120,
     ))
 

@@ -8,12 +8,8 @@ import streamlit as st
 
 from metrics import TREC_EVAL, Conventions
 from metrics.explain import Explanation
-from metrics.holes import MeasureHole, query_holes, top_grade
+from metrics.holes import MOVED_FROM_OUTSIDE, MeasureHole, query_holes, top_grade
 from metrics.measures.display import HOLE_JUDGED, card
-
-#: Bounded measures that a judgment outside their hole still moves: recall@k divides by R, so an unjudged document
-#: below k (or not retrieved) judged relevant lowers it below the low end.
-MOVED_BY_JUDGMENTS_OUTSIDE = frozenset({"recall"})
 
 #: How the ranked list marks a document without a grade >= 0 (ui/explore/editor.py's "judged" column).
 UNJUDGED_MARK = "✗"
@@ -43,7 +39,7 @@ class CardHole:
             if self.unjudged == 1:
                 return f"range {interval}: {owner} 1 unjudged non-relevant or relevant"
             return f"range {interval}: {owner} {self.unjudged} unjudged all non-relevant or all relevant"
-        if self.measure in MOVED_BY_JUDGMENTS_OUTSIDE:
+        if self.measure in MOVED_FROM_OUTSIDE:
             if self.unjudged == 0:
                 return f"bounds {interval}: no unjudged in {self.scope}; a relevant one below lowers it"
             return f"bounds {interval} judging only {owner} {self.unjudged} unjudged"
@@ -63,7 +59,7 @@ def as_judged(conventions: Conventions) -> str:
 def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: int,
               conventions: Conventions = TREC_EVAL, measure: str = "") -> str:
     """What low and high of one card mean, in the words metrics.holes proves (bounds) or only computes (range)."""
-    if unjudged == 0 and measure in MOVED_BY_JUDGMENTS_OUTSIDE:
+    if unjudged == 0 and measure in MOVED_FROM_OUTSIDE:
         return (f"Every document in {scope} is judged: no judgment of them can move {label}; low = high = the value. "
                 f"A document below {scope} (or not retrieved) judged relevant would raise R and lower it.")
     if unjudged == 0:
@@ -74,7 +70,7 @@ def hole_help(label: str, hole: MeasureHole, unjudged: int, scope: str, grade: i
             f"as judged ({as_judged(conventions)}: {hole.value:.3f}) and with "
             f"the {unjudged} unjudged {documents} in {scope} judged relevant at grade {grade}, the query's largest "
             "grade, at least the relevance threshold (they join the relevant documents, so R grows too).")
-    if hole.bounded and measure in MOVED_BY_JUDGMENTS_OUTSIDE:
+    if hole.bounded and measure in MOVED_FROM_OUTSIDE:
         return both + (f" These are bounds only while nothing else is judged: whatever {grades} {those} {documents} "
                        f"{receive}, {label} stays between them, but a document below {scope} (or not retrieved) "
                        "judged relevant raises R and lowers it below the low end.")

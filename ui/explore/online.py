@@ -20,6 +20,7 @@ import streamlit as st
 
 from metrics import Conventions, InputError, evaluate_rankings
 from metrics.explain import explorer_metrics
+from metrics.measures.display import TABLE_DELTA_FORMAT, TABLE_FORMAT, card, card_delta, name_of
 from metrics.names import measure_at, trec_spec
 from metrics.online import (
     MODEL_HELP,
@@ -316,9 +317,9 @@ def signals_table(expected: Signals, simulated) -> None:
         rows.append({"signal": label, "closed form": closed, "simulated": sampled, "standard error": error})
     frame = pd.DataFrame(rows).set_index("signal")
     st.container(key="online_signals").dataframe(frame, width="stretch", column_config={
-        "closed form": st.column_config.NumberColumn(format="%.4f"),
-        "simulated": st.column_config.NumberColumn(format="%.4f"),
-        "standard error": st.column_config.NumberColumn(format="%.4f"),
+        "closed form": st.column_config.NumberColumn(format=TABLE_FORMAT),
+        "simulated": st.column_config.NumberColumn(format=TABLE_FORMAT),
+        "standard error": st.column_config.NumberColumn(format=TABLE_FORMAT),
     })
     st.caption(f"Simulated: {simulated.sessions:,} sessions, seed {simulated.seed}. A closed form more than about "
                "4 standard errors from its simulation would be a bug. The first-click rank has no value when no "
@@ -338,18 +339,30 @@ def err_link(page: Sequence[str], judgments: Mapping[str, int], k: int, own: flo
         st.caption(f"ERR@{k} reads grades on gdeval's scale 0..4; this page holds grade {top}, so the link is not "
                    "shown.")
         return
-    measure = measure_at("ERR", k)
-    err = float(evaluate_rankings([list(page)], [dict(judgments)], [measure], Conventions())[measure.key][0])
+    measure, rr_measure = measure_at("ERR", k), measure_at("recip_rank", k)
+    values = evaluate_rankings([list(page)], [dict(judgments)], [measure, rr_measure], Conventions())
+    err, rr = float(values[measure.key][0]), float(values[rr_measure.key][0])
     cascade = expected_signals(ClickModel("cascade", default_attractiveness(grades, 4)))
     st.markdown(f"ERR = expected reciprocal rank of the stopping click under the cascade model.\n\n"
-                f"- ERR@{k} (offline, gdeval's R = (2^g − 1) / 16): **{err:.4f}**\n"
+                f"- ERR@{k} (offline, gdeval's R = (2^g − 1) / 16): **{card(err)}**\n"
                 f"- cascade user with attractiveness (2^g − 1) / 16, E[1 / rank of the click]: "
-                f"**{cascade.stop_reciprocal_rank:.4f}**")
+                f"**{card(cascade.stop_reciprocal_rank)}**")
     if own is not None:
-        st.markdown(f"- the cascade user above (its own attractiveness): **{own:.4f}**, ERR with R_r = that "
+        st.markdown(f"- the cascade user above (its own attractiveness): **{card(own)}**, ERR with R_r = that "
                     "attractiveness")
+    if rr > err:
+        st.caption(err_beside_rr(k, err, rr, top))
     st.caption("ERR sums, over the ranks, the chance that the cascade user stops at rank r times 1/r: "
                "R_r ∏(1 − R_i) / r.")
+
+
+def err_beside_rr(k: int, err: float, rr: float, top: int) -> str:
+    """Why ERR@k reads far below RR on the same list: gdeval's scale tops at grade 4, so a low grade stops few
+    cascade users, while RR counts any relevant document as a full stop."""
+    worth = f"{2 ** top - 1}/16" if top > 0 else "0"
+    return (f"{name_of('ERR', k)} = {card(err)} beside {name_of('recip_rank')} = {card(rr)}: gdeval's top grade is 4, "
+            f"so a document of grade g stops the user with probability (2^g − 1) / 16, and this list's highest "
+            f"grade, {top}, is worth {worth}; {name_of('recip_rank')} counts any relevant document as a full stop.")
 
 
 def against_baseline(query: QueryState, baseline: dict | None, settings: Settings,
@@ -411,14 +424,14 @@ def verdict(offline: pd.DataFrame, test, interleaving) -> str:
     if changed.empty:
         offline_text = "No offline metric changed."
     else:
-        offline_text = "Offline: " + ", ".join(f"{label} {change:+.3f}" for label, change in
+        offline_text = "Offline: " + ", ".join(f"{label} {card_delta(change)}" for label, change in
                                                changed["change"].items()) + "."
     ctr = test.ctr
     if ctr.sessions_needed is None:
         ab_text = ("The expected CTR is the same for both lists, so no A/B test on CTR or abandonment can tell "
                    "them apart, however many sessions it runs.")
     else:
-        ab_text = (f"The expected CTR changes by {ctr.expected:+.4f}: an A/B test needs about "
+        ab_text = (f"The expected CTR changes by {card_delta(ctr.expected)}: an A/B test needs about "
                    f"**{ctr.sessions_needed:,} sessions per arm** to see it; with {test.sessions:,} it "
                    + ("does." if ctr.significant else "does not."))
     if interleaving.win_rate_a is None:
@@ -427,14 +440,14 @@ def verdict(offline: pd.DataFrame, test, interleaving) -> str:
         low, high = 1 - interleaving.ci[1], 1 - interleaving.ci[0]
         outcome = ("a clear win" if low > 0.5 else "a clear loss" if high < 0.5 else
                    "no clear preference at these sessions")
-        interleaving_text = (f"In team-draft interleaving the current list wins {1 - interleaving.win_rate_a:.1%} "
-                             f"of the decided sessions: {outcome}.")
+        interleaving_text = (f"In team-draft interleaving the current list wins a share of "
+                             f"{card(1 - interleaving.win_rate_a)} of the decided sessions: {outcome}.")
     return " ".join([offline_text, ab_text, interleaving_text])
 
 
 def offline_deltas(frame: pd.DataFrame) -> None:
     st.dataframe(frame, width="stretch", key="online_offline_deltas", column_config={
-        column: st.column_config.NumberColumn(format="%+.3f" if column == "change" else "%.3f")
+        column: st.column_config.NumberColumn(format=TABLE_DELTA_FORMAT if column == "change" else TABLE_FORMAT)
         for column in frame.columns})
 
 
@@ -450,7 +463,7 @@ def ab_table(test) -> None:
         })
     frame = pd.DataFrame(rows).set_index("signal")
     st.dataframe(frame, width="stretch", key="online_ab_table", column_config={
-        column: st.column_config.NumberColumn(format="%+.4f")
+        column: st.column_config.NumberColumn(format=TABLE_DELTA_FORMAT)
         for column in ("expected change", "simulated change", "CI low", "CI high")})
 
 
@@ -464,7 +477,7 @@ def interleaving_summary(result, depth: int) -> None:
     low, high = 1 - result.ci[1], 1 - result.ci[0]
     verdict = ("the current list wins" if low > 0.5 else "the baseline wins" if high < 0.5 else
                "no winner at these sessions")
-    st.markdown(f"The current list wins **{current_rate:.1%}** of the {decided:,} decided sessions "
-                f"(CI {low:.1%} to {high:.1%}; {result.wins_b:,} current, {result.wins_a:,} baseline, "
+    st.markdown(f"The current list wins a share of **{card(current_rate)}** of the {decided:,} decided sessions "
+                f"(CI {card(low)} to {card(high)}; {result.wins_b:,} current, {result.wins_a:,} baseline, "
                 f"{result.ties:,} ties of {result.sessions:,}; top {depth} interleaved): {verdict}.")
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from metrics import evaluate_rankings
 from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
+from metrics.measures.display import card
 from metrics.names import Measure, trec_spec
 from ui.common import state
 
@@ -24,7 +25,7 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
             change = round(item.value - baseline[item.measure], 3)
             # An unchanged metric gets no arrow: Streamlit would read "±0.000" as a rise.
             delta, colour, arrow = (f"{change:+.3f}", "normal", "auto") if change else ("±0.000", "off", "off")
-        column.metric(item.label, f"{item.value:.3f}", delta=delta, delta_color=colour, delta_arrow=arrow,
+        column.metric(item.label, card(item.value), delta=delta, delta_color=colour, delta_arrow=arrow,
                       help=item.rewards)
         if holes is not None and item.measure in holes:
             column.caption(holes[item.measure].bracket, help=holes[item.measure].help)

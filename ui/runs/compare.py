@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.compare import compare_values
+from metrics.measures.display import card_delta
 from metrics.model import order_documents
 from ui.common.text import literal
 
@@ -40,7 +41,7 @@ def compare_tab(collection: data.Collection, results: dict, conventions, measure
     if comparison.warning is not None:
         st.warning(comparison.warning)
     metric_cols = st.columns(5)
-    metric_cols[0].metric(f"mean {literal(measure)}: B − A", f"{comparison.mean_delta:+.4f}")
+    metric_cols[0].metric(f"mean {literal(measure)}: B − A", card_delta(comparison.mean_delta))
     metric_cols[1].metric("B wins / ties / losses", f"{comparison.wins} / {comparison.ties} / {comparison.losses}")
     metric_cols[2].metric("paired t-test p", _p(comparison.t_test.p_value))
     metric_cols[3].metric("randomisation test p", _p(comparison.randomisation.p_value))

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics import InputError, reading_note
+from metrics.measures.display import TABLE_FORMAT
 from ui.common.text import literal
 
 from . import checks, data
@@ -57,7 +58,7 @@ def finder(collection: data.Collection, conventions) -> None:
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],
         "used by": [", ".join(c.credits) or "—" for c in rows],
-    }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format="%.4f")})
+    }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format=TABLE_FORMAT)})
     differences(rows)
     st.caption("Searched: " + "; ".join(f"{n} ∈ {{{', '.join(map(str, v))}}}" for n, v in finding.searched.items()))
 

@@ -13,6 +13,7 @@ from metrics import InputError, parse_measures
 from metrics.bulk import evaluate_tables
 from metrics.engine import is_geometric
 from metrics.judging import MAX_CANDIDATES, MAX_K, Holes, additions_to_trec, find_holes, merged_trec
+from metrics.measures.display import card, card_delta
 from ui.common import state
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
@@ -90,10 +91,10 @@ def change_so_far(collection: data.Collection, results: dict, run_names: tuple[s
     label = (f"mean {measure.key} of {run_names[0]}" if len(run_names) == 1
              else f"mean {measure.key}: {run_names[1]} − {run_names[0]} (B − A)")
     columns = st.columns(3)
-    columns[0].metric(literal(label), f"{after:+.4f}" if len(run_names) == 2 else f"{after:.4f}",
-                      delta=None if original is None else f"{after - before:+.4f}", delta_color="off")
+    columns[0].metric(literal(label), card_delta(after) if len(run_names) == 2 else card(after),
+                      delta=None if original is None else card_delta(after - before), delta_color="off")
     if original is not None:
-        columns[1].metric("before the added judgments", f"{before:+.4f}" if len(run_names) == 2 else f"{before:.4f}")
+        columns[1].metric("before the added judgments", card_delta(before) if len(run_names) == 2 else card(before))
         columns[2].metric("judgments added", len(data.added_judgments(collection)))
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics import InputError
+from metrics.measures.display import TABLE_FORMAT, card
 from metrics.online import MODEL_HELP, SIGNAL_HELP, run_signals
 from ui.common.labels import MODEL_LABELS
 from ui.common.text import literal
@@ -49,12 +50,12 @@ def online_tab(collection: data.Collection) -> None:
         st.error(literal(error))
         return
     cards = st.columns(4)
-    cards[0].metric("Zero-result rate", f"{result.zero_result_rate:.1%}",
+    cards[0].metric("Zero-result rate", card(result.zero_result_rate),
                     help="Queries of the qrels with no retrieved document, over the queries of the qrels.")
-    cards[1].metric("Abandonment rate", f"{result.abandonment_rate:.1%}",
+    cards[1].metric("Abandonment rate", card(result.abandonment_rate),
                     help="P(no click) averaged over every query of the qrels; a zero-result query counts 1.")
-    cards[2].metric("Mean CTR", f"{result.means['ctr']:.3f}", help=SIGNAL_HELP["ctr"])
-    cards[3].metric("Mean expected clicks", f"{result.means['clicks']:.3f}", help=SIGNAL_HELP["clicks"])
+    cards[2].metric("Mean CTR", card(result.means["ctr"]), help=SIGNAL_HELP["ctr"])
+    cards[3].metric("Mean expected clicks", card(result.means["clicks"]), help=SIGNAL_HELP["clicks"])
     zero = result.zero_result_qids
     st.caption(f"{len(zero)} of {result.judged_queries} queries of the qrels retrieve nothing"
                + (f" ({literal(', '.join(zero[:10]))}{'…' if len(zero) > 10 else ''})." if zero else ".")
@@ -66,7 +67,7 @@ def online_tab(collection: data.Collection) -> None:
                          index=pd.Index(result.qids, name="query"))
     frame["first-click rank"] = frame["first-click rank"].where(result.has_click)  # no value without a click
     st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)), key="runs_online_table",
-                 column_config={column: st.column_config.NumberColumn(format="%.4f") for column in frame.columns})
+                 column_config={column: st.column_config.NumberColumn(format=TABLE_FORMAT) for column in frame.columns})
 
 
 def _run_signals(collection: data.Collection, name: str, kind: str, eta: float, continuation: float):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from metrics.measures.display import TABLE_FORMAT, mean_names
 from ui.common import state
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
@@ -32,8 +33,13 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
         shown_values, shown_means = holes.with_holes(qids, values, means, run_holes)
         st.caption(holes.holes_caption(run_holes))
     st.markdown(f"**Means over {len(qids)} queries** · conventions: {conventions.describe()}")
+    named = mean_names(shown_means)
+    if named:
+        st.caption("As the other pages name these means: "
+                   + ", ".join(f"{literal(key)} is {name}" for key, name in named.items()) + ".")
     st.dataframe(pd.DataFrame([shown_means]), hide_index=True, width="stretch",
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=holes.column_help(key))
+                 column_config={key: st.column_config.NumberColumn(key, format=TABLE_FORMAT,
+                                                                   help=holes.column_help(key))
                                 for key in shown_means})
     frame = pd.DataFrame(shown_values, index=pd.Index(qids, name="query"))
     pattern = st.text_input("Filter queries (text, or a pattern with * and ?)", key="query_filter",
@@ -42,7 +48,8 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
         frame = frame[[matches_filter(str(qid), pattern) for qid in frame.index]]
     st.caption(f"{len(frame)} queries shown. Click a column header to sort.")
     st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
-                 column_config={key: st.column_config.NumberColumn(key, format="%.4f", help=holes.column_help(key))
+                 column_config={key: st.column_config.NumberColumn(key, format=TABLE_FORMAT,
+                                                                   help=holes.column_help(key))
                                 for key in frame.columns})
     scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
     if scores and qids:

@@ -12,6 +12,7 @@ from metrics.compare import compare_values_many, report_table
 from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
 from metrics.compare.report import run_letter
 from metrics.many_runs import missing_from
+from metrics.measures.display import TABLE_DELTA_FORMAT, TABLE_FORMAT
 from ui.common.text import literal
 
 SETTINGS = "significance_settings"
@@ -134,13 +135,13 @@ def _pair_columns() -> dict:
     """The pairs table's ten columns in the page's width at 1280 px: each number gets the width it needs, two long
     headers a short label (their help says them whole), and the names of the measure and the runs the rest."""
     return {
-        "B − A": st.column_config.NumberColumn(format="%+.4f", width=65),
+        "B − A": st.column_config.NumberColumn(format=TABLE_DELTA_FORMAT, width=65),
         "interval": st.column_config.TextColumn(width=125),
         "effect size d_z": st.column_config.NumberColumn(
             "d_z", width=55, help="Effect size d_z: the mean difference over the standard deviation of the "
                                   "differences (empty when they have no spread)"),
-        "p": st.column_config.NumberColumn(format="%.4f", width=60),
-        "p adjusted": st.column_config.NumberColumn(format="%.4f", width=80),
+        "p": st.column_config.NumberColumn(format=TABLE_FORMAT, width=60),
+        "p adjusted": st.column_config.NumberColumn(format=TABLE_FORMAT, width=80),
         "significant": st.column_config.CheckboxColumn(width=80),
         "B wins / ties / losses": st.column_config.TextColumn(
             "W / T / L", width=75, help="Queries where B wins / ties / loses against A"),
@@ -169,7 +170,7 @@ def risk_table(comparison: ManyComparison) -> None:
             for measure, run, result in comparison.risks(alpha)]
     st.markdown(f"**Risk against {literal(comparison.baseline)}**")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_risk",
-                 column_config={name: st.column_config.NumberColumn(format="%.4f")
+                 column_config={name: st.column_config.NumberColumn(format=TABLE_FORMAT)
                                 for name in ("total gain", "total loss", "worst loss", "URisk", "TRisk")})
     st.caption("URisk: the mean difference with every loss counted 1 + alpha times (TREC Web track). TRisk: URisk "
                "over its standard error; below −2 the run is significantly riskier than the baseline, above 2 "
