@@ -15,6 +15,7 @@ from ..conventions import Conventions
 from ..engine import check_qrels, check_run, make_conventions
 from ..evaluate import evaluate
 from ..io.csv_cells import csv_text
+from ..measures.display import name_of
 from ..model import InputError, iter_sorted_qids, order_documents
 from ..optional import require
 
@@ -86,9 +87,9 @@ class AnnComparison:
         gained = round(sum(values[gained_name] for values in judged))
         if gained:
             better = len(self.beats_exact(k))
-            sentence += (f" Here the ANN lists hold {gained:,} relevant {'document' if gained == 1 else 'documents'} "
-                         f"the exact lists lack, and score a higher recall@{k} than the exact list on {better:,} of "
-                         f"{len(judged):,} queries.")
+            documents = "document" if gained == 1 else "documents"
+            sentence += (f" Here the ANN lists hold {gained:,} relevant {documents} the exact lists lack, and score a "
+                         f"higher {name_of('recall', k)} than the exact list on {better:,} of {len(judged):,} queries.")
         return sentence
 
     def csv(self) -> str:

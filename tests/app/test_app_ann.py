@@ -52,7 +52,7 @@ def test_the_exact_list_is_what_the_index_converges_to_not_a_bound_and_the_page_
     gained = round(sum(values["gained_relevant_10"] for values in comparison.per_query.values()))
     assert f"hold {gained} relevant documents the exact lists lack" in note
     docs = " ".join((DOCS / "app.md").read_text().split())
-    assert f"{gained} relevant documents the exact lists lack, and a higher recall@10 on {len(better)} of 200" in docs
+    assert f"{gained} relevant documents the exact lists lack, and a higher Recall@10 on {len(better)} of 200" in docs
 
 
 def test_the_sweep_chart_and_the_waterfall_are_drawn(ann_page):
