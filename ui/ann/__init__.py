@@ -168,7 +168,7 @@ def definitions_section(lists: data.AnnLists, setup: data.Setup | None, comparis
             if moved:
                 st.caption(f"ids differs from the ANN recall@{lists.k} above on {moved:,} queries: the exact search "
                            f"cut at {lists.k} keeps whichever ids tied at the {lists.k}th distance faiss returned; "
-                           f"the deeper exact list used here ({max(2 * lists.k, lists.k + 10)} deep at most) orders "
+                           f"the deeper exact list used here ({data.deeper_depth(lists.k)} deep) orders "
                            "equal distances as trec_eval orders equal scores (doc id descending). Which ids are the "
                            "true top k is itself a tie: the ties definition counts them all.")
 

@@ -77,10 +77,16 @@ def _ann(collection: str, spec: ann_index.IndexSpec, k: int, value: int) -> tupl
     return ann_index.as_run(result, data.query_ids, data.doc_ids), result.queries_per_second
 
 
+def deeper_depth(k: int) -> int:
+    """How deep the exact list of the recall definitions goes: twice k, at least k + 10, at most the index's
+    largest k (200)."""
+    return min(ann_index.MAX_K, max(2 * k, k + 10))
+
+
 def deeper_exact(collection: str, k: int) -> dict[str, dict[str, float]]:
-    """The exact run to twice k (at least k + 10, at most the index's largest k), cached like the others: deep
-    enough to see ids tied with the k-th distance past rank k."""
-    return _exact(collection, min(ann_index.MAX_K, max(2 * k, k + 10)))[0]
+    """The exact run to :func:`deeper_depth` (cached like the others): deep enough to see ids tied with the k-th
+    distance past rank k."""
+    return _exact(collection, deeper_depth(k))[0]
 
 
 def search_lists(setup: Setup) -> AnnLists:
