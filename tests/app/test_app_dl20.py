@@ -43,6 +43,10 @@ def test_the_run_page_offers_dl20_at_level_2_with_its_attribution_and_lints_it_o
     means = next(frame.value for frame in at.dataframe if "map" in frame.value.columns).iloc[0]
     assert round(means["map"], 4) == 0.3027  # trec_eval without -l 2
 
+    at.toggle(key="runs_use_samples").set_value(True).run()  # one built-in collection at a time
+    assert not at.toggle(key="runs_use_dl20").value
+    assert not any(DL20.attribution in as_shown(caption.value) for caption in at.caption)
+
 
 def test_the_finder_on_dl20_bm25_says_the_run_stops_at_rank_100():
     at = open_tab(_dl20(open_runs_page()), "Check a reported score")

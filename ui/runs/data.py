@@ -104,6 +104,12 @@ def _dl20_switched() -> None:
         st.session_state["runs_use_samples"] = False
 
 
+def _samples_switched() -> None:
+    """One built-in collection at a time: the samples switch TREC DL 2020 off."""
+    if st.session_state.get("runs_use_samples"):
+        st.session_state["runs_use_dl20"] = False
+
+
 def inputs() -> Collection | None:
     with st.container(border=True):
         left, right = st.columns(2)
@@ -113,6 +119,7 @@ def inputs() -> Collection | None:
         st.caption(f"Each file {CAP_TEXT}. Larger files are refused: evaluate those with the command line, "
                    "`python -m metrics`.")
         use_samples = st.toggle("Use the built-in sample collection instead", key="runs_use_samples",
+                                on_change=_samples_switched,
                                 help="The explorer's samples as one small collection, with two runs to compare.")
         use_dl20 = st.toggle("Use TREC DL 2020 passage instead (real judgments, five real runs)", key="runs_use_dl20",
                              on_change=_dl20_switched, help=DL20.description)
