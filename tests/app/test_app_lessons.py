@@ -304,3 +304,16 @@ def test_a_scored_lesson_opens_in_the_explorer_in_trec_evals_order():
     _, facts = lesson_facts(catalog.TOOLS_LESSON)
     assert shown(at)["nDCG@4"] == f"{facts['trec']:.3f}"  # trec_eval's number: scone, then biscotti
     assert at.session_state["query_state"].ranking[0] == facts["trec_first"]
+
+
+def test_start_again_clears_the_answers_and_next_lesson_opens_the_following_one():
+    first, second = catalog.LESSONS[:2]
+    at = answer(open_lesson(first.slug), first.slug, 0, ANSWERS[first.slug][0])
+    assert at.success
+    at = at.button(key=f"lesson_{first.slug}_restart").click().run()
+    assert not at.success and at.radio(key=f"lesson_{first.slug}_answer_0").value is None
+    at = at.button(key=f"lesson_{first.slug}_next").click().run()
+    assert_no_failure(at)
+    assert at.session_state[PICK] == second.slug and at.query_params["lesson"] in (second.slug, [second.slug])
+    last = catalog.LESSONS[-1].slug
+    assert open_lesson(last).button(key=f"lesson_{last}_next").disabled
