@@ -1,9 +1,10 @@
 """Latency of the app's interactions against a minimal Streamlit page, side by side in one headless Chromium.
 
 Starts the app (app.py) and its peer (bench/minimal_page.py: a k input, a 4-row table, seven metric cards and one
-plotly chart) with streamlit on free ports, and times each interaction from the input that commits it (the key
-press, the click) until the page shows the state it leads to and is idle again: no script running, no element
-left from an earlier run, no chart or grid still loading. It never waits for a fixed time.
+plotly chart) with streamlit on free ports (tests/browser/support.py's running_streamlit, as the browser tests do),
+and times each interaction from the input that commits it (the key press, the click) until the page shows the
+state it leads to and is idle again: no script running, no element left from an earlier run, no chart or grid still
+loading. It never waits for a fixed time.
 
 Interactions, each repeated and alternated with the peer's k change (its median is the denominator of every ratio):
 on the explorer (/), change k, edit a grade, move a document, open the swap heatmaps, change a convention; on the
@@ -16,16 +17,12 @@ run page (/runs), with the built-in collection loaded and a reported value typed
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,13 +37,12 @@ from tests.browser.support import (  # noqa: E402  (the page objects of the brow
     ExplorerPage,
     RunsPage,
     chromium_browser,
-    free_port,
+    running_streamlit,
 )
 
 MINIMAL_PAGE = "bench/minimal_page.py"
 #: The targets of issue 22: the explorer within 1.5x of the minimal page, the run and ANN pages within 2x.
 TARGETS = {"explorer": 1.5, "runs": 2.0, "ann": 2.0}
-START_SECONDS = 90
 
 #: True once the page is idle: its script run finished, no element is left from an earlier run, and no grid or
 #: chart still shows its loading placeholder. Checked on every animation frame, with the state waited for.
@@ -62,41 +58,6 @@ CARDS_ARE = """expected => {
     }
     return Object.entries(expected).every(([label, value]) => shown[label] === value);
 }"""
-
-
-@contextlib.contextmanager
-def serve(script: str, folder: Path = REPO) -> Iterator[str]:
-    """``streamlit run script`` in ``folder`` on a free port (no file watcher: others edit the tree); yields its
-    base URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
-               "--server.runOnSave", "false", "--browser.gatherUsageStats", "false"]
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"streamlit run {script} exited with code {process.returncode}")
-            try:
-                with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit run {script} did not answer within {START_SECONDS} s")
-            time.sleep(0.2)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def timed(page: AppPage, action: Callable[[], object], shown: str, arg: object = None) -> float:
@@ -284,7 +245,8 @@ def main() -> None:
             timings.setdefault(name, []).append(seconds)
 
     print(f"app: {args.app_dir.resolve()}")
-    with serve("app.py", args.app_dir) as app_url, serve(MINIMAL_PAGE) as peer_url, chromium_browser() as chromium:
+    with running_streamlit("app.py", args.app_dir) as app_url, running_streamlit(MINIMAL_PAGE) as peer_url, \
+            chromium_browser() as chromium:
         context = chromium.new_context(viewport=VIEWPORT)
         peer = Minimal(context.new_page(), peer_url).open()
         explorer = Explorer(ExplorerPage(context.new_page(), app_url))

@@ -40,7 +40,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT = {"width": 1400, "height": 1100}
-SERVER_START_SECONDS = 60
+#: How long a server may take to answer its health check (a bound only: the wait ends when it answers).
+SERVER_START_SECONDS = 90
 #: Two cores shared with other test runs: a rerun can take many seconds under load, so waits are generous (a wait
 #: ends as soon as the page is in the state waited for; this bound only decides when to give up). At a load average
 #: of 30 a page that opens in 12 s idle missed 120 s.
@@ -81,13 +82,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(log_path: Path | None = None) -> Iterator[str]:
-    """``streamlit run app.py`` on a free localhost port; yields its base URL and stops it afterwards."""
+def running_streamlit(script: str = "app.py", folder: Path = REPO, log_path: Path | None = None) -> Iterator[str]:
+    """``streamlit run script`` in ``folder`` on a free localhost port; yields its base URL once the server answers
+    its health check, and stops it afterwards. Its output goes to ``log_path``, kept only when something failed.
+    Used by the browser tests (the app) and bench/bench_latency.py (the app of any checkout, and its minimal peer)."""
     port = free_port()
     log_path = log_path or ARTIFACTS / f"streamlit-{port}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-m", "streamlit", "run", script,
         "--server.port", str(port),
         "--server.address", "127.0.0.1",
         "--server.headless", "true",
@@ -97,7 +100,7 @@ def running_app(log_path: Path | None = None) -> Iterator[str]:
         "--browser.gatherUsageStats", "false",
     ]
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             base_url = f"http://127.0.0.1:{port}"
@@ -111,6 +114,11 @@ def running_app(log_path: Path | None = None) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
+
+
+def running_app(log_path: Path | None = None) -> contextlib.AbstractContextManager[str]:
+    """``streamlit run app.py`` of this checkout on a free localhost port (see running_streamlit)."""
+    return running_streamlit("app.py", REPO, log_path)
 
 
 def _wait_until_healthy(base_url: str, process: subprocess.Popen, log_path: Path) -> None:
