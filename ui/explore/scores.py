@@ -13,24 +13,36 @@ from metrics.measures.display import card
 from metrics.names import Measure, trec_spec
 from ui.common import state
 
+#: Key of the container of the cards (its CSS class is ``st-key-`` + the key).
+CARDS = "metric_cards"
+#: While a rerun replaces the cards one by one, Streamlit shows the cards it has not replaced yet with the values of
+#: the run before (``data-stale``): once one card of the new run is on the page, the stale ones are hidden (their
+#: space kept), so the row never shows values of two states side by side (RR of one next to AP of the other).
+ONE_STATE_AT_A_TIME = (
+    f"<style>.st-key-{CARDS}:has([data-stale=false]) [data-stale=true] {{ visibility: hidden; }}</style>"
+)
+
 
 def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | None, holes: dict | None = None,
                  ties: dict | None = None) -> None:
     """One card per metric: value, change against the baseline, and under it the bracket of its judgment hole
     (``holes``: ui.explore.holes.CardHole by measure string) with a help text saying what low and high are, and
-    when documents tie, the interval over their orders (``ties``: ui.explore.ties.CardTies by measure string)."""
-    for column, item in zip(st.columns(len(explanations)), explanations):
-        delta, colour, arrow = None, "normal", "auto"
-        if baseline is not None and item.measure in baseline:
-            change = round(item.value - baseline[item.measure], 3)
-            # An unchanged metric gets no arrow: Streamlit would read "±0.000" as a rise.
-            delta, colour, arrow = (f"{change:+.3f}", "normal", "auto") if change else ("±0.000", "off", "off")
-        column.metric(item.label, card(item.value), delta=delta, delta_color=colour, delta_arrow=arrow,
-                      help=item.rewards)
-        if holes is not None and item.measure in holes:
-            column.caption(holes[item.measure].bracket, help=holes[item.measure].help)
-        if ties and item.measure in ties:
-            column.caption(ties[item.measure].bracket, help=ties[item.measure].help)
+    when documents tie, the interval over their orders (``ties``: ui.explore.ties.CardTies by measure string).
+    During a rerun the row shows one state at a time (ONE_STATE_AT_A_TIME)."""
+    st.html(ONE_STATE_AT_A_TIME)
+    with st.container(key=CARDS):
+        for column, item in zip(st.columns(len(explanations)), explanations):
+            delta, colour, arrow = None, "normal", "auto"
+            if baseline is not None and item.measure in baseline:
+                change = round(item.value - baseline[item.measure], 3)
+                # An unchanged metric gets no arrow: Streamlit would read "±0.000" as a rise.
+                delta, colour, arrow = (f"{change:+.3f}", "normal", "auto") if change else ("±0.000", "off", "off")
+            column.metric(item.label, card(item.value), delta=delta, delta_color=colour, delta_arrow=arrow,
+                          help=item.rewards)
+            if holes is not None and item.measure in holes:
+                column.caption(holes[item.measure].bracket, help=holes[item.measure].help)
+            if ties and item.measure in ties:
+                column.caption(ties[item.measure].bracket, help=ties[item.measure].help)
 
 
 def baseline_values(baseline: dict | None, measures: Sequence[Measure], conventions) -> dict[str, float] | None:
