@@ -351,6 +351,23 @@ def test_downloads_offer_trec_json_csv_and_a_pytrec_eval_snippet():
     assert "map_cut_4\tsweet pastry\t0.5556" in out.getvalue()
 
 
+def test_each_download_is_a_file_named_by_its_content_and_a_click_does_not_rerun():
+    """Issue 22: a callable's file id is new on every run and forgotten when the next run ends, so a download
+    clicked while a rerun starts asked for an id the server had just dropped. A file is named by a hash of its
+    content (the same URL across reruns while it does not change) and outlives the run that replaced it."""
+    at = open_app()
+    at.session_state[DOWNLOADS] = True
+    at.run()
+    buttons = {button.key: button.proto for button in at.get("download_button")}
+    assert all(proto.url and not proto.HasField("deferred_file_id") and proto.ignore_rerun
+               for proto in buttons.values()), buttons
+    urls = {key: proto.url for key, proto in buttons.items()}
+    at.number_input(key="k_input").set_value(3).run()
+    after = {button.key: button.proto.url for button in at.get("download_button")}
+    assert after["dl_run"] == urls["dl_run"] and after["dl_qrels"] == urls["dl_qrels"]  # k is not in these files
+    assert after["dl_csv"] != urls["dl_csv"]  # the metrics at k = 3
+
+
 def test_the_rr_card_has_no_cut_off_and_says_what_the_k_charts_rr_at_k_is():
     at = open_app()
     at.selectbox(key="sample_picker").select("suitable-for-lunch").run()

@@ -104,7 +104,7 @@ def summary(comparison, lists: data.AnnLists) -> None:
                      column_config={name: st.column_config.NumberColumn(name, format=TABLE_FORMAT)
                                     for name in comparison.names})
         st.download_button("Download the table (CSV)", comparison.csv().encode(), "ann_recall.csv",
-                           "text/csv", key="ann_download_csv")
+                           "text/csv", key="ann_download_csv", on_click="ignore")
 
 
 DEFINITIONS_OPEN = "ann_definitions"

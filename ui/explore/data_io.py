@@ -117,8 +117,9 @@ def data_out(query: QueryState, rows: list[tuple[str, str, float]]) -> None:
                    ("metrics (CSV)", files.csv, f"{files.name}-metrics.csv", "text/csv", "dl_csv"),
                    (f"Python ({files.tool})", files.snippet, f"{files.name}-{digest}.py", "text/x-python", "dl_python")]
         for column, (label, text, file_name, mime, key) in zip(cols, buttons):
-            # A click does not rerun the page (nothing on it depends on a download), and the file is made when
-            # the browser asks for it, from this run's state: a download clicked as an edit's rerun starts no
-            # longer loses its file to that rerun ("canceled").
-            column.download_button(label, lambda text=text: text, file_name, mime, key=key, on_click="ignore")
+            # The file itself, not a callable: Streamlit names a file by a hash of its content and keeps one that a
+            # rerun replaced until the end of the run after it, so the link a browser still holds while a rerun
+            # starts keeps working (a callable's id is new on every run and forgotten when that run ends). A click
+            # does not rerun the page: nothing on it depends on a download.
+            column.download_button(label, text, file_name, mime, key=key, on_click="ignore")
         st.code(files.snippet, language="python")

@@ -178,10 +178,10 @@ def added_panel(collection: data.Collection) -> None:
     buttons = st.container(horizontal=True, key="judge_added_buttons")
     if added is not None:
         buttons.download_button("Download the added judgments (qrels)", added, "added.qrels", "text/plain",
-                                key="judge_download_added", icon=":material/download:")
+                                key="judge_download_added", icon=":material/download:", on_click="ignore")
     if merged is not None:
         buttons.download_button("Download the qrels with them (qrels)", merged, "merged.qrels", "text/plain",
-                                key="judge_download_merged", icon=":material/download:")
+                                key="judge_download_merged", icon=":material/download:", on_click="ignore")
     buttons.button("Discard added judgments", key="judge_discard_panel", on_click=_discard, icon=":material/delete:")
     if refusal is not None:
         st.error(literal(refusal))

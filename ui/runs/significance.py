@@ -124,11 +124,13 @@ def report(comparison: ManyComparison, qrels_name: str) -> None:
                f"bootstrap, {RESAMPLES:,} resamples, "
                f"{1 - comparison.alpha:.0%} confidence.")
     left, right = st.columns(2)
-    left.download_button("Download the table (Markdown)", report_table(comparison, fmt="markdown",
-                                                                       qrels_name=qrels_name),
-                         "results.md", "text/markdown", key="many_download_markdown", icon=":material/download:")
-    right.download_button("Download the table (LaTeX)", report_table(comparison, fmt="latex", qrels_name=qrels_name),
-                          "results.tex", "text/x-tex", key="many_download_latex", icon=":material/download:")
+    # A click does not rerun the page (nothing on it depends on a download).
+    markdown = report_table(comparison, fmt="markdown", qrels_name=qrels_name)
+    left.download_button("Download the table (Markdown)", markdown, "results.md", "text/markdown",
+                         key="many_download_markdown", icon=":material/download:", on_click="ignore")
+    latex = report_table(comparison, fmt="latex", qrels_name=qrels_name)
+    right.download_button("Download the table (LaTeX)", latex, "results.tex", "text/x-tex", key="many_download_latex",
+                          icon=":material/download:", on_click="ignore")
 
 
 def _pair_columns() -> dict:
