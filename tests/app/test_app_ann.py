@@ -10,7 +10,7 @@ from metrics.ann import index as ann_index
 from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure
 from tests.support.ann import engine_comparison, engine_means
 from tests.support.paths import DOCS, TEST_DATA
-from ui.ann import DEFINITIONS_OPEN
+from ui.ann import DEFINITIONS_OPEN, EVERY_QUERY
 from ui.common.text import literal
 
 DATA = TEST_DATA / "trec_eval"
@@ -59,6 +59,18 @@ def test_the_sweep_chart_and_the_waterfall_are_drawn(ann_page):
     assert len(ann_page.get("plotly_chart")) == 2  # the sweep and the waterfall
     stages = [table.value for table in ann_page.dataframe if "stage" in table.value.columns][0]
     assert list(stages["stage"]) == ["judged relevant", "exact top 10", "ANN top 10"]
+
+
+def test_every_querys_table_and_its_csv_are_built_only_once_their_expander_is_opened(ann_page):
+    assert not ann_page.get("download_button")
+    tables = len(ann_page.dataframe)
+    ann_page.session_state[EVERY_QUERY] = True  # the expander opened, as a click on it does
+    at = ann_page.run()
+    (button,) = at.get("download_button")
+    assert button.proto.label == "Download the table (CSV)" and button.proto.ignore_rerun
+    assert len(at.dataframe) == tables + 1  # every query's table
+    at.session_state[EVERY_QUERY] = False
+    at.run()
 
 
 def test_switching_to_ivf_and_widening_nprobe_raises_ann_recall():

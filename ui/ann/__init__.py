@@ -23,6 +23,8 @@ INTRO = (
 )
 SWITCH = "ann_switch_to_explorer"
 K_CHOICES = [1, 3, 5, 10, 20, 50, 100, 200]
+#: The state of the "Every query" expander (open or closed).
+EVERY_QUERY = "ann_every_query_open"
 
 
 def page() -> None:
@@ -98,8 +100,12 @@ def summary(comparison, lists: data.AnnLists) -> None:
         columns[3].caption(f"exact: {timing.exact_qps:,.0f} · index built in {timing.build_seconds:.2f} s")
     for note in comparison.notes:
         st.caption(literal(note))
+    # Built only while open: the table and its CSV go to the browser on every rerun of the page.
+    every_query = st.expander("Every query (download as CSV)", key=EVERY_QUERY, on_change="rerun")
+    if not every_query.open:
+        return
     table = comparison.frame()
-    with st.expander("Every query (download as CSV)"):
+    with every_query:
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={name: st.column_config.NumberColumn(name, format=TABLE_FORMAT)
                                     for name in comparison.names})
