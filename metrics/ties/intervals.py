@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -95,8 +96,13 @@ class TieTable:
     orders: list[int]
     how: list[str]
 
+    @cached_property
+    def _row(self) -> dict[str, int]:
+        return {qid: i for i, qid in enumerate(self.qids)}
+
     def query(self, qid: str) -> dict[str, TieInterval]:
-        i = self.qids.index(qid)
+        """Every measure's interval for one query."""
+        i = self._row[qid]
         return {m.key: TieInterval(float(self.values[m.key][i]), _known(self.low[m.key][i]),
                                    _known(self.high[m.key][i]), _known(self.expected[m.key][i]))
                 for m in self.measures}
@@ -122,7 +128,7 @@ class TieTable:
         """The queries whose ``key`` the order of the tied documents can change (or might: bounds unknown)."""
         low, high = self.low[key], self.high[key]
         moved = np.isnan(low) | np.isnan(high) | (high - low > 1e-12)
-        return [qid for qid, flag in zip(self.qids, moved.tolist()) if flag and self.orders[self.qids.index(qid)] > 1]
+        return [qid for qid, flag, orders in zip(self.qids, moved.tolist(), self.orders) if flag and orders > 1]
 
 
 def _known(value: float) -> float | None:
