@@ -21,8 +21,9 @@ from ui.lessons.model import Scene, placeholders, render, typed_text
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 LESSONS_PAGE = str(REPO / "ui" / "lessons" / "entry.py")
-#: What a text may hold that looks like a number: a name (P@1, baking-faq#7, TREC DL 2020), never a value.
-NAMES = re.compile(r"\S*[@#][0-9]\S*|TREC DL 2020")
+#: What a text may hold that looks like a number: a name (P@1, baking-faq#7, TREC DL 2020, Judged≥0@k), never a
+#: value.
+NAMES = re.compile(r"\S*[@#][0-9]\S*|TREC DL 2020|Judged≥0@")
 
 #: Each lesson's right answers, first question then second: what the reveals' wording assumes.
 ANSWERS = {

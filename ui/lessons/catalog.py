@@ -33,7 +33,7 @@ def _sign(before: float, after: float) -> str:
     return "rises" if after > before else "falls" if after < before else "stays"
 
 
-# ---- 1. P@k and recall@k -------------------------------------------------------------------------------------
+# ---- 1. P@k and Recall@k -------------------------------------------------------------------------------------
 
 def _precision_recall_facts(before: Scene, after: Scene) -> dict[str, object]:
     k, k_after = before.k, after.k
@@ -45,7 +45,7 @@ def _precision_recall_facts(before: Scene, after: Scene) -> dict[str, object]:
 
 
 def _higher(precision: float, recall: float) -> str:
-    return "P@k" if precision > recall else "recall@k" if recall > precision else "they are equal"
+    return "P@k" if precision > recall else "Recall@k" if recall > precision else "they are equal"
 
 
 def _trade(facts) -> str:
@@ -56,12 +56,12 @@ def _trade(facts) -> str:
 
 
 PRECISION_RECALL = Lesson(
-    "precision-recall", "P@k and recall@k", "How raising k trades precision for recall.",
+    "precision-recall", "P@k and Recall@k", "How raising k trades precision for recall.",
     lambda: _sample_scene("sweet-pastry", k=1),
-    Question("The list is scored at k = {k}: only the top document counts. Which is higher, P@{k} or recall@{k}?",
+    Question("The list is scored at k = {k}: only the top document counts. Which is higher, P@{k} or Recall@{k}?",
              "P@{k} = {precision}: the one document looked at is relevant. Recall@{k} = {recall}: it is one of the "
              "{relevant} sweet pastries judged relevant, and the others are not in the top {k} yet.",
-             ("P@k", "recall@k", "they are equal"), lambda f: _higher(f["precision"], f["recall"])),
+             ("P@k", "Recall@k", "they are equal"), lambda f: _higher(f["precision"], f["recall"])),
     "Raise k from {k} to {k_after}: the whole list counts.",
     lambda scene: Scene(scene.lists, 4, scene.conventions),
     Question("At k = {k_after}, what happens to P and to recall?",
@@ -89,23 +89,23 @@ def _order_facts(before: Scene, after: Scene) -> dict[str, object]:
 def _which_changed(facts) -> str:
     counts = any(facts[n] != facts[n + "_after"] for n in ("precision", "recall"))
     order = any(facts[n] != facts[n + "_after"] for n in ("ap", "ndcg"))
-    return {(True, True): "all four", (True, False): "P@k and recall@k only",
+    return {(True, True): "all four", (True, False): "P@k and Recall@k only",
             (False, True): "AP@k and nDCG@k only"}.get((counts, order), "none of them")
 
 
 ORDER_BLINDNESS = Lesson(
-    "order-blindness", "Order blindness", "Moving a relevant document up changes AP and nDCG, not P@k or recall@k.",
+    "order-blindness", "Order blindness", "Moving a relevant document up changes AP and nDCG, not P@k or Recall@k.",
     lambda: _sample_scene("sweet-pastry"),
     Question("What is P@{k} of this list? (two decimals)",
              "P@{k} = {precision}: {hits} of the top {k} are relevant. It counts them and never asks where they are.",
              number="precision"),
     "Move muffin, a relevant document, up from rank {from_rank} to rank {to_rank}.",
     lambda scene: scene.with_list(0, docs=moved(scene.lists[0].docs, "muffin", 2), scores=None),
-    Question("Which of P@{k}, recall@{k}, AP@{k} and nDCG@{k} change?",
+    Question("Which of P@{k}, Recall@{k}, AP@{k} and nDCG@{k} change?",
              "AP@{k} rises from {ap} to {ap_after} and nDCG@{k} from {ndcg} to {ndcg_after}; P@{k} stays "
-             "{precision_after} and recall@{k} {recall_after}. P and recall count what is in the top k; AP and "
+             "{precision_after} and Recall@{k} {recall_after}. P and recall count what is in the top k; AP and "
              "nDCG also ask how early it comes.",
-             ("P@k and recall@k only", "AP@k and nDCG@k only", "all four", "none of them"), _which_changed),
+             ("P@k and Recall@k only", "AP@k and nDCG@k only", "all four", "none of them"), _which_changed),
     _order_facts,
 )
 
@@ -321,7 +321,7 @@ NDCG_GRADED = Lesson(
 )
 
 
-# ---- 7. RAG: recall@5 ------------------------------------------------------------------------------------------
+# ---- 7. RAG: Recall@5 ------------------------------------------------------------------------------------------
 
 def _rag_facts(before: Scene, after: Scene) -> dict[str, object]:
     k = before.k
@@ -335,16 +335,16 @@ RAG_RECALL = Lesson(
     "rag-recall", "RAG: recall in the prompt", "Recall@5 says whether the evidence reached the language model at all.",
     lambda: _sample_scene("sourdough-starter-rag"),
     Question("A chatbot hands the top {k} chunks to its language model. What share of the chunks that hold the "
-             "answer reach it, recall@{k}? (two decimals)",
+             "answer reach it, Recall@{k}? (two decimals)",
              "Recall@{k} = {recall}: {hits} of the {relevant} answer chunks are in the prompt, whatever their "
              "order. The model cannot use the one left out, however well it reads.",
              number="recall"),
     "Move baking-faq#7, the missing answer chunk, from rank {from_rank} to rank {to_rank}.",
     lambda scene: scene.with_list(0, docs=moved(scene.lists[0].docs, "baking-faq#7", 5), scores=None),
-    Question("What is recall@{k} now? (two decimals)",
+    Question("What is Recall@{k} now? (two decimals)",
              "Recall@{k} = {recall_after}: all the evidence now reaches the model. nDCG@{k} moves less, from "
              "{ndcg} to {ndcg_after}, because it discounts the chunk's low rank; the model reads the whole prompt, "
-             "so for RAG recall@k is the number to watch.",
+             "so for RAG Recall@k is the number to watch.",
              number="recall_after"),
     _rag_facts,
 )
@@ -373,8 +373,8 @@ HOLES = Lesson(
     Question("{unjudged} dishes in the top {k} were never judged, and trec_eval counts them as not relevant. If "
              "both turned out relevant, what would P@{k} be? (two decimals)",
              "P@{k} = {precision} as judged, and {high} if both holes are relevant: whatever the assessors say, "
-             "P@{k} lies between {low} and {high}. Only a share of {judged_share} of the top {k} is judged, so "
-             "the score rests partly on a guess.",
+             "P@{k} lies between {low} and {high}. Judged≥0@{k} = {judged_share}: only part of the top {k} is "
+             "judged, so the score rests partly on a guess.",
              number="high"),
     "Judge chia-pudding, the unjudged dish at rank {chia_rank}, as relevant.",
     lambda scene: scene.with_list(0, judgments={**scene.lists[0].judgments, "chia-pudding": 1}),
@@ -483,15 +483,15 @@ ANN = Lesson(
     Question("The ANN index returns only part of the exact search's top {k}. Can its list hold more relevant "
              "documents than the exact one?",
              "Yes. ANN recall@{k} = {ann_recall}: the index missed {missed} of the exact top {k}. Yet retrieval "
-             "recall@{k} is {recall_ann} for the ANN list against {recall_exact} for the exact one "
+             "Recall@{k} is {recall_ann} for the ANN list against {recall_exact} for the exact one "
              "(relevant documents lost: {lost}, gained: {gained}): the index returned a relevant document that "
              "the embedding placed just outside the exact top {k}.",
              ("yes", "no, the exact list is a ceiling"),
              lambda f: "yes" if f["recall_ann"] > f["recall_exact"] else "no, the exact list is a ceiling"),
     "Widen the index's search until it returns exactly the exact top {k}.",
     lambda scene: scene.with_list(1, docs=scene.lists[0].docs, scores=scene.lists[0].scores),
-    Question("What is the ANN list's retrieval recall@{k} now? (two decimals)",
-             "ANN recall@{k} = {ann_recall_after}, a perfect index, and retrieval recall@{k} = {recall_after}, "
+    Question("What is the ANN list's retrieval Recall@{k} now? (two decimals)",
+             "ANN recall@{k} = {ann_recall_after}, a perfect index, and retrieval Recall@{k} = {recall_after}, "
              "lower than before. The exact list is what the index converges to as its search widens, not a bound: "
              "to find more relevant documents, change the embedding or the retriever.",
              number="recall_after"),
@@ -583,14 +583,14 @@ WHICH_METRIC = Lesson(
     lambda: _sample_scene("laminating-butter-temperature"),
     Question("People read this result page from the top, and the passages are graded. Which measure should lead "
              "the report?",
-             "{primary}, here {ndcg}. {why} Support it with recall@{k} ({recall}: how much of what is relevant "
-             "the page holds, at grade {level} and up) and Judged@{k} ({judged_share}: how much of the score "
+             "{primary}, here {ndcg}. {why} Support it with Recall@{k} ({recall}: how much of what is relevant "
+             "the page holds, at grade {level} and up) and Judged≥0@{k} ({judged_share}: how much of the score "
              "rests on judgments).",
              _CHOICES, lambda f: f["primary"]),
     "The same passages now feed a chatbot, whose prompt holds the top {k_after}.",
     lambda scene: Scene(scene.lists, 5, scene.conventions),
     Question("Which measure should lead now?",
-             "{primary_after}, here recall@{k_after} = {recall_after}. {why_after} nDCG@{k_after} ({ndcg_after}) "
+             "{primary_after}, here Recall@{k_after} = {recall_after}. {why_after} nDCG@{k_after} ({ndcg_after}) "
              "and RR ({rr_after}) can support it, but the question has changed from how well people are served "
              "to whether the evidence arrived.",
              _CHOICES, lambda f: f["primary_after"]),
