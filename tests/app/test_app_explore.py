@@ -11,6 +11,7 @@ from tests.app.support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, de
 from ui.common.query_state import remove_active
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
 from ui.explore.data_io import DOWNLOADS
+from ui.explore.scores import EXPLANATION_TAB
 
 
 def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval():
@@ -270,6 +271,7 @@ def test_removing_donut_renumbers_the_active_list_and_shows_donut_apart():
     assert frame["rank"].tolist() == ["1", "2", "3", "—"]
     assert at.selectbox(key="move_doc").options == ["1. bagel", "2. muffin", "3. croissant"]
     assert shown(at)["RR"] == "0.500"  # muffin, rank 2 in the table and in the explanation
+    at = open_explanation(at, "RR")
     assert any("muffin at rank 2" in c.value for c in at.code)
 
 
@@ -278,12 +280,22 @@ def test_unjudged_documents_read_unjudged_in_the_grade_column():
     assert at.data_editor[0].value["grade"].tolist() == ["1", "unjudged"]
 
 
+def open_explanation(at, label: str):
+    """Open the explanation tab of one card, as a click on it does (only the open tab is drawn)."""
+    at.session_state[EXPLANATION_TAB] = label
+    return at.run()
+
+
 def test_explanations_show_the_computation_with_this_lists_numbers():
     at = open_app()
     codes = [c.value for c in at.code]
-    assert "AP@4 = (1/1 + 2/3) / 3 = 0.556" in codes
-    assert "P@4 = 2 / 4 = 0.500" in codes
-    assert len(at.latex) >= 6
+    assert "P@4 = 2 / 4 = 0.500" in codes  # the first tab, the only one drawn
+    assert not any(code.startswith("AP@4 = ") for code in codes) and len(at.latex) == 1
+    at = open_explanation(at, "AP@4")
+    assert "AP@4 = (1/1 + 2/3) / 3 = 0.556" in [c.value for c in at.code]
+    at.number_input(key="k_input").set_value(3).run()  # the tabs are relabelled; AP stays open
+    assert at.session_state[EXPLANATION_TAB] == "AP@3"
+    assert any(c.value.startswith("AP@3 = ") for c in at.code)
 
 
 QRELS_TREC = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 x 1\n"
@@ -373,4 +385,5 @@ def test_the_rr_card_has_no_cut_off_and_says_what_the_k_charts_rr_at_k_is():
     at.selectbox(key="sample_picker").select("suitable-for-lunch").run()
     at.number_input(key="k_input").set_value(2).run()
     assert shown(at)["RR"] == "0.333"
+    at = open_explanation(at, "RR")
     assert any("RR@2 (the k chart's RR@k) is 0.000" in c.value for c in at.code)

@@ -76,13 +76,28 @@ def baseline_controls() -> None:
         right.button("Clear baseline", key="clear_baseline", on_click=clear, icon=":material/close:", width="stretch")
 
 
+#: Session keys: the open explanation tab (a card's label), and the labels of the last run's tabs.
+EXPLANATION_TAB = "explanation_tab"
+EXPLANATION_LABELS = "explanation_labels"
+
+
+@st.fragment
 def explanations_panel(explanations: list[Explanation]) -> None:
-    tabs = st.tabs([item.label for item in explanations])
+    """One tab per metric: its formula, the computation with this list's numbers, and what it rewards. Only the
+    open tab is drawn (each formula is typeset in the browser on every edit); a fragment, so opening another tab
+    reruns only this panel. A change of k relabels the tabs (P@4 becomes P@3): the same metric stays open."""
+    labels = [item.label for item in explanations]
+    open_label, before = st.session_state.get(EXPLANATION_TAB), st.session_state.get(EXPLANATION_LABELS, [])
+    if open_label not in labels and open_label in before and before.index(open_label) < len(labels):
+        st.session_state[EXPLANATION_TAB] = labels[before.index(open_label)]
+    st.session_state[EXPLANATION_LABELS] = labels
+    tabs = st.tabs(labels, key=EXPLANATION_TAB, on_change="rerun")
     for tab, item in zip(tabs, explanations):
-        with tab:
-            st.latex(item.formula)
-            st.code(item.worked, language=None, wrap_lines=True)
-            st.caption(f"Rewards: {item.rewards}")
+        if tab.open:
+            with tab:
+                st.latex(item.formula)
+                st.code(item.worked, language=None, wrap_lines=True)
+                st.caption(f"Rewards: {item.rewards}")
 
 
 def metric_guide() -> None:
