@@ -56,8 +56,14 @@ def _install(tmp_path: Path, *pip_args: str) -> Path:
     return python
 
 
+#: When a command is given up on. Not a wait: a command ends when it is done. On two cores shared with other test runs
+#: a fresh interpreter importing every ui module took more than 120 s.
+COMMAND_SECONDS = 600
+
+
 def _run(*command: str | Path, cwd: Path) -> str:
-    result = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=120)
+    result = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True,
+                            timeout=COMMAND_SECONDS)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -131,7 +137,8 @@ def test_the_engine_snippet_without_the_package_says_in_one_line_what_to_install
     python = _venv_seeing_this_interpreter(tmp_path / "venv")  # numpy and pyarrow, but no metrics
     snippet, _ = _engine_snippet(_elsewhere(tmp_path))
     assert "\n# Needs this project's `metrics` package" in snippet.read_text(encoding="utf-8")
-    done = subprocess.run([python, snippet], cwd=snippet.parent, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([python, snippet], cwd=snippet.parent, capture_output=True, text=True,
+                          timeout=COMMAND_SECONDS)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines() == ["This snippet needs IR Metrics Explorer's engine: run `pip install .` in a "
                                         "clone of the project, then run it again with that Python."]
@@ -176,27 +183,33 @@ def test_requirements_dev_txt_is_the_dev_extra_of_pyproject():
     assert listed == declared
 
 
-def test_the_metrics_package_imports_nothing_outside_its_declared_dependencies():
-    """The core install is numpy and pyarrow: importing every metrics module needs nothing else."""
+@pytest.fixture(scope="module")
+def imported_everything() -> list[str]:
+    """One fresh interpreter imports every metrics module but metrics.dask (the [dask] extra) and prints the optional
+    packages that brought in; then it imports the app and every ui module and prints the Dask modules loaded by then.
+    (One interpreter for both tests: importing every ui module costs seconds of CPU.)"""
     code = ("import sys, pkgutil, importlib, metrics\n"
-            "for info in pkgutil.walk_packages(metrics.__path__, 'metrics.'):\n"
-            "    if not info.name.endswith('__main__') and info.name != 'metrics.dask':  # the [dask] extra\n"
-            "        importlib.import_module(info.name)\n"
-            "roots = {name.split('.')[0] for name in sys.modules}\n"
-            "print(sorted(roots & {'streamlit', 'plotly', 'pandas', 'pytrec_eval', 'scipy', 'dask', 'distributed'}))")
-    assert _run(sys.executable, "-c", code, cwd=REPO).strip() == "[]"
-
-
-def test_the_library_and_the_app_never_import_dask():
-    """Dask is the optional [dask] extra: only `import metrics.dask` brings it in."""
-    code = ("import sys, pkgutil, importlib, metrics, app\n"
-            "import ui\n"
-            "for package in (metrics, ui):\n"
+            "def import_all(package):\n"
             "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
             "        if not info.name.endswith('__main__') and info.name != 'metrics.dask':\n"
             "            importlib.import_module(info.name)\n"
+            "import_all(metrics)\n"
+            "roots = {name.split('.')[0] for name in sys.modules}\n"
+            "print(sorted(roots & {'streamlit', 'plotly', 'pandas', 'pytrec_eval', 'scipy', 'dask', 'distributed'}))\n"
+            "import app, ui\n"
+            "import_all(ui)\n"
             "print(sorted(name for name in sys.modules if name.split('.')[0] in ('dask', 'distributed')))")
-    assert _run(sys.executable, "-c", code, cwd=REPO).strip() == "[]"
+    return _run(sys.executable, "-c", code, cwd=REPO).splitlines()
+
+
+def test_the_metrics_package_imports_nothing_outside_its_declared_dependencies(imported_everything):
+    """The core install is numpy and pyarrow: importing every metrics module needs nothing else."""
+    assert imported_everything[0] == "[]"
+
+
+def test_the_library_and_the_app_never_import_dask(imported_everything):
+    """Dask is the optional [dask] extra: only `import metrics.dask` brings it in."""
+    assert imported_everything[1] == "[]"
 
 
 def test_metrics_dask_without_dask_says_how_to_install_it_in_one_line():
@@ -218,14 +231,14 @@ def test_python_m_metrics_compare_without_scipy_compares_and_asks_for_the_extra_
             "runpy.run_module('metrics.compare', run_name='__main__', alter_sys=True)\n")
     files = [str(data / "qrels.test"), str(data / "results.test"), str(data / "results.trunc")]
     result = subprocess.run([sys.executable, "-c", code, *files, "--resamples", "200"], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=COMMAND_SECONDS)
     # results.trunc lacks query 302: the one line on stderr says so (it is not a failure to import anything)
     assert (result.returncode, result.stderr) == (0, (
         "python -m metrics.compare: warning: run 'results.trunc' lacks 1 judged query (302): every run's mean is "
         "over the 2 queries all runs answer; -c scores a missing query 0 instead\n")), result.stderr
     assert "Superscripts" in result.stdout
     result = subprocess.run([sys.executable, "-c", code, *files, "--test", "wilcoxon"], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=COMMAND_SECONDS)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr == ('python -m metrics.compare: metrics.compare (the Wilcoxon test) needs scipy: '
