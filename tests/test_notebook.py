@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "examples" / "tour.ipynb"
 
 pytestmark = pytest.mark.slow
+
+# nbformat is imported in the tests, not at collection: importing it builds jsonschema's URI grammars, about 3 s of
+# CPU that every pytest-xdist worker would pay, not only the one that runs these tests.
 
 
 def _printed(cell) -> str:
@@ -19,6 +20,9 @@ def _printed(cell) -> str:
 
 
 def test_the_tour_runs_top_to_bottom_and_finds_exponential_gain(monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     # Figures as plotly's JSON only: no copy of plotly.js in each output of this throwaway run.
     monkeypatch.setitem(os.environ, "PLOTLY_RENDERER", "plotly_mimetype")
@@ -35,6 +39,8 @@ def test_the_tour_runs_top_to_bottom_and_finds_exponential_gain(monkeypatch):
 
 def test_the_committed_tour_carries_no_outputs():
     """Outputs are made by running it; committed, they would only go stale and weigh on every diff."""
+    import nbformat
+
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.validate(notebook)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]

@@ -167,7 +167,7 @@ def test_ir_measures_judged_profile():
 def test_cwl_eval_profile():
     ir_measures = pytest.importorskip("ir_measures")
     pytest.importorskip("cwl", reason="cwl_eval does not install here")
-    qrels, run = collection(36, 80)
+    qrels, run = collection(36, 30)
     rng = np.random.default_rng(36)  # input order unrelated to the scores: as_given means the input's order
     run = {q: dict(sorted(scores.items(), key=lambda item: rng.random())) for q, scores in run.items()}
     qrels = {q: js for q, js in qrels.items() if q in run}
