@@ -298,6 +298,9 @@ class _View:
                 lines.append(f"Gain is 1 for a relevant document (grade ≥ {self.level}) and 0 otherwise (binary gain).")
             if conv.ideal_from == "retrieved":
                 lines.append("The ideal ranking re-sorts the retrieved documents only, not every judged document.")
+        if name == "recip_rank":
+            lines.append(f"Averaged over queries, {name_of('recip_rank')} is {name_of('recip_rank', mean=True)} "
+                         "(mean reciprocal rank), the number a paper or leaderboard reports.")
         if name == "map":
             lines.append(f"A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); "
                          f"{MAP_AT_K_READING}.")

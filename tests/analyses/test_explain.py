@@ -52,7 +52,8 @@ def test_sweet_pastry_explanations_read_exactly_as_worked_by_hand():
     assert worked == {
         "P@4": "P@4 = 2 / 4 = 0.500",
         "Recall@4": "Recall@4 = 2 / 3 = 0.667",
-        "RR": "RR = 1 / 1 = 1.000 (first relevant document: donut at rank 1)",
+        "RR": "RR = 1 / 1 = 1.000 (first relevant document: donut at rank 1)\n"
+              "Averaged over queries, RR is MRR (mean reciprocal rank), the number a paper or leaderboard reports.",
         "AP@4": "AP@4 = (1/1 + 2/3) / 3 = 0.556",
         "AP": "AP = (1/1 + 2/3) / 3 = 0.556 (every rank of the list, no cut-off)\n"
               "A paper's \"MAP\" is usually this uncut AP averaged over queries (trec_eval map); MAP@k is ambiguous: "
@@ -185,8 +186,9 @@ def test_depth_cuts_the_list_before_anything_is_counted():
 
 def test_rr_has_no_cutoff_and_says_so_when_the_first_hit_is_below_k():
     rr = by_label(["bagel", "croissant", "muffin"], PASTRY_JUDGMENTS, 2)["RR"]
-    assert rr.worked == ("RR = 1 / 3 = 0.333 (first relevant document: muffin at rank 3; RR has no cut-off, so it "
-                         "counts below the top 2, while RR@2 (the k chart's RR@k) is 0.000)")
+    assert rr.worked.splitlines()[0] == ("RR = 1 / 3 = 0.333 (first relevant document: muffin at rank 3; RR has no "
+                                         "cut-off, so it counts below the top 2, while RR@2 (the k chart's RR@k) is "
+                                         "0.000)")
 
 
 # ---- named edge cases ----------------------------------------------------------------------------------
@@ -207,7 +209,7 @@ def test_no_relevant_judgments_explain_why_the_denominator_is_zero():
 
 def test_nothing_relevant_retrieved():
     explained = by_label(["bagel", "croissant"], PASTRY_JUDGMENTS, 4)
-    assert explained["RR"].worked == "RR = 0.000 (no relevant document retrieved)"
+    assert first_line(explained["RR"]) == "RR = 0.000 (no relevant document retrieved)"
     assert explained["Success@4"].worked == "Success@4 = 0 (no relevant document in the top 4)"
     assert explained["AP@4"].worked == "AP@4 = 0 / 3 = 0.000 (no relevant document in the top 4)"
     assert first_line(explained["nDCG@4"]).startswith("nDCG@4 = DCG@4 / IDCG@4 = 0 / (1/log2(2)")
