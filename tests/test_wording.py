@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from metrics import evaluate
 from metrics.cli import help_epilog
 from metrics.explain import METRIC_GUIDE, explorer_measures
 from metrics.measures import MEASURES
@@ -148,3 +149,11 @@ def test_cards_show_three_decimals_and_tables_four(value, on_card, in_table):
 def test_a_change_too_small_for_three_decimals_is_said_so_and_none_is_plus_minus_zero():
     assert [card_delta(d) for d in (1 / 9, -2 / 3, 0.0003, -0.0003, 0.0)] == [
         "+0.111", "-0.667", "+<0.001", "-<0.001", "±0.000"]
+
+
+def test_the_err_sentence_in_docs_holds_the_engines_numbers():
+    qrels = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
+    run = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}
+    values = evaluate(qrels, run, ["ERR@4", "recip_rank"])["sweet pastry"]
+    page = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
+    assert f"ERR@4 = {card(values['ERR@4'])} beside RR = {card(values['recip_rank'])}" in page
