@@ -13,10 +13,13 @@ from ui.common.query_state import (
     ORDER_CONVENTIONS,
     Item,
     QueryState,
+    View,
     apply_judgment_edits,
     apply_ranking_edits,
     decode_url,
+    decode_view,
     encode_url,
+    encode_view,
     move,
     remove_active,
     reorder_active,
@@ -43,6 +46,25 @@ def test_url_round_trip_keeps_scores_removals_conventions_and_odd_doc_ids():
     params = encode_url(state)
     assert params["gain"] == "exponential" and params["level"] == "2" and params["removed"] == "2"
     assert decode_url(params) == state
+
+
+def test_classroom_mode_round_trips_through_the_link_and_the_usual_page_writes_nothing():
+    assert encode_view(View()) == {} and decode_view({"k": "3"}) == View()
+    view = View(True, frozenset({"online", "holes"}))
+    assert encode_view(view) == {"mode": "class", "show": "holes,online"}
+    assert decode_view(encode_view(view)) == view and decode_view({"mode": ["x", "class"]}) == View(True)
+    assert not view.shows("conventions") and view.shows("holes") and View().shows("conventions")
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"mode": "projector"}, "'mode': 'projector' is not 'class'"),
+    ({"mode": "x" * 5_000}, r"'mode': 'x{20}' is not"),  # quoted at most 20 characters
+    ({"show": "holes"}, "'show' needs mode=class"),
+    ({"mode": "class", "show": "holes,bounds"}, "'show': 'bounds' is not one of conventions, holes, online"),
+])
+def test_a_view_the_link_cannot_give_is_named(params, message):
+    with pytest.raises(InputError, match=message):
+        decode_view(params)
 
 
 def test_url_without_ranking_or_qrels_describes_no_state():

@@ -10,7 +10,7 @@ from metrics.ann import Waterfall, compare_ann, definition_costs, pipeline_stage
 from metrics.ann import index as ann_index
 from metrics.ann.definitions import ANN_BENCHMARKS_EPSILON
 from metrics.measures.display import TABLE_FORMAT, card
-from ui.common import pages, state
+from ui.common import classroom, pages, slides, state
 from ui.common.text import literal
 
 from . import charts, data
@@ -30,6 +30,7 @@ EVERY_QUERY = "ann_every_query_open"
 def page() -> None:
     if st.session_state.pop(SWITCH, False):
         st.switch_page(pages.EXPLORE)
+    classroom.apply()
     st.title("ANN recall vs retrieval recall")
     st.markdown(INTRO)
     source = st.segmented_control("Lists from", ["A faiss index built here", "Your own runs"], key="ann_source",
@@ -197,6 +198,7 @@ def sweep_chart(setup: data.Setup) -> None:
                                  [p.ndcg_ann for p in points], [p.qps for p in points], recall_exact, ndcg_exact,
                                  setup.k, setup.search_value)
     st.plotly_chart(figure, key="ann_sweep_chart")
+    slides.chart_downloads(figure, "ann-sweep", key="ann_sweep_chart")
 
 
 def waterfall_section(lists: data.AnnLists) -> Waterfall:
@@ -208,8 +210,10 @@ def waterfall_section(lists: data.AnnLists) -> Waterfall:
             if lists.k > 1 else 1
     stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
     waterfall = recall_waterfall(lists.qrels, stages)
-    st.plotly_chart(charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
-                                            waterfall.relevant), key="ann_waterfall_chart")
+    stages = charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
+                                     waterfall.relevant)
+    st.plotly_chart(stages, key="ann_waterfall_chart")
+    slides.chart_downloads(stages, "ann-waterfall", key="ann_waterfall_chart")
     st.dataframe(pd.DataFrame(waterfall.rows()), hide_index=True, width="stretch")
     st.caption(f"The ANN stage loses true neighbours that were relevant, and gains relevant documents from beyond "
                f"the exact top {lists.k}: the exact list is what the index converges to as its search widens, not "

@@ -6,6 +6,9 @@ conventions. It round-trips through URL parameters:
 
     ?ranking=donut:0.95,bagel,muffin&qrels=donut:1,muffin:1,scone:1&k=4&level=2&gain=exponential
 
+How the pages show it is a :class:`View`, in the link too (``mode=class&show=holes``, :func:`encode_view`), on every
+page.
+
 Doc ids may hold any character; ``%``, ``,`` and ``:`` inside them are percent-escaped by the codec. A link holds
 at most :data:`MAX_URL_CHARS` characters of parameters: a longer state gets no link (the page says so), and a
 longer link is refused.
@@ -307,6 +310,68 @@ def decode_url(params: Mapping[str, str | list[str]]) -> QueryState | None:
     # scores), unless the link says it holds a hand-made order.
     state = QueryState(tuple(items), judgments, k, conventions, query)
     return state if order == ORDER_SHOWN else sort_by_score(state)
+
+
+# ---- the view: classroom mode -----------------------------------------------------------------------------
+# Not part of the query: a lecturer switches it on once and every page follows, whatever list is open.
+
+#: The value of the ``mode`` parameter that opens classroom mode (large type, the list and the cards first).
+CLASSROOM = "class"
+#: The panels classroom mode hides unless asked for (the ``show`` parameter, or the sidebar).
+PANELS = ("conventions", "holes", "online")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """How the pages show what they show: ``classroom`` mode, and the panels it shows all the same."""
+
+    classroom: bool = False
+    shown: frozenset[str] = frozenset()
+
+    def shows(self, panel: str) -> bool:
+        """Whether ``panel`` (one of :data:`PANELS`) is drawn: always outside classroom mode."""
+        if panel not in PANELS:
+            raise ValueError(f"Argument `panel` has to be one of {PANELS}, but got {panel!r}")
+        return not self.classroom or panel in self.shown
+
+
+def encode_view(view: View) -> dict[str, str]:
+    """The link parameters of ``view``: none for the usual page, ``mode=class`` (and ``show=…`` in
+    :data:`PANELS` order) in classroom mode."""
+    if not view.classroom:
+        return {}
+    params = {"mode": CLASSROOM}
+    if view.shown:
+        params["show"] = ",".join(panel for panel in PANELS if panel in view.shown)
+    return params
+
+
+def decode_view(params: Mapping[str, str | list[str]]) -> View:
+    """The view a link asks for (the usual page without ``mode``), or an InputError naming the bad parameter."""
+    mode, show = (_last(params.get(name)) for name in ("mode", "show"))
+    if mode is None:
+        if show is not None:
+            raise InputError(f"URL parameter 'show' needs mode={CLASSROOM}: outside classroom mode every panel "
+                             "is shown")
+        return View()
+    if mode != CLASSROOM:
+        raise InputError(f"URL parameter 'mode': {mode[:20]!r} is not {CLASSROOM!r} (classroom mode); leave it out "
+                         "for the usual page")
+    shown = set()
+    for token in filter(None, (show or "").split(",")):
+        if token not in PANELS:
+            raise InputError(f"URL parameter 'show': {token[:20]!r} is not one of {', '.join(PANELS)}")
+        shown.add(token)
+    return View(True, frozenset(shown))
+
+
+def _last(value: str | list[str] | None) -> str | None:
+    """A parameter's value as the page reads it (the last one when repeated); None when absent or empty."""
+    if isinstance(value, list):
+        value = value[-1] if value else None
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"URL parameter value {value!r} is not text")
+    return value or None
 
 
 # ---- edits -------------------------------------------------------------------------------------------

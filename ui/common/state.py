@@ -18,8 +18,11 @@ from .query_state import (
     MAX_URL_CHARS,
     Item,
     QueryState,
+    View,
     decode_url,
+    decode_view,
     encode_url,
+    encode_view,
     sort_by_score,
     url_length,
 )
@@ -32,6 +35,8 @@ BASELINE = "baseline"
 UNDO = "undo_stack"
 UNDO_DEPTH = 50
 SAMPLE = "sample_slug"
+#: The view every page follows (classroom mode and the panels it shows): a ui.common.query_state.View.
+VIEW = "view"
 DEFAULT_SAMPLE = "sweet-pastry"
 
 
@@ -137,6 +142,35 @@ def open_query(qid: str, judgments: dict[str, int], scores: dict[str, float], *,
     say("info", f"Opened query {qid!r}{source}: {len(order)} retrieved, {len(judgments)} judged.{cut}")
 
 
+def view() -> View:
+    """How the pages show things: the link's ``mode``/``show`` on the session's first run, then what the sidebar
+    says. A link whose mode cannot be read opens the usual page with a message naming the parameter."""
+    if VIEW not in st.session_state:
+        try:
+            st.session_state[VIEW] = decode_view(st.query_params.to_dict())
+        except InputError as error:
+            st.session_state[VIEW] = View()
+            if not st.session_state.get(MESSAGE):  # a bad list in the same link has said its own
+                st.session_state[MESSAGE] = ("error", f"The link's view could not be opened: {error}. Showing the "
+                                                      "usual page.")
+    return st.session_state[VIEW]
+
+
+def set_view(new_view: View) -> None:
+    st.session_state[VIEW] = new_view
+
+
+def sync_view() -> None:
+    """Keep ``mode`` and ``show`` in the address bar equal to the view, on a page whose link holds nothing else."""
+    wanted = encode_view(view())
+    for name in ("mode", "show"):
+        if name in wanted:
+            if st.query_params.get(name) != wanted[name]:
+                st.query_params[name] = wanted[name]
+        elif name in st.query_params:
+            del st.query_params[name]
+
+
 def say(kind: str, text: str) -> None:
     st.session_state[MESSAGE] = (kind, text)
 
@@ -169,16 +203,21 @@ def editor_key(name: str) -> str:
     return f"{name}_{st.session_state.get(EDITOR_VERSION, 0)}"
 
 
+def _link(state: QueryState) -> dict[str, str]:
+    """Every parameter of the page's link: the query's and the view's (``mode=class``)."""
+    return {**encode_url(state), **encode_view(view())}
+
+
 def link_params(state: QueryState) -> dict[str, str] | None:
-    """The link that reproduces ``state``, or None when it would be longer than a link may be (MAX_URL_CHARS)."""
-    params = encode_url(state)
+    """The link that reproduces ``state`` and the view, or None when it would be longer than a link may be
+    (MAX_URL_CHARS)."""
+    params = _link(state)
     return params if url_length(params) <= MAX_URL_CHARS else None
 
 
 def link_note(state: QueryState) -> str | None:
     """What the page says when ``state`` is too long for a link (None when the address bar holds it)."""
-    params = encode_url(state)
-    length = url_length(params)
+    length = url_length(_link(state))
     if length <= MAX_URL_CHARS:
         return None
     return (f"This list is too long for a link ({length:,} characters; a link holds at most {MAX_URL_CHARS:,}), "
@@ -186,8 +225,9 @@ def link_note(state: QueryState) -> str | None:
 
 
 def sync_url(state: QueryState) -> None:
-    """Keep the address bar equal to the state, so a copied link reproduces the view; a state too long for a link
-    gets none (better no link than one that cannot be opened), and :func:`link_note` says so on the page."""
-    params = link_params(state) or {}
+    """Keep the address bar equal to the state and the view (classroom mode), so a copied link reproduces the
+    page; a state too long for a link gets none but the view's parameters (better no link than one that cannot be
+    opened), and :func:`link_note` says so on the page."""
+    params = link_params(state) or encode_view(view())
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)

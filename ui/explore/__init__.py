@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from metrics.explain import explain, missed_relevant_note
-from ui.common import state, two_lists
+from ui.common import classroom, state, two_lists
 from ui.common.text import literal
 
 from . import controls, data_io, editor, holes, list_status, online, scores, ties, whatif
@@ -19,28 +19,38 @@ SCORING_MODEL = (
 
 
 def page() -> None:
+    view = classroom.apply()
     query = state.current()
     with st.sidebar:
         controls.sample_picker(query)
         controls.real_query_picker()
-        controls.conventions_panel(query)
+        if view.shows("conventions"):
+            controls.conventions_panel(query)
 
     with st.container(key=data_io.TOP_ANCHOR):
         st.title("Explore a query")
         data_io.scroll_to_top_once()
-    st.caption(SCORING_MODEL)
+    if not view.classroom:  # in class the list and the cards come first
+        st.caption(SCORING_MODEL)
 
     explanations = explain(query.ranking, dict(query.judgments), query.k, query.conventions)
     labels = {item.parsed.key: item.label for item in explanations}
     baseline = st.session_state.get(state.BASELINE)
 
     controls.k_and_level(query)
-    card_holes = holes.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
+    card_holes = None
+    if view.shows("holes"):
+        card_holes = holes.card_holes(list(query.ranking), dict(query.judgments), explanations, query.conventions)
     baseline_values = scores.baseline_values(baseline, [item.parsed for item in explanations], query.conventions)
-    scores.metric_cards(explanations, baseline_values, card_holes, ties.card_ties(query, explanations))
-    holes.judged_caption(card_holes, query.k, len(query.ranking[: query.conventions.depth or None]))
-    scores.baseline_controls()
-    st.caption("Conventions: " + query.conventions.describe())
+    # The tie interval belongs to the tie-order convention: classroom mode shows it with the conventions.
+    card_ties = ties.card_ties(query, explanations) if view.shows("conventions") else None
+    scores.metric_cards(explanations, baseline_values, card_holes, card_ties)
+    if card_holes is not None:
+        holes.judged_caption(card_holes, query.k, len(query.ranking[: query.conventions.depth or None]))
+    if not view.classroom:
+        scores.baseline_controls()
+    if view.shows("conventions") or query.conventions.differences():  # a number never hides its conventions
+        st.caption("Conventions: " + query.conventions.describe())
 
     # At 1280 px the list's six columns need 5/8 of the width; the formulas fit in the rest.
     list_side, explain_side = st.columns([5, 3], gap="medium")
@@ -49,8 +59,12 @@ def page() -> None:
         too_long = state.link_note(query)
         if too_long:
             st.caption(too_long)
-        list_status.status_box(query, explanations, labels)
-        editor.ranking_editor(query)
+        if not view.classroom:
+            list_status.status_box(query, explanations, labels)
+        editor.ranking_editor(query, judged_column=view.shows("holes"))
+        if view.classroom:  # the list first; its status and the baseline right under it
+            list_status.status_box(query, explanations, labels)
+            scores.baseline_controls()
         editor.move_controls(query)
         st.markdown("**Judged but not retrieved**")
         st.caption(missed_relevant_note(query.conventions))
@@ -58,11 +72,15 @@ def page() -> None:
     with explain_side:
         st.subheader("How each number is computed")
         scores.explanations_panel(explanations)
-        scores.metric_guide()
+        scores.cards_slide(explanations, query.query, query.k, query.conventions)
+        scores.metric_guide(online_shown=view.shows("online"))
 
     two_lists.section(query)
     whatif.whatif_section(query, baseline)
-    online.online_section(query, baseline)
+    if view.shows("online"):
+        online.online_section(query, baseline)
+    else:
+        state.keep_values(online.kept_widgets())
 
     data_io.data_in()
     data_io.data_out(query, [(e.label, e.measure, e.value) for e in explanations])

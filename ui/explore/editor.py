@@ -66,11 +66,15 @@ def _on_judgments_change(key: str, rows: list[str]) -> None:
              changes.get("deleted_rows", []))
 
 
-def ranking_editor(query: QueryState) -> None:
+def ranking_editor(query: QueryState, *, judged_column: bool = True) -> None:
+    """The ranked list; ``judged_column=False`` leaves out the column that marks unjudged documents (classroom mode
+    hides the judgment holes it points to)."""
     key = state.editor_key("ranking_editor")
+    frame = ranking_frame(query)
     st.data_editor(
-        ranking_frame(query),
+        frame,
         key=key,
+        column_order=None if judged_column else [name for name in frame.columns if name != "judged"],
         num_rows="dynamic",
         hide_index=True,
         width="stretch",

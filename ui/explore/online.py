@@ -36,7 +36,7 @@ from metrics.online import (
     team_draft,
 )
 from metrics.online.experiments import DEFAULT_INTERLEAVING_DEPTH
-from ui.common import state
+from ui.common import slides, state
 from ui.common.labels import MODEL_LABELS
 from ui.common.query_state import QueryState
 from ui.common.text import literal
@@ -235,10 +235,11 @@ def _online_panel(query: QueryState, baseline: dict | None) -> None:
         err_link(page, judgments, query.k,
                  expected.stop_reciprocal_rank if settings.kind == "cascade" else None)
     grades = [judgments.get(doc) for doc in page]
-    st.plotly_chart(online_charts.click_figure(
+    click_chart = online_charts.click_figure(
         page, expected.click_probability, model.attractiveness, grades=grades, position_bias=model.position_bias,
-        simulated=simulated.signals.click_probability, sessions=simulated.sessions, model=MODEL_NAMES[settings.kind]),
-        key="online_click_chart", config={"displaylogo": False})
+        simulated=simulated.signals.click_probability, sessions=simulated.sessions, model=MODEL_NAMES[settings.kind])
+    st.plotly_chart(click_chart, key="online_click_chart", config={"displaylogo": False})
+    slides.chart_downloads(click_chart, f"{query.query}-clicks", key="online_click_chart")
     against_baseline(query, baseline, settings, judgments_all)
 
 
@@ -397,8 +398,9 @@ def against_baseline(query: QueryState, baseline: dict | None, settings: Setting
     ab_table(test)
     rows = [(SIGNAL_LABELS[signal], diff.expected, diff.simulated, diff.ci[0], diff.ci[1])
             for signal, diff in test.differences.items()]
-    st.plotly_chart(online_charts.ab_figure(rows, test.sessions), key="online_ab_chart",
-                    config={"displaylogo": False})
+    ab_chart = online_charts.ab_figure(rows, test.sessions)
+    st.plotly_chart(ab_chart, key="online_ab_chart", config={"displaylogo": False})
+    slides.chart_downloads(ab_chart, "ab-test", key="online_ab_chart")
     st.caption("Both arms and the interleaved sessions use the click model above, typed values included. Each "
                "arm reads its own list's judgments; the interleaved list mixes both, so there a document's grade is "
                "the current list's (else the baseline's) and untouched grades follow the gmax of those grades. "

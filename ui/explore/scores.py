@@ -11,7 +11,8 @@ from metrics import evaluate_rankings
 from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
 from metrics.measures.display import card
 from metrics.names import Measure, trec_spec
-from ui.common import state
+from ui.common import slides, state
+from ui.common.text import literal
 
 #: Key of the container of the cards (its CSS class is ``st-key-`` + the key).
 CARDS = "metric_cards"
@@ -100,11 +101,27 @@ def explanations_panel(explanations: list[Explanation]) -> None:
                 st.caption(f"Rewards: {item.rewards}")
 
 
-def metric_guide() -> None:
+def cards_slide(explanations: list[Explanation], query: str, k: int, conventions) -> None:
+    """The cards with their formulas and worked formulas as one slide, PNG or SVG, drawn when clicked."""
+    cards = [slides.SlideCard(item.label, card(item.value), item.worked, item.formula) for item in explanations]
+    title = f"{query} · k = {k}"
+    footer = "Conventions: " + conventions.describe()
+    st.markdown(f"**The cards for a slide** ({literal(query)}, every formula worked):")
+    slides.downloads(lambda: slides.cards_figure(cards, title, footer), f"{query}-cards", key="cards_slide")
+
+
+def metric_guide(online_shown: bool = True) -> None:
+    """The guide to choosing a metric; ``online_shown``: whether the page shows its online section (classroom
+    mode hides it unless asked for), which the guide's last line points to."""
     with st.expander("Which metric should I use?"):
         guide = pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"])
         st.table(guide.set_index("If you evaluate…"))
         st.markdown("**When an offline win needs online confirmation**\n"
                     + "\n".join(f"- **{case}.** {why}" for case, why in ONLINE_CONFIRMATION))
-        st.caption("*Online signals (simulated)*, further down, shows what a change may do to clicks and how many "
-                   "sessions an A/B test needs to see it.")
+        if online_shown:
+            st.caption("*Online signals (simulated)*, further down, shows what a change may do to clicks and how "
+                       "many sessions an A/B test needs to see it.")
+        else:
+            st.caption("*Online signals (simulated)* shows what a change may do to clicks and how many sessions an "
+                       "A/B test needs to see it: classroom mode hides it; choose it under *Show in class* in the "
+                       "sidebar.")

@@ -20,7 +20,7 @@ from metrics.whatif import (
     compare_to_baseline,
     move_preview,
 )
-from ui.common import state
+from ui.common import slides, state
 from ui.common.query_state import QueryState, remove_active, reorder_active
 from ui.common.text import escape_markdown, literal
 
@@ -93,12 +93,14 @@ def _chart_data(scenario: Scenario) -> ChartData:
 
 
 def _chart(figure, name: str, clickable: bool = False) -> None:
-    if not clickable:
-        st.plotly_chart(figure, key=state.editor_key(name), config={"displaylogo": False})
-        return
+    """The chart, and under it its PNG and SVG for slides (drawn when clicked)."""
     key = state.editor_key(name)
-    st.plotly_chart(figure, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
-                    config={"displaylogo": False})
+    if clickable:
+        st.plotly_chart(figure, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
+                        config={"displaylogo": False})
+    else:
+        st.plotly_chart(figure, key=key, config={"displaylogo": False})
+    slides.chart_downloads(figure, f"{state.current().query}-{name.removeprefix('chart_')}", key=name)
 
 
 @st.fragment

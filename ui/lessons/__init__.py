@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import pages, state, two_lists
+from ui.common import classroom, pages, state, two_lists
 from ui.common.query_state import Item, QueryState, sort_by_score
 from ui.common.text import literal
 
@@ -27,6 +27,7 @@ SWITCH = "lesson_switch_to_explorer"
 def page() -> None:
     if st.session_state.pop(SWITCH, False):
         st.switch_page(pages.EXPLORE)
+    classroom.apply()
     st.title("Lessons")
     st.caption(INTRO)
     _pick_from_link()

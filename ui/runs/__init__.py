@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import pages, state
+from ui.common import classroom, pages, state
 
 from . import checks, compare, data, finder, judging, lint, online, results, significance
 
@@ -22,12 +22,15 @@ TABS = {
     "Online signals": online.WIDGETS,
 }
 TAB = "runs_tab"
+#: The tabs classroom mode hides unless their panel is asked for (ui.common.classroom).
+PANEL_OF_TAB = {"Judge the holes": "holes", "Online signals": "online"}
 POSSIBLE = "runs_possible_open"
 
 
 def page() -> None:
     if st.session_state.pop(results.SWITCH, False):
         st.switch_page(pages.EXPLORE)
+    view = classroom.apply()
     st.title("Evaluate a run")
     st.caption(
         "Upload qrels and one or more runs. Read every query's numbers, find the conventions behind a reported "
@@ -51,26 +54,32 @@ def page() -> None:
     data.coverage_notes(collection, evaluated)
     lint.lint_panel(collection, measures, conventions)
 
-    panes = dict(zip(TABS, st.tabs(list(TABS), key=TAB, on_change="rerun")))
-    for label, pane in panes.items():
-        if not pane.open:
+    shown = [label for label in TABS if label not in PANEL_OF_TAB or view.shows(PANEL_OF_TAB[label])]
+    panes = dict(zip(shown, st.tabs(shown, key=TAB, on_change="rerun")))
+    for label in TABS:
+        if not _is_open(panes, label):
             state.keep_values(TABS[label])
-    if panes["Per-query results"].open:
+    if _is_open(panes, "Per-query results"):
         with panes["Per-query results"]:
             results.results_tab(collection, evaluated, conventions, data.explorer_k(measures), measures)
-    if panes["Check a reported score"].open:
+    if _is_open(panes, "Check a reported score"):
         with panes["Check a reported score"]:
             finder.check_tab(collection, conventions)
-    if panes["Compare runs"].open:
+    if _is_open(panes, "Compare runs"):
         with panes["Compare runs"]:
             if len(collection.runs) >= 2:
                 significance.significance_section(evaluated, conventions, collection.qrels_name,
                                                   significance.missing_queries(collection))
                 st.divider()
             compare.compare_tab(collection, evaluated, conventions, measures)
-    if panes["Judge the holes"].open:
+    if _is_open(panes, "Judge the holes"):
         with panes["Judge the holes"]:
             judging.judge_tab(collection, evaluated, measures, conventions)
-    if panes["Online signals"].open:
+    if _is_open(panes, "Online signals"):
         with panes["Online signals"]:
             online.online_tab(collection)
+
+
+def _is_open(panes: dict, label: str) -> bool:
+    """Whether the tab ``label`` is drawn (classroom mode may hide it) and open."""
+    return label in panes and panes[label].open

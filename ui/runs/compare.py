@@ -9,6 +9,7 @@ import streamlit as st
 from metrics.compare import compare_values
 from metrics.measures.display import card_delta
 from metrics.model import order_documents
+from ui.common import slides
 from ui.common.text import literal
 
 from . import charts, data
@@ -51,8 +52,9 @@ def compare_tab(collection: data.Collection, results: dict, conventions, measure
                + (" (exact)" if comparison.randomisation.exact else "") + ".")
     lacking(collection, comparison, name_a, name_b)
     ordered = comparison.sorted_deltas()
-    st.plotly_chart(charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure,
-                                                 name_a, name_b), key="difference_chart")
+    difference = charts.difference_figure([r.qid for r in ordered], [r.delta for r in ordered], measure, name_a, name_b)
+    st.plotly_chart(difference, key="difference_chart")
+    slides.chart_downloads(difference, f"{name_b}-vs-{name_a}-{measure}", key="difference_chart")
     side_by_side(collection, name_a, name_b, [r.qid for r in ordered], data.explorer_k(measures, measure))
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.measures.display import TABLE_FORMAT, mean_names
-from ui.common import state
+from ui.common import slides, state
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
 from . import charts, data, holes, ties
@@ -53,7 +53,9 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
                                 for key in frame.columns})
     scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
     if scores and qids:
-        st.plotly_chart(charts.distribution_figure(scores, qids), key="distribution_chart")
+        distribution = charts.distribution_figure(scores, qids)
+        st.plotly_chart(distribution, key="distribution_chart")
+        slides.chart_downloads(distribution, f"{name}-distribution", key="distribution_chart")
     if measures:
         ties.ties_section(collection, name, measures, conventions)
     if qids:
