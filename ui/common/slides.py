@@ -88,15 +88,24 @@ def safe_stem(text: str, fallback: str = "figure") -> str:
     return stem or fallback
 
 
+FIGURE_SUFFIXES = ("_png", "_svg")
+
+
+def is_slide_figure(key: str | None) -> bool:
+    """Whether a download button's key is one of :func:`downloads`' two: a figure drawn only when clicked, hence a
+    callable (a Streamlit deferred file), unlike the page's other downloads, which hold their files."""
+    return bool(key) and key.endswith(FIGURE_SUFFIXES)
+
+
 def downloads(build: Callable[[], Figure], stem: str, *, key: str) -> None:
     """PNG and SVG buttons for the figure ``build`` makes, called only when one is clicked (nothing is drawn for a
     rerun) and without a rerun; ``stem``: the file name before its extension (:func:`safe_stem` is applied)."""
     name = safe_stem(stem)
     with st.container(horizontal=True, key=f"{key}_slides"):
-        st.download_button("PNG", lambda: png(build()), f"{name}.png", "image/png", key=f"{key}_png",
+        st.download_button("PNG", lambda: png(build()), f"{name}.png", "image/png", key=f"{key}{FIGURE_SUFFIXES[0]}",
                            on_click="ignore", icon=":material/image:", help="For slides: 1920 × 1080 pixels")
-        st.download_button("SVG", lambda: svg(build()), f"{name}.svg", "image/svg+xml", key=f"{key}_svg",
-                           on_click="ignore", icon=":material/draw:",
+        st.download_button("SVG", lambda: svg(build()), f"{name}.svg", "image/svg+xml",
+                           key=f"{key}{FIGURE_SUFFIXES[1]}", on_click="ignore", icon=":material/draw:",
                            help="For slides: a vector figure whose text stays text")
 
 
