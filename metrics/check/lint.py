@@ -290,12 +290,7 @@ def _tied_cutoffs(qrels, run, measures, conventions) -> Check:
         order = order_documents(docs, conventions.tie_order, qid=qid, score_precision=conventions.score_precision)
         scores = _compared([docs[doc] for doc in order[:conventions.depth or None]], conventions)
         straddles.extend(qid for k in cutoffs if k < len(scores) and scores[k - 1] == scores[k])
-    effects = ()
-    if straddles:
-        means = tie_intervals(qrels, run, measures, conventions=conventions).means()
-        effects = tuple(Effect(m.key, tuple((label, value) for label, value in (
-            ("lowest over tie orders", means[m.key].low), ("trec_eval's tie order", means[m.key].value),
-            ("highest over tie orders", means[m.key].high)) if value is not None)) for m in measures)
+    effects = _tie_effects(qrels, run, measures, conventions) if straddles else ()
     return Check("tied_cutoffs", "ties that straddle a cut-off in use "
                  f"({', '.join(map(str, cutoffs)) or 'no cut-off asked for'})", len(straddles), "query cut-offs",
                  _qids(straddles), "The documents tied across rank k are ordered by the tie rule alone (trec_eval: "
@@ -398,15 +393,18 @@ def _bad_scores(qrels, lines: RunLines, run, measures, conventions) -> Check:
                  "to everything).", effects)
 
 
+def _tie_effects(qrels, run, measures, conventions) -> tuple[Effect, ...]:
+    """Each measure's mean over the lowest tie order, trec_eval's, and the highest (exact, from metrics.ties)."""
+    means = tie_intervals(qrels, run, measures, conventions=conventions).means()
+    return tuple(Effect(m.key, tuple((label, value) for label, value in (
+        ("lowest over tie orders", means[m.key].low), ("trec_eval's tie order", means[m.key].value),
+        ("highest over tie orders", means[m.key].high)) if value is not None)) for m in measures)
+
+
 def _identical_scores(qrels, run, measures, conventions) -> Check:
     flat = [qid for qid, docs in run.items() if qid in qrels and len(docs) > 1
             and len(set(_compared(list(docs.values()), conventions))) == 1]
-    effects = ()
-    if flat:
-        means = tie_intervals(qrels, run, measures, conventions=conventions).means()
-        effects = tuple(Effect(m.key, tuple((label, value) for label, value in (
-            ("lowest over tie orders", means[m.key].low), ("trec_eval's tie order", means[m.key].value),
-            ("highest over tie orders", means[m.key].high)) if value is not None)) for m in measures)
+    effects = _tie_effects(qrels, run, measures, conventions) if flat else ()
     return Check("identical_scores", "queries whose documents all share one score", len(flat), "queries",
                  _qids(flat), "Such a ranking is the tie rule's, not the system's.", effects)
 
