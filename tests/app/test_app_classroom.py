@@ -101,3 +101,18 @@ def test_the_lessons_page_keeps_classroom_mode_and_its_link():
     assert_no_failure(at)
     assert at.toggle(key=TOGGLE).value is True
     assert param(at, "mode") == "class" and "lesson" in at.query_params
+
+
+def test_show_in_class_offers_only_the_panels_each_page_has_and_keeps_the_others_choice():
+    at = open_app(mode="class", show="conventions")
+    assert at.pills(key=PANELS_PICKER).options == ["Conventions", "Judgment holes", "Online signals"]
+    at.switch_page(pages.RUNS).run()
+    assert_no_failure(at)
+    assert at.pills(key=PANELS_PICKER).options == ["Judgment holes", "Online signals"]
+    at.pills(key=PANELS_PICKER).set_value(["online"]).run()
+    assert link(at)["show"] == "conventions,online"  # the explorer's choice stays for when it opens again
+    for page in (pages.ANN, pages.LESSONS):  # no panel classroom mode hides: no picker to choose from
+        at.switch_page(page).run()
+        assert_no_failure(at)
+        assert not [p for p in at.pills if p.key == PANELS_PICKER]
+        assert link(at)["mode"] == "class" and link(at)["show"] == "conventions,online"

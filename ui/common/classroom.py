@@ -39,19 +39,22 @@ html {{ font-size: {ROOT_FONT_PX}px; }}
 </style>
 """
 
-def apply() -> View:
-    """The switch in the sidebar (and, when it is on, which hidden panels to show), the larger type when it is on,
-    and the link's ``mode``: call it first on every page."""
+def apply(panels: tuple[str, ...] = ()) -> View:
+    """The switch in the sidebar (and, when it is on, which of this page's hidden ``panels`` to show), the larger
+    type when it is on, and the link's ``mode``: call it first on every page. A page without any of :data:`PANELS`
+    gets no picker; a choice made on one page keeps the other pages' panels as they were."""
     view = state.view()
+    panels = tuple(panel for panel in PANELS if panel in panels)
     with st.sidebar:
         _bind(st.toggle, TOGGLE, view.classroom, lambda on: state.set_view(View(bool(on), state.view().shown)),
               label="Classroom mode",
               help="Large type for a projector, the list and the cards first; conventions, judgment holes and "
                    "online signals stay hidden unless you show them. The link keeps it (mode=class).")
-        if view.classroom:
-            _bind(st.pills, PANELS_PICKER, [panel for panel in PANELS if panel in view.shown],
-                  lambda chosen: state.set_view(View(True, frozenset(chosen or ()))),
-                  label="Show in class", options=list(PANELS), format_func=PANEL_LABELS.__getitem__,
+        if view.classroom and panels:
+            _bind(st.pills, PANELS_PICKER, [panel for panel in panels if panel in view.shown],
+                  lambda chosen: state.set_view(View(True, frozenset(chosen or ()) | (state.view().shown
+                                                                                      - frozenset(panels)))),
+                  label="Show in class", options=list(panels), format_func=PANEL_LABELS.__getitem__,
                   selection_mode="multi", help="The panels classroom mode hides: show the ones this lesson needs.")
     if view.classroom:
         st.html(LARGE_TYPE)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from metrics.explain import explain, missed_relevant_note
 from ui.common import classroom, state, two_lists
+from ui.common.query_state import PANELS
 from ui.common.text import literal
 
 from . import controls, data_io, editor, holes, list_status, online, scores, ties, whatif
@@ -19,7 +20,7 @@ SCORING_MODEL = (
 
 
 def page() -> None:
-    view = classroom.apply()
+    view = classroom.apply(PANELS)
     query = state.current()
     with st.sidebar:
         controls.sample_picker(query)

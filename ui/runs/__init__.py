@@ -30,7 +30,7 @@ POSSIBLE = "runs_possible_open"
 def page() -> None:
     if st.session_state.pop(results.SWITCH, False):
         st.switch_page(pages.EXPLORE)
-    view = classroom.apply()
+    view = classroom.apply(tuple(PANEL_OF_TAB.values()))
     st.title("Evaluate a run")
     st.caption(
         "Upload qrels and one or more runs. Read every query's numbers, find the conventions behind a reported "
