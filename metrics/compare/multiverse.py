@@ -1,0 +1,371 @@
+"""A multiverse of conventions: does "B beats A" survive every plausible way of computing the measure?
+
+For two or more runs and one measure, every pairwise conclusion (the sign of the mean difference, and whether it
+is significant after the correction) is recomputed under every combination of the plausible conventions for that
+measure, and the leaderboard of each combination is compared with the default's (Kendall's tau-b).
+
+Which conventions vary comes from the convention data: those of :data:`PLAUSIBLE` that the measure depends on
+(:class:`~metrics.conventions.ConventionInfo` ``affects`` it, and for the measure-specific ones its
+:class:`~metrics.measures.MeasureInfo` names it), each over its choices (the default's value first). The
+relevance level varies only where the grades admit more than one reading: levels 1 to the highest grade minus one
+(grades 0-3, as TREC DL's: ``-l 1`` and ``-l 2``), never past the default's own level.
+
+Cost is linear in settings x lines: the qrels and runs are read once; the batches (sorting by score, the tie
+order, joining the judgments) are built once per combination of the conventions that order the documents
+(tie_order, score_precision, unjudged), with the judged queries a run lacks as empty rows, and every other
+convention only re-runs the kernel on those batches (relevance_level, gain, ideal_from, ap_denominator) or drops
+those rows (missing_queries=skip). The tests are those of :mod:`.many` (``t``, ``randomisation``, ``wilcoxon``,
+``tukey``), corrected over each setting's pairs as :func:`.many.adjust_p_values` does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import bulk
+from ..conventions import CONVENTIONS_BY_NAME, Conventions
+from ..engine import make_conventions
+from ..many_runs import _as_qrels_table, _as_run_table, _named_runs, check_run_paths, missing_from
+from ..model import InputError, Qrels, Run
+from ..names import Measure
+from .many import (
+    CORRECTION_NAMES,
+    CORRECTIONS,
+    MAX_RUNS,
+    TESTS,
+    Correction,
+    Test,
+    _check_choice,
+    _p_value,
+    adjust_p_values,
+    comparable_measures,
+)
+from .pairs import TIE_TOLERANCE
+
+#: The conventions a multiverse varies, in the order its settings are listed: those that order the documents
+#: (the batches are rebuilt), which queries count, then those the kernels read.
+PLAUSIBLE: tuple[str, ...] = ("tie_order", "score_precision", "unjudged", "missing_queries", "relevance_level",
+                              "gain", "ideal_from", "ap_denominator")
+_RANKING = ("tie_order", "score_precision", "unjudged")
+_KERNEL = ("relevance_level", "gain", "ideal_from", "ap_denominator")
+#: Settings compared at once at most; past it, name fewer conventions to vary.
+MAX_SETTINGS = 512
+#: Short names of the corrections in a conclusion, "B > A (p < 0.05, Holm)".
+CORRECTION_SHORT = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Run B against run A under one setting: mean(B) - mean(A) over the compared queries, raw and corrected p."""
+
+    difference: float
+    p_value: float
+    p_adjusted: float
+    significant: bool
+
+    @property
+    def verdict(self) -> int:
+        """+2 B significantly higher, +1 higher, 0 equal (within TIE_TOLERANCE), -1 lower, -2 significantly lower."""
+        if abs(self.difference) <= TIE_TOLERANCE:
+            return 0
+        return int(math.copysign(2 if self.significant else 1, self.difference))
+
+
+@dataclass(frozen=True, slots=True)
+class Conclusion:
+    """The default setting's conclusion on one pair, oriented winner first, and the settings where it fails.
+
+    ``claim``: "B > A (p < 0.05, Holm)", "B > A (not significant, Holm)" or "A = B". ``holds``: settings (indices)
+    with the same verdict as the default's. ``condition``: when it fails, in words ("" when it never does).
+    """
+
+    first: str
+    second: str
+    claim: str
+    holds: tuple[int, ...]
+    fails: tuple[int, ...]
+    condition: str
+    differences: tuple[float, ...]  # mean(first) - mean(second) in every setting
+    p_adjusted: tuple[float, ...]  # the pair's corrected p in every setting
+
+    @property
+    def settings(self) -> int:
+        return len(self.holds) + len(self.fails)
+
+    def sentence(self) -> str:
+        """'B > A (p < 0.05, Holm) holds in 14 of 16 settings; it fails when ..., where the difference is ...'."""
+        text = f"{self.claim} holds in {len(self.holds)} of {self.settings} settings"
+        if not self.fails:
+            low, high = min(self.differences), max(self.differences)
+            return f"{text}; the difference is {_signed_range(low, high)}"
+        failing = [self.differences[i] for i in self.fails]
+        p = [self.p_adjusted[i] for i in self.fails]
+        p_text = f"{min(p):.3g}" if f"{min(p):.3g}" == f"{max(p):.3g}" else f"{min(p):.3g} to {max(p):.3g}"
+        return (f"{text}; it fails {self.condition}, where the difference is "
+                f"{_signed_range(min(failing), max(failing))} (adjusted p {p_text})")
+
+
+@dataclass(frozen=True)
+class Multiverse:
+    """Every pair of runs under every setting. ``settings[0]`` is the default (the conventions given);
+    ``means[s, r]`` is run r's mean under setting s; ``outcomes[s][p]`` is pair p (``pairs[p]`` = (A, B)) under
+    setting s; ``queries[s]`` the number of queries compared there."""
+
+    measure: str
+    runs: tuple[str, ...]
+    dimensions: tuple[tuple[str, tuple[object, ...]], ...]
+    settings: tuple[Conventions, ...]
+    means: np.ndarray
+    pairs: tuple[tuple[str, str], ...]
+    outcomes: tuple[tuple[Outcome, ...], ...]
+    queries: tuple[int, ...]
+    test: Test
+    correction: Correction
+    alpha: float
+
+    def setting_values(self, index: int) -> dict[str, object]:
+        """The varied conventions' values in setting ``index``."""
+        return {name: getattr(self.settings[index], name) for name, _ in self.dimensions}
+
+    def describe_setting(self, index: int) -> str:
+        """The varied conventions that differ from the default's, as ``name=value``; ``default`` for the default."""
+        default = self.settings[0]
+        changed = [f"{name}={getattr(self.settings[index], name)}" for name, _ in self.dimensions
+                   if getattr(self.settings[index], name) != getattr(default, name)]
+        return " ".join(changed) or "default"
+
+    def conclusions(self) -> list[Conclusion]:
+        """One conclusion per pair, in the order of ``pairs``."""
+        return [self._conclusion(p) for p in range(len(self.pairs))]
+
+    def _conclusion(self, p: int) -> Conclusion:
+        a, b = self.pairs[p]
+        verdicts = [self.outcomes[s][p].verdict for s in range(len(self.settings))]
+        default = verdicts[0]
+        flip = default < 0
+        first, second = (a, b) if flip else (b, a)
+        sign = -1.0 if flip else 1.0
+        differences = tuple(sign * self.outcomes[s][p].difference for s in range(len(self.settings)))
+        holds = tuple(s for s, v in enumerate(verdicts) if v == default)
+        fails = tuple(s for s, v in enumerate(verdicts) if v != default)
+        short = CORRECTION_SHORT[self.correction] if self.test != "tukey" else "Tukey HSD"
+        if default == 0:
+            claim = f"{first} = {second}"
+        elif abs(default) == 2:
+            claim = f"{first} > {second} (p < {self.alpha:g}, {short})"
+        else:
+            claim = f"{first} > {second} (not significant at {self.alpha:g}, {short})"
+        p_adjusted = tuple(self.outcomes[s][p].p_adjusted for s in range(len(self.settings)))
+        return Conclusion(first, second, claim, holds, fails, self._condition(fails), differences, p_adjusted)
+
+    def _condition(self, fails: Sequence[int]) -> str:
+        """When the settings ``fails`` occur, in words: exactly when one convention has a value (or one of some
+        values), or two conventions have values together; else the narrowest such condition all of them share, or
+        the value most of them share."""
+        if not fails:
+            return ""
+        failing = set(fails)
+        every = range(len(self.settings))
+        with_value = {(name, value): frozenset(s for s in every if getattr(self.settings[s], name) == value)
+                      for name, values in self.dimensions for value in values}
+        conditions: list[tuple[str, frozenset]] = [(f"{name}={value}", members)
+                                                   for (name, value), members in with_value.items()]
+        for name, values in self.dimensions:
+            for count in range(2, len(values)):
+                for chosen in itertools.combinations(values, count):
+                    members = frozenset().union(*(with_value[name, v] for v in chosen))
+                    conditions.append((f"{name} is {' or '.join(map(str, chosen))}", members))
+        for first, second in itertools.combinations(list(with_value), 2):
+            if first[0] != second[0]:
+                conditions.append((f"{first[0]}={first[1]} and {second[0]}={second[1]}",
+                                   with_value[first] & with_value[second]))
+        for text, members in conditions:
+            if members == failing:
+                return f"when {text}"
+        covering = [(len(members), text) for text, members in conditions if members >= failing]
+        if covering:
+            size, text = min(covering)
+            return f"in {len(failing)} of the {size} settings where {text}"
+        text, members = max(conditions[:len(with_value)], key=lambda c: (len(c[1] & failing), -len(c[1])))
+        return f"in {len(failing)} settings, {len(members & failing)} of them where {text}"
+
+    def stability(self) -> list[tuple[int, float | None, tuple[tuple[str, str], ...]]]:
+        """Per setting: Kendall's tau-b between its means and the default's (None when either has every run tied)
+        and the pairs whose order it reverses (winner under the default first)."""
+        rows = []
+        for s in range(len(self.settings)):
+            swapped = []
+            for i, j in itertools.combinations(range(len(self.runs)), 2):
+                before = _sign(self.means[0, i] - self.means[0, j])
+                after = _sign(self.means[s, i] - self.means[s, j])
+                if before * after < 0:
+                    swapped.append((self.runs[i], self.runs[j]) if before > 0 else (self.runs[j], self.runs[i]))
+            rows.append((s, kendall_tau_b(self.means[0], self.means[s]), tuple(swapped)))
+        return rows
+
+    def default_order(self) -> list[str]:
+        """The runs by their default mean, highest first (ties in the order given)."""
+        return [self.runs[i] for i in sorted(range(len(self.runs)), key=lambda i: -self.means[0, i])]
+
+    def describe(self) -> str:
+        """One line: the measure, the runs, how many settings and what varies, the test and correction."""
+        test = {"t": "paired t-test", "randomisation": "paired randomisation test",
+                "wilcoxon": "Wilcoxon signed-rank test", "tukey": "Tukey's HSD"}[self.test]
+        correction = "" if self.test == "tukey" else f", {CORRECTION_NAMES[self.correction]}"
+        sizes = " x ".join(str(len(values)) for _, values in self.dimensions) or "1"
+        return (f"{self.measure} over {len(self.runs)} runs in {len(self.settings)} settings ({sizes}); "
+                f"{test}{correction}, alpha = {self.alpha:g}")
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
+    r"""Kendall's tau-b of two score vectors, counted exactly over every pair:
+    (C - D) / \sqrt{(n_0 - n_x)(n_0 - n_y)}, values within TIE_TOLERANCE tied (as ``scipy.stats.kendalltau``'s
+    default, which compares exactly). None when either vector ties everything (tau is undefined there)."""
+    n = len(x)
+    concordant = discordant = tied_x = tied_y = 0
+    for i, j in itertools.combinations(range(n), 2):
+        dx, dy = _sign(x[i] - x[j]), _sign(y[i] - y[j])
+        if dx == 0:
+            tied_x += 1
+        if dy == 0:
+            tied_y += 1
+        concordant += dx * dy > 0
+        discordant += dx * dy < 0
+    pairs = n * (n - 1) // 2
+    denominator = math.sqrt((pairs - tied_x) * (pairs - tied_y))
+    return None if denominator == 0 else (concordant - discordant) / denominator
+
+
+def plausible_values(measure: Measure, qrels_grades: np.ndarray, base: Conventions) -> list[tuple[str, tuple]]:
+    """The conventions ``measure`` depends on among :data:`PLAUSIBLE`, each with its plausible values (the base's
+    first). A convention the measure fixes itself (``P(rel=2)@10``, ``nDCG(dcg='exp-log2')``) does not vary."""
+    fixed = {"relevance_level": measure.relevance_level, "gain": measure.gain or measure.gain_map,
+             "ap_denominator": measure.ap_denominator}
+    dimensions = []
+    for name in PLAUSIBLE:
+        info = CONVENTIONS_BY_NAME[name]
+        general = bool({"all", "mean"} & set(info.affects))
+        depends = name in measure.info.conventions if name in _KERNEL else general
+        if not depends or fixed.get(name) is not None:
+            continue
+        if name == "relevance_level":
+            top = int(qrels_grades.max(initial=0))
+            values = tuple(range(1, max(2, top)))
+        else:
+            values = tuple(choice.value for choice in info.choices)
+        ordered = (getattr(base, name), *(v for v in values if v != getattr(base, name)))
+        if len(ordered) > 1:
+            dimensions.append((name, ordered))
+    return dimensions
+
+
+def multiverse(
+    qrels: Qrels,
+    runs: Mapping[str, Run],
+    measure: str | Measure,
+    *,
+    test: Test = "t",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    vary: Sequence[str] | None = None,
+    permutations: int = 10_000,
+    seed: int = 0,
+    max_settings: int = MAX_SETTINGS,
+    conventions: Conventions | None = None,
+    **convention_changes: object,
+) -> Multiverse:
+    """Compare ``runs`` (``{name: run}``, each a file path, a table or a dict, as :func:`.many.compare_many` takes
+    them) on ``measure`` under every plausible setting (:func:`plausible_values`; ``vary`` names a subset of them).
+    The default setting is ``conventions`` (trec_eval's when omitted)."""
+    _check_choice("test", test, TESTS)
+    _check_choice("correction", correction, CORRECTIONS)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha <= 0.5:
+        raise InputError(f"Argument `alpha` (the significance level) has to be a number in (0, 0.5], got {alpha!r}")
+    if isinstance(max_settings, bool) or not isinstance(max_settings, int) or not 1 <= max_settings <= MAX_SETTINGS:
+        raise InputError(f"Argument `max_settings` has to be an integer from 1 to {MAX_SETTINGS}, got {max_settings!r}")
+    parsed = comparable_measures([measure] if isinstance(measure, (str, Measure)) else measure)
+    if len(parsed) != 1:
+        raise InputError(f"a multiverse compares one measure, got {len(parsed)}: "
+                         f"{', '.join(m.key for m in parsed)}")
+    target = parsed[0]
+    if not isinstance(runs, Mapping) or not 2 <= len(runs) <= MAX_RUNS:
+        count = len(runs) if isinstance(runs, Mapping) else type(runs).__name__
+        raise InputError(f"a multiverse compares 2 to {MAX_RUNS} runs given as {{name: run}}, got {count}")
+    base = make_conventions(conventions, **convention_changes)
+    named = _named_runs(runs)
+    check_run_paths([str(source) for _, source in named if isinstance(source, str)])
+    qrels_table = _as_qrels_table(qrels, parsed, base)
+    dimensions = plausible_values(target, qrels_table.grade, base)
+    if vary is not None:
+        known = [name for name, _ in dimensions]
+        unknown = [name for name in vary if name not in known]
+        if unknown:
+            raise InputError(f"cannot vary {', '.join(map(repr, unknown))} for {target.key}: it depends on "
+                             f"{', '.join(known) or 'none of the conventions a multiverse varies'}")
+        dimensions = [(name, values) for name, values in dimensions if name in vary]
+    count = math.prod(len(values) for _, values in dimensions)
+    if count > max_settings:
+        sizes = " x ".join(f"{len(values)} {name}" for name, values in dimensions)
+        names = ", ".join(name for name, _ in dimensions)
+        raise InputError(f"{target.key} under every plausible convention is {sizes} = {count:,} settings, more than "
+                         f"{max_settings:,}; vary fewer conventions (some of {names})")
+    tables = [(name, _as_run_table(source, name)) for name, source in named]
+    settings = [base.replace(**dict(zip([n for n, _ in dimensions], values)))
+                for values in itertools.product(*(values for _, values in dimensions))]
+    per_setting = _values_per_setting(qrels_table, tables, target, settings)
+    names = tuple(name for name, _ in tables)
+    pairs = tuple((a, b) for i, a in enumerate(names) for b in names[i + 1:])
+    means, outcomes, queries = [], [], []
+    for values in per_setting:
+        answered = [set(values[name]) for name in names]
+        common = sorted(set.intersection(*answered))
+        if not common:
+            raise InputError(f"{target.key}: no judged query is answered by every run; nothing to compare")
+        arrays = {name: np.array([values[name][qid] for qid in common], dtype=np.float64) for name in names}
+        raw = [_p_value(test, arrays, a, b, permutations, seed) for a, b in pairs]
+        adjusted = raw if test == "tukey" else adjust_p_values(raw, correction)
+        outcomes.append(tuple(Outcome(float((arrays[b] - arrays[a]).mean()), p, q, q < alpha)
+                              for (a, b), p, q in zip(pairs, raw, adjusted)))
+        means.append([float(arrays[name].mean()) for name in names])
+        queries.append(len(common))
+    return Multiverse(target.key, names, tuple(dimensions), tuple(settings), np.array(means), pairs,
+                      tuple(outcomes), tuple(queries), test, correction, float(alpha))
+
+
+def _values_per_setting(qrels, tables, measure: Measure, settings: Sequence[Conventions]
+                        ) -> list[dict[str, dict[str, float]]]:
+    """``{run: {qid: value}}`` for each setting. One set of batches per run and combination of the ordering
+    conventions (with -c's empty rows for the judged queries the run lacks); each kernel setting re-runs only the
+    kernel on them, and missing_queries=skip drops the empty rows."""
+    results: list[dict[str, dict[str, float]]] = [{} for _ in settings]
+    for name, table in tables:
+        absent = set(missing_from(qrels, table.qids))
+        prepared: dict[tuple, bulk.PreparedRun] = {}
+        for index, conv in enumerate(settings):
+            ranking = tuple(getattr(conv, field) for field in _RANKING)
+            if ranking not in prepared:
+                prepared[ranking] = bulk.prepare_run(qrels, table, [measure], conv.replace(missing_queries="zero"))
+            run = dataclasses.replace(prepared[ranking], conventions=conv.replace(missing_queries="zero"))
+            qids, values, _ = bulk.evaluate_prepared(run)
+            column = values[measure.key].tolist()
+            skip = conv.missing_queries == "skip"
+            results[index][name] = {qid: value for qid, value in zip(qids, column) if not (skip and qid in absent)}
+    return results
+
+
+def _sign(value: float) -> int:
+    return 0 if abs(value) <= TIE_TOLERANCE else (1 if value > 0 else -1)
+
+
+def _signed_range(low: float, high: float) -> str:
+    return f"{low:+.4f}" if abs(high - low) < 5e-5 else f"{low:+.4f} to {high:+.4f}"
+
+
+__all__ = ["MAX_SETTINGS", "PLAUSIBLE", "Conclusion", "Multiverse", "Outcome", "kendall_tau_b", "multiverse",
+           "plausible_values"]

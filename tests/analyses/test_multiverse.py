@@ -1,0 +1,164 @@
+"""The multiverse of conventions against brute force: for every setting, each run evaluated on its own with
+metrics.evaluate under that setting's conventions and compared by compare_values_many must give the multiverse's
+means, differences and corrected p-values; then the sentences, the leaderboard's tau-b, the cap and the errors."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+from metrics import Conventions, evaluate
+from metrics.compare.many import _p_value, adjust_p_values
+from metrics.compare.multiverse import MAX_SETTINGS, Multiverse, Outcome, kendall_tau_b, multiverse, plausible_values
+from metrics.model import InputError
+from metrics.names import parse_one_measure
+
+# Grades 0-3 (two readings of "relevant": -l 1 and -l 2), an unjudged document (d9), ties across doc ids, a score
+# pair that only float32 ties (0.30000001 vs 0.3), and run C lacks query q4 (missing_queries matters).
+QRELS = {
+    "q1": {"d1": 3, "d2": 1, "d3": 0, "d4": 2, "d5": 1},
+    "q2": {"d1": 1, "d2": 2, "d3": 0, "d6": 3},
+    "q3": {"d2": 2, "d4": 1, "d7": 0, "d8": 1},
+    "q4": {"d1": 1, "d3": 2},
+}
+RUNS = {
+    "A": {"q1": {"d1": 0.5, "d2": 0.5, "d9": 0.4, "d4": 0.3, "d3": 0.30000001},
+          "q2": {"d6": 0.2, "d2": 0.9, "d9": 0.9, "d1": 0.1},
+          "q3": {"d7": 0.8, "d8": 0.8, "d2": 0.1},
+          "q4": {"d3": 0.5, "d9": 0.6}},
+    "B": {"q1": {"d4": 0.9, "d1": 0.8, "d9": 0.7, "d5": 0.7},
+          "q2": {"d9": 0.9, "d3": 0.5, "d6": 0.5, "d2": 0.4},
+          "q3": {"d8": 0.3, "d4": 0.3, "d7": 0.3, "d2": 0.2},
+          "q4": {"d1": 1.0, "d3": 0.9}},
+    "C": {"q1": {"d3": 0.9, "d1": 0.6, "d5": 0.6, "d2": 0.1},
+          "q2": {"d1": 0.7, "d2": 0.7, "d9": 0.6},
+          "q3": {"d2": 0.9, "d9": 0.9, "d4": 0.2}},
+}
+
+
+def _brute_force(result: Multiverse, test: str = "t", correction: str = "holm") -> None:
+    for index, conv in enumerate(result.settings):
+        values = {name: {qid: row[result.measure] for qid, row in
+                         evaluate(QRELS, run, [result.measure], conventions=conv).items()}
+                  for name, run in RUNS.items()}
+        common = sorted(set.intersection(*(set(per_query) for per_query in values.values())))
+        arrays = {name: np.array([values[name][qid] for qid in common]) for name in RUNS}
+        assert result.queries[index] == len(common)
+        np.testing.assert_allclose(result.means[index], [arrays[name].mean() for name in RUNS], rtol=0, atol=1e-12)
+        raw = [_p_value(test, arrays, a, b, 10_000, 0) for a, b in result.pairs]
+        adjusted = adjust_p_values(raw, correction)
+        for outcome, (a, b), p in zip(result.outcomes[index], result.pairs, adjusted):
+            assert outcome.difference == pytest.approx((arrays[b] - arrays[a]).mean(), abs=1e-12)
+            assert outcome.p_adjusted == pytest.approx(p, abs=1e-12)
+            assert outcome.significant == (p < 0.05)
+
+
+@functools.cache
+def _multiverse(measure: str) -> Multiverse:
+    return multiverse(QRELS, RUNS, measure)
+
+
+@pytest.mark.parametrize("measure, settings", [("nDCG@3", 144), ("map_cut.3", 192), ("P.2", 48)])
+def test_every_setting_equals_evaluating_each_run_alone_under_it(measure, settings):
+    result = _multiverse(measure)
+    assert len(result.settings) == settings
+    assert result.settings[0] == Conventions()
+    assert len(set(result.settings)) == settings
+    _brute_force(result)
+
+
+def test_the_randomisation_test_and_bonferroni_follow_the_same_brute_force():
+    result = multiverse(QRELS, RUNS, "RR", test="randomisation", correction="bonferroni", vary=["relevance_level",
+                                                                                               "missing_queries"])
+    assert [name for name, _ in result.dimensions] == ["missing_queries", "relevance_level"]
+    _brute_force(result, "randomisation", "bonferroni")
+
+
+def test_the_conventions_varied_come_from_the_measure():
+    grades = np.array([grade for judged in QRELS.values() for grade in judged.values()])
+    varied = {measure: [name for name, _ in plausible_values(parse_one_measure(measure), grades, Conventions())]
+              for measure in ("nDCG@3", "map_cut.3", "P.2", "P(rel=2)@2")}
+    assert varied == {
+        "nDCG@3": ["tie_order", "score_precision", "unjudged", "missing_queries", "gain", "ideal_from"],
+        "map_cut.3": ["tie_order", "score_precision", "unjudged", "missing_queries", "relevance_level",
+                      "ap_denominator"],
+        "P.2": ["tie_order", "score_precision", "unjudged", "missing_queries", "relevance_level"],
+        "P(rel=2)@2": ["tie_order", "score_precision", "unjudged", "missing_queries"],  # the measure fixes -l
+    }
+    levels = dict(plausible_values(parse_one_measure("P.2"), grades, Conventions(relevance_level=2)))["relevance_level"]
+    assert levels == (2, 1)  # the default's value first
+
+
+def test_a_conclusion_says_how_often_it_holds_and_when_it_fails():
+    result = multiverse(QRELS, RUNS, "P.2", vary=["relevance_level", "unjudged"])
+    by_pair = {(c.first, c.second): c for c in result.conclusions()}
+    for conclusion in by_pair.values():
+        assert len(conclusion.holds) + len(conclusion.fails) == 4 and 0 in conclusion.holds
+    failing = [c for c in by_pair.values() if c.fails]
+    assert failing, "the example is chosen so that some conclusion depends on the conventions"
+    for conclusion in failing:
+        sentence = conclusion.sentence()
+        assert sentence.startswith(f"{conclusion.claim} holds in {len(conclusion.holds)} of 4 settings; it fails ")
+        assert "where the difference is" in sentence and "adjusted p" in sentence
+
+
+def test_the_condition_names_the_convention_exactly_when_it_can():
+    outcome = {True: Outcome(0.2, 0.01, 0.01, True), False: Outcome(0.2, 0.2, 0.2, False)}
+    settings = tuple(Conventions(relevance_level=level, unjudged=unjudged)
+                     for unjudged in ("nonrelevant", "removed") for level in (1, 2))
+    dims = (("unjudged", ("nonrelevant", "removed")), ("relevance_level", (1, 2)))
+
+    def conclusion(significant):
+        mv = Multiverse("P_2", ("A", "B"), dims, settings, np.zeros((4, 2)), (("A", "B"),),
+                        tuple((outcome[flag],) for flag in significant), (4,) * 4, "t", "holm", 0.05)
+        return mv.conclusions()[0]
+
+    assert conclusion([True, False, True, False]).condition == "when relevance_level=2"
+    assert conclusion([True, True, True, False]).condition == "when unjudged=removed and relevance_level=2"
+    only = conclusion([True, True, True, True])
+    assert only.fails == () and only.sentence() == "B > A (p < 0.05, Holm) holds in 4 of 4 settings; the difference " \
+                                                  "is +0.2000"
+
+
+@pytest.mark.parametrize("x, y", [([1, 2, 3, 4], [1, 2, 3, 4]), ([1, 2, 3, 4], [4, 3, 2, 1]),
+                                  ([0.3, 0.1, 0.2, 0.5], [0.3, 0.2, 0.2, 0.1]), ([1, 1, 2, 3, 5], [2, 1, 1, 4, 4])])
+def test_tau_b_is_scipys(x, y):
+    stats = pytest.importorskip("scipy.stats")
+    assert kendall_tau_b(x, y) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+    assert kendall_tau_b([1, 1, 1], [1, 2, 3]) is None  # tau is undefined when one order ties everything
+
+
+def test_the_leaderboard_stability_lists_each_settings_tau_and_swaps():
+    result = _multiverse("nDCG@3")
+    rows = result.stability()
+    assert rows[0] == (0, 1.0, ())
+    for index, tau, swapped in rows:
+        order = {run: result.means[index][i] for i, run in enumerate(result.runs)}
+        expected = [(a, b) for a, b in itertools.permutations(result.runs, 2)
+                    if result.means[0][result.runs.index(a)] > result.means[0][result.runs.index(b)] + 1e-12
+                    and order[a] < order[b] - 1e-12]
+        assert sorted(swapped) == sorted(expected)
+        assert tau == kendall_tau_b(result.means[0], result.means[index])
+
+
+def test_too_many_settings_get_one_message_naming_what_to_vary_instead():
+    with pytest.raises(InputError, match=r"^nDCG@3 under every plausible convention is 3 tie_order x .* = 144 "
+                                         r"settings, more than 100; vary fewer conventions"):
+        multiverse(QRELS, RUNS, "nDCG@3", max_settings=100)
+    with pytest.raises(InputError, match=f"from 1 to {MAX_SETTINGS}"):
+        multiverse(QRELS, RUNS, "nDCG@3", max_settings=MAX_SETTINGS + 1)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: multiverse(QRELS, {"A": RUNS["A"]}, "P.2"), "compares 2 to 26 runs"),
+    (lambda: multiverse(QRELS, RUNS, ["P.2", "P.3"]), "compares one measure, got 2"),
+    (lambda: multiverse(QRELS, RUNS, "num_ret"), "is a count"),
+    (lambda: multiverse(QRELS, RUNS, "P.2", vary=["gain"]), "cannot vary 'gain' for P_2"),
+    (lambda: multiverse(QRELS, RUNS, "P.2", alpha=0.9), "significance level"),
+])
+def test_bad_input_gets_one_clear_message(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
