@@ -28,8 +28,10 @@ Contents:
 - :mod:`.removals`: 3. removing one item
 - :mod:`.ranges`: 4. the range under reordering and a random order; 5. a pinned baseline
 - :mod:`.sentences` and :mod:`.callouts`: the plain-language sentences, and :class:`ChartData`
+- :mod:`.attribution`: 6. one query's difference between two rankings, split exactly over its document edits
 """
 
+from .attribution import SHAPLEY_UP_TO, Contribution, DeltaAttribution, attribute_delta
 from .callouts import ChartData, callouts, chart_data, curve_callouts, range_callouts
 from .curves import Curves, metric_curves
 from .ranges import (
@@ -45,9 +47,10 @@ from .sentences import change_sentence, effect_sentence, format_delta, join_word
 from .swaps import SWAP_WINDOW, MovePreview, SwapDeltas, move_preview, preview, swap_deltas
 
 __all__ = [
-    "BaselineComparison", "CHUNK_CELLS", "Change", "ChangeKind", "ChartData", "Curves", "EXACT_ORDERINGS_UP_TO",
-    "MetricSet", "MetricSpec", "MovePreview", "RemovalDeltas", "SAME", "SWAP_WINDOW", "Scenario", "SwapDeltas",
-    "ValueRange", "callouts", "change_sentence", "chart_data", "compare_to_baseline", "current_values",
+    "BaselineComparison", "CHUNK_CELLS", "Change", "ChangeKind", "ChartData", "Contribution", "Curves",
+    "DeltaAttribution", "EXACT_ORDERINGS_UP_TO", "MetricSet", "MetricSpec", "MovePreview", "RemovalDeltas", "SAME",
+    "SHAPLEY_UP_TO", "SWAP_WINDOW", "Scenario", "SwapDeltas", "ValueRange", "attribute_delta", "callouts",
+    "change_sentence", "chart_data", "compare_to_baseline", "current_values",
     "curve_callouts", "effect_sentence", "format_delta", "join_words", "metric_curves", "move_preview", "preview",
     "range_callouts", "removal_deltas", "swap_deltas", "value_range",
 ]
