@@ -38,6 +38,8 @@ from .conventions import (
 )
 from .engine import aggregate_columns, is_count, nothing_to_evaluate
 from .holes import BOUNDED, MOVED_FROM_OUTSIDE, holes_tables
+from .io.preferences import FORMATS as JUDGMENT_FORMATS
+from .io.preferences import read_zscores
 from .io.read import read_checked_qrels, read_run_path
 from .many_runs import (
     ALL_NUM_REL,
@@ -50,7 +52,9 @@ from .many_runs import (
 )
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .measures.display import naming_lines
+from .measures.preferences import PREFERENCE_MEASURES, PREFERENCE_NICKNAMES
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
+from .preferences import PreferenceSelection, evaluate_preference_files, zscores_of
 from .ties import TieTable, tie_intervals
 
 PROG = "python -m metrics"
@@ -92,8 +96,8 @@ NICKNAMES_OF_BUILD = {
                                             if name not in ADDED_IN_TREC_EVAL_10)},
 }
 
-#: trec_eval nicknames for measures outside this engine (preference and judgment-group measures).
-_UNSUPPORTED_NICKNAMES = ("set", "all_prefs", "prefs", "qrels_jg")
+#: trec_eval nicknames for measures outside this engine.
+_UNSUPPORTED_NICKNAMES = ("set",)
 
 FIELD_WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
 
@@ -196,6 +200,10 @@ def _relstring(spec: str) -> tuple[str, int]:
 def _reject_unsupported(spec: str) -> None:
     name = spec.partition(".")[0]
     supported = ", ".join(n for n in SUPPORTED_ORDER if n in TEXT_MEASURES or MEASURES[n].trec_eval)
+    if spec in PREFERENCE_NICKNAMES or name in PREFERENCE_MEASURES:
+        formats = PREFERENCE_MEASURES[PREFERENCE_NICKNAMES.get(spec, (name,))[0]].formats
+        raise UsageError(f"-m {spec}: trec_eval's preference and judgment-group measures read other judgments: give "
+                         + " or ".join(f"-R {f}" for f in formats) + " (see --help)")
     if spec in _UNSUPPORTED_NICKNAMES:
         raise UsageError(f"-m {spec}: trec_eval nickname {spec!r} names measures this engine does not compute; "
                          f"nicknames here: {', '.join(NICKNAMES)}; measures: {supported} (see --help)")
@@ -253,6 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
                            "ndcg.1=3,2=9), ir_measures notation (nDCG@10  P(rel=2)@5), or a nickname "
                            "(official, the default; all_trec)")
     add_convention_arguments(parser, trec)
+    trec.add_argument("-R", "--Rel_info_format", dest="rel_format", metavar="FORMAT", default="qrels",
+                      help="how QRELS is read: qrels (the default), prefs (qid jg jsg docno rel: preferences), "
+                           "qrels_prefs (qrels read as preferences) or qrels_jg (qid jg docno rel: one set of "
+                           "qrels per judgment group); the last three give the measures -m all_prefs and qrels_jg")
+    trec.add_argument("-Z", "--Zscore", dest="zscores", metavar="FILE",
+                      help="print z-scores instead of values: (value - mean) / stddev from FILE's lines 'qid measure "
+                           "mean stddev' (-1000000 where FILE has no mean for the query and measure); the 'all' "
+                           "lines average (counts: sum) the z-scores, and every name gets a Z in front")
     trec.add_argument("-n", "--nosummary", dest="summary", action="store_false",
                       help="do not print the 'all' lines")
     parser.add_argument("--bounds", action="store_true", help=BOUNDS_HELP)
@@ -424,25 +440,33 @@ def _integer(flag: str, text: str, *, minimum: int) -> int:
 # ---- evaluation and output ---------------------------------------------------------------------
 
 
-def format_line(key: str, qid: str, value: float) -> str:
-    """One trec_eval output line: ``%-22s\\t%s\\t%6.4f``, or ``%ld`` for counts."""
-    if is_count(key):
+def format_line(key: str, qid: str, value: float, *, z: bool = False, count: bool | None = None) -> str:
+    """One trec_eval output line: ``%-22s\\t%s\\t%6.4f``, or ``%ld`` for counts; with ``z`` (-Z),
+    ``Z%-22s\\t%s\\t%6.4f`` for every measure, counts too."""
+    if z:
+        return f"Z{key:<{FIELD_WIDTH}}\t{qid}\t{value:6.4f}"
+    if is_count(key) if count is None else count:
         return f"{key:<{FIELD_WIDTH}}\t{qid}\t{int(value)}"
     return f"{key:<{FIELD_WIDTH}}\t{qid}\t{value:6.4f}"
 
 
 def report_lines(
     qids: Sequence[str], values: dict[str, np.ndarray], selection: Selection, tag: str, *,
-    per_query: bool, summary: bool, bounds=None, ties: TieTable | None = None,
+    per_query: bool, summary: bool, bounds=None, ties: TieTable | None = None, zscores=None,
 ) -> list[str]:
     """trec_eval's output: per-query lines (``-q``), then the runid and ``all`` lines. ``bounds`` (a
-    :class:`metrics.holes.HoleTable` over the same sorted qids) adds ``key:low`` and ``key:high`` after each value."""
+    :class:`metrics.holes.HoleTable` over the same sorted qids) adds ``key:low`` and ``key:high`` after each value.
+    ``zscores`` (-Z: ``{(qid, key): (mean, stddev)}``) prints each value's z-score instead, num_q aside."""
     keys = [m.key for m in selection.measures]
+    z = zscores is not None
+    if z:
+        values = dict(values) | zscores_of(qids, {m.key: values[m.key] for m in selection.measures
+                                                  if m.name != "num_q"}, zscores)
     lines: list[str] = []
     if per_query:
         # trec_eval prints num_q once, summed, and the geometric means only on the 'all' lines.
         printed = [m.key for m in selection.measures if m.name != "num_q" and m.info.per_query]
-        formatted = {key: _formatted_column(key, values[key]) for key in printed}
+        formatted = {key: _formatted_column(key, values[key], z=z) for key in printed}
         if selection.relstring is not None:
             name = selection.relstring[0]
             formatted[name] = [f"'{text}'" for text in values[name]]
@@ -453,7 +477,9 @@ def report_lines(
             if not_printed is not None and not_printed[i]:
                 continue
             for key in printed:
-                lines.append(f"{key:<{FIELD_WIDTH}}\t{qid}\t{formatted[key][i]}")
+                text = selection.relstring is not None and key == selection.relstring[0]
+                shown = f"Z{key:<{FIELD_WIDTH}}" if z and not text else f"{key:<{FIELD_WIDTH}}"
+                lines.append(f"{shown}\t{qid}\t{formatted[key][i]}")
                 if bounds is not None and key in bounds.low:
                     lines.extend(_bound_lines(key, qid, bounds.low[key][i], bounds.high[key][i]))
                 if ties is not None and key in ties.values:
@@ -469,7 +495,7 @@ def report_lines(
         hole_means = bounds.means() if bounds is not None else {}
         tie_means = ties.means() if ties is not None else {}
         for key in keys:
-            lines.append(format_line(key, "all", means[key]))
+            lines.append(format_line(key, "all", means[key], z=z))
             if key in hole_means:
                 # -c's num_rel all-line counts qrels lines trec_eval's way: low and high move with it.
                 shift = means[key] - hole_means[key].value
@@ -535,8 +561,8 @@ def _with_relstring(measures: Sequence[Measure], name: str) -> list[str]:
     return keys if name in keys else keys + [name]
 
 
-def _formatted_column(key: str, column: np.ndarray) -> list[str]:
-    if is_count(key):
+def _formatted_column(key: str, column: np.ndarray, *, z: bool = False) -> list[str]:
+    if is_count(key) and not z:
         return [str(v) for v in column.astype(np.int64).tolist()]
     return [f"{v:6.4f}" for v in column.tolist()]
 
@@ -553,7 +579,7 @@ def _write_lines(out: TextIO, lines: list[str]) -> None:
 
 
 def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions: Conventions, out: TextIO,
-                     err: TextIO) -> None:
+                     err: TextIO, zscores=None) -> None:
     """``QRELS RUN RUN...``: each run's block, in order, as that run alone prints it with ``-m runid`` added (see
     :mod:`metrics.many_runs`); then, on ``err``, what makes the blocks hard to compare (:func:`many_runs_notes`)."""
     check_run_paths(args.runs)
@@ -568,11 +594,91 @@ def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions
         bounds = hole_table(args, result.name, selection.measures, conventions, result.qids) if args.bounds else None
         ties = tie_table(args, result.name, selection.measures, conventions, result.qids) if args.ties else None
         _write_lines(out, report_lines(result.qids, result.values, labelled, result.runid,
-                                       per_query=args.per_query, summary=args.summary, bounds=bounds, ties=ties))
+                                       per_query=args.per_query, summary=args.summary, bounds=bounds, ties=ties,
+                                       zscores=zscores))
         seen.append((result.name, result.runid, tuple(result.qids), result.missing))
     notes = many_runs_notes(seen, conventions)
     if notes:
         err.write("".join(f"{PROG}: {note}\n" for note in notes))
+
+
+def select_preference_measures(specs: Sequence[str], rel_format: str) -> tuple[list[PreferenceSelection], bool, bool]:
+    """The measures of ``-R prefs``, ``-R qrels_prefs`` or ``-R qrels_jg`` named by ``-m`` (names, trec_eval's
+    nicknames all_prefs, prefs and qrels_jg, and cut-offs such as ``P_avgjg.5,10``), in trec_eval's order, and
+    whether the runid and num_q lines are wanted."""
+    if not specs:
+        wanted = [n for n, m in PREFERENCE_MEASURES.items() if rel_format in m.formats]
+        nicknames = "qrels_jg" if rel_format == "qrels_jg" else "all_prefs or prefs"
+        raise UsageError(f"-R {rel_format}: name the measures with -m ({nicknames}, or some of {', '.join(wanted)})")
+    chosen: dict[str, tuple[float, ...]] = {}
+    runid = num_q = False
+    for spec in specs:
+        spec = spec.strip()
+        name, _, params = spec.partition(".")
+        if spec in PREFERENCE_NICKNAMES:
+            runid = num_q = True
+            for member in PREFERENCE_NICKNAMES[spec]:
+                chosen.setdefault(member, PREFERENCE_MEASURES[member].cutoffs)
+        elif spec in ("runid", "num_q"):
+            runid |= spec == "runid"
+            num_q |= spec == "num_q"
+        elif name in PREFERENCE_MEASURES and (not params or PREFERENCE_MEASURES[name].cutoffs):
+            chosen[name] = _preference_cutoffs(spec, name, params) if params else PREFERENCE_MEASURES[name].cutoffs
+        else:
+            wanted = [n for n, m in PREFERENCE_MEASURES.items() if rel_format in m.formats]
+            shown = spec if len(spec) <= 60 else spec[:40] + "..."
+            raise UsageError(f"-m {shown}: with -R {rel_format} the measures are {', '.join(wanted)} (nicknames "
+                             f"{', '.join(PREFERENCE_NICKNAMES)}, runid, num_q)")
+    selections = [PreferenceSelection(name, chosen[name]) for name in PREFERENCE_MEASURES if name in chosen]
+    return selections, runid, num_q
+
+
+def _preference_cutoffs(spec: str, name: str, params: str) -> tuple[float, ...]:
+    """``P_avgjg.5,10`` -> (5, 10); ``Rprec_mult_avgjg.0.5,1`` -> (0.5, 1.0): sorted, each once, as trec_eval."""
+    values = []
+    for text in params.split(","):
+        try:
+            value = float(text) if len(text) <= MAX_NUMBER_CHARS else None
+        except ValueError:
+            value = None
+        if value is None or not np.isfinite(value) or value <= 0 or (name == "P_avgjg" and value != int(value)):
+            kind = "whole numbers of documents" if name == "P_avgjg" else "positive multiples of R"
+            raise UsageError(f"-m {spec[:60]}: the cut-offs of {name} are {kind}, e.g. {name}.5,10")
+        values.append(int(value) if name == "P_avgjg" else value)
+    return tuple(sorted(set(values)))
+
+
+def _print_preferences(args: argparse.Namespace, conventions: Conventions, zscores, out: TextIO) -> None:
+    """``-R prefs``, ``-R qrels_prefs`` or ``-R qrels_jg``: trec_eval's output of those measures for one run."""
+    if len(args.runs) != 1:
+        raise UsageError(f"-R {args.rel_format} evaluates one run at a time: give QRELS and one RUN")
+    if conventions.missing_queries == "zero" or conventions.unjudged == "removed":
+        raise UsageError(f"-R {args.rel_format}: -c and -J are not supported with these judgments")
+    if args.bounds or args.ties:
+        raise UsageError(f"-R {args.rel_format}: --bounds and --ties are for qrels (-R qrels)")
+    measures, runid, num_q = select_preference_measures(args.measures, args.rel_format)
+    result = evaluate_preference_files(args.qrels, args.runs[0], args.rel_format, measures,
+                                       depth=conventions.depth, relevance_level=conventions.relevance_level,
+                                       single_precision=conventions.score_precision == "float32")
+    if not result.qids:
+        raise UsageError(nothing_to_evaluate(args.runs[0], args.qrels))
+    keys = [key for selection in measures for key in selection.keys]
+    z = zscores is not None
+    values = zscores_of(result.qids, result.values, zscores) if z else result.values
+    lines = []
+    if args.per_query:
+        for row, qid in enumerate(result.qids):
+            lines.extend(format_line(key, qid, values[key][row], z=z, count=key in result.counts) for key in keys)
+    if args.summary:
+        if runid:
+            lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{result.runid}")
+        if num_q:
+            lines.append(format_line("num_q", "all", len(result.qids), z=z, count=True))
+        for key in keys:
+            total = float(np.cumsum(values[key])[-1])
+            lines.append(format_line(key, "all", total if key in result.counts else total / len(result.qids), z=z,
+                                     count=key in result.counts))
+    _write_lines(out, lines)
 
 
 def many_runs_notes(runs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]],
@@ -616,13 +722,22 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             return 0
         args = parser.parse_args(argv)
         conventions = conventions_from(args)
+        if args.rel_format not in JUDGMENT_FORMATS:
+            raise UsageError(f"-R {args.rel_format}: expected one of {', '.join(JUDGMENT_FORMATS)} (trec_eval's "
+                             "formats of judgments)")
+        zscores = read_zscores(args.zscores) if args.zscores is not None else None
+        if zscores is not None and (args.bounds or args.ties):
+            raise UsageError("-Z prints z-scores, which --bounds and --ties do not have: give one or the other")
+        if args.rel_format != "qrels":
+            _print_preferences(args, conventions, zscores, out)
+            return 0
         selection = select_measures(args.measures, trec_eval_build(conventions) or DEFAULT_TREC_EVAL)
         if args.bounds and "-" in args.runs:
             raise UsageError("--bounds reads the run a second time: give RUN as a file, not '-'")
         if args.ties and "-" in args.runs:
             raise UsageError("--ties reads the run a second time: give RUN as a file, not '-'")
         if len(args.runs) > 1:
-            _print_many_runs(args, selection, conventions, out, err)
+            _print_many_runs(args, selection, conventions, out, err, zscores)
             return 0
         (run_path,) = args.runs
         qids, values, tag = evaluate_run_files(args.qrels, run_path, selection.measures, conventions,
@@ -632,7 +747,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         bounds = hole_table(args, run_path, selection.measures, conventions, qids) if args.bounds else None
         ties = tie_table(args, run_path, selection.measures, conventions, qids) if args.ties else None
         _write_lines(out, report_lines(qids, values, selection, tag, per_query=args.per_query, summary=args.summary,
-                                       bounds=bounds, ties=ties))
+                                       bounds=bounds, ties=ties, zscores=zscores))
         return 0
     except (UsageError, _WriteError) as error:
         message = str(error)

@@ -286,8 +286,9 @@ def test_an_unknown_measure_is_named(files):
     assert_one_line_error(cli("-m", "precision.5", *files), "precision.5")
 
 
-def test_a_trec_eval_measure_we_do_not_compute_says_so(files):
-    assert_one_line_error(cli("-m", "prefs_simp", *files), "prefs_simp", "not computed")
+def test_a_preference_measure_over_qrels_names_the_judgments_it_reads(files):
+    assert_one_line_error(cli("-m", "prefs_simp", *files), "prefs_simp", "-R prefs or -R qrels_prefs")
+    assert_one_line_error(cli("-m", "qrels_jg", *files), "qrels_jg", "-R qrels_jg")
 
 
 def test_an_unknown_option_is_an_error(files):

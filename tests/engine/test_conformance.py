@@ -2,7 +2,8 @@
 
 The trec_eval files (tests/data/trec_eval, from NIST's trec_eval 10.0) are run through ``python -m metrics
 --trec-eval 10.0`` with the flags that produced them, and the output must equal the expected file byte for byte:
-every measure of ``all_trec``, in trec_eval's order, with its name field, query and formatting. Both builds' outputs
+every measure of ``all_trec``, in trec_eval's order, with its name field, query and formatting, and the preference,
+judgment-group (-R prefs, qrels_prefs, qrels_jg) and z-score (-Z) outputs: all 15 comparisons of its quicktest. Both builds' outputs
 on these inputs and on random collections are replayed in test_trec_eval_builds.py.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 
 import pytest
@@ -29,12 +31,13 @@ def expected_runs() -> list[tuple[str, str, str, list[str]]]:
     lines = (TREC_DATA / "EXPECTED_OUTPUTS.tsv").read_text().splitlines()
     for row in lines[1:]:
         expected, flags, qrels, results, notes = (row.split("\t") + [""])[:5]
-        if not (TREC_DATA / expected).exists():
-            continue  # preference and z-score outputs: formats the engine does not read
-        flags = [] if flags.startswith("(none") else shlex.split(flags)
+        # A flag's file (-Z zscores_file) is in the same folder.
+        flags = [] if flags.startswith("(none") else [str(TREC_DATA / flag) if (TREC_DATA / flag).is_file() else flag
+                                                      for flag in shlex.split(flags)]
         runs.append((expected, qrels, results, flags))
-        if "qrels.test.with-comments" in notes:
-            runs.append((expected, "qrels.test.with-comments", results, flags))
+        also = re.search(r"also produced from (\S+)", notes)
+        if also:
+            runs.append((expected, also.group(1), results, flags))
     return runs
 
 
@@ -51,7 +54,14 @@ def test_every_copied_trec_eval_output_is_checked():
     checked = {expected for expected, *_ in TREC_RUNS}
     copied = {path.name for path in TREC_DATA.glob("out.*")}
     assert checked == copied == {"out.test", "out.comment.test", "out.test.a", "out.test.aq", "out.test.aqc",
-                                 "out.test.aqcM", "out.test.aql", "out.test.aql0", "out.test.meas_params"}
+                                 "out.test.aqcM", "out.test.aql", "out.test.aql0", "out.test.meas_params",
+                                 "out.test.aqZ", "out.test.prefs", "out.test.qrels_prefs", "out.test.qrels_jg"}
+
+
+def test_trec_evals_quicktest_is_replayed_whole():
+    """The 15 comparisons of trec_eval's ``make quicktest`` (its Makefile), and out.test.aql0 made by a build."""
+    assert len(TREC_RUNS) == 16
+    assert sum(expected == "out.test.aql0" for expected, *_ in TREC_RUNS) == 1
 
 
 @pytest.mark.parametrize(("expected", "qrels", "results", "flags"), TREC_RUNS,

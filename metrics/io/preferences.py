@@ -1,0 +1,140 @@
+"""Readers for trec_eval's other judgment formats and its z-score file, through the same loading as qrels and runs
+(:func:`metrics.io.trec.load_bytes`: one size cap, one gzip helper, the BOM dropped, binary files refused).
+
+- ``-R prefs``: ``qid jg jsg docno rel`` (judgment group, sub-group, a level: within a sub-group a higher level is
+  preferred to a lower one; 0 means non-relevant).
+- ``-R qrels_prefs``: ``qid jg docno rel``, a qrels file read as preferences (each judgment group one sub-group).
+- ``-R qrels_jg``: ``qid jg docno rel``, a qrels file with one set of judgments per judgment group (integer grades).
+- ``-Z``: ``qid measure mean stddev``, one line per query and measure.
+
+Lines starting with ``#`` and blank lines are skipped, as trec_eval 10.0 skips comment lines; levels and numbers
+are read as decimal numbers (trec_eval's ``atof``), grades of ``qrels_jg`` as integers. Errors name the file, the
+line and what the line should hold.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from .trec import (
+    MAX_GRADE,
+    MIN_GRADE,
+    Source,
+    TrecFormatError,
+    _binary_kind,
+    _check_control_bytes,
+    _data_lines,
+    _first_line,
+    _show,
+    _text,
+    load_bytes,
+)
+
+PREFS_COLUMNS = "qid jg jsg docno rel"
+QRELS_PREFS_COLUMNS = "qid jg docno rel"
+ZSCORE_COLUMNS = "qid measure mean stddev"
+FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval's -R values
+
+_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(rb"[+-]?\d+")
+
+
+@dataclass(frozen=True)
+class Preference:
+    """One line of a preference file: in judgment group ``jg``, sub-group ``jsg``, ``docno`` has level ``rel``."""
+
+    jg: str
+    jsg: str
+    docno: str
+    rel: float
+
+
+def read_preferences(source: Source, format: str, *, name: str | None = None,
+                     max_bytes: int | None = None) -> dict[str, list[Preference]]:
+    """A ``-R prefs`` or ``-R qrels_prefs`` file: each query's lines in file order. In ``qrels_prefs`` the second
+    column is the judgment group and every group has the one sub-group ``0``, as trec_eval reads it."""
+    if format not in ("prefs", "qrels_prefs"):
+        raise ValueError(f"Argument `format` has to be 'prefs' or 'qrels_prefs', but got {format!r}")
+    columns = PREFS_COLUMNS if format == "prefs" else QRELS_PREFS_COLUMNS
+    width = len(columns.split())
+    queries: dict[str, list[Preference]] = {}
+    for where, fields in _lines(source, name, max_bytes, format, columns):
+        if len(fields) != width:
+            raise TrecFormatError(f"{where}: expected {width} columns ({columns}), found {len(fields)}")
+        qid, jg = _text(fields[0], where, "qid"), _text(fields[1], where, "jg")
+        jsg = _text(fields[2], where, "jsg") if format == "prefs" else "0"
+        docno = _text(fields[-2], where, "docno")
+        rel = _number(fields[-1], where, "level", "rel")
+        queries.setdefault(qid, []).append(Preference(jg, jsg, docno, rel))
+    return queries
+
+
+def read_qrels_jg(source: Source, *, name: str | None = None,
+                  max_bytes: int | None = None) -> dict[str, dict[str, dict[str, int]]]:
+    """A ``-R qrels_jg`` file: ``{qid: {jg: {docno: grade}}}``; a document judged twice in one group is refused
+    (trec_eval: "duplicate docs")."""
+    queries: dict[str, dict[str, dict[str, int]]] = {}
+    for where, fields in _lines(source, name, max_bytes, "qrels_jg", QRELS_PREFS_COLUMNS):
+        if len(fields) != 4:
+            raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_PREFS_COLUMNS}), found {len(fields)}")
+        qid, jg, docno = (_text(fields[i], where, column) for i, column in ((0, "qid"), (1, "jg"), (2, "docno")))
+        if not _INTEGER.fullmatch(fields[3]):
+            raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is not an integer; write grades as "
+                                  "whole numbers such as 0, 1, 2 (negative = unjudged)")
+        grade = int(fields[3])
+        if not MIN_GRADE <= grade <= MAX_GRADE:
+            raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is out of range; grades are whole "
+                                  "numbers from -2^63 to 2^63-1, as trec_eval reads them")
+        judged = queries.setdefault(qid, {}).setdefault(jg, {})
+        if docno in judged:
+            raise TrecFormatError(f"{where}: document {_show(fields[2])} is judged twice for query "
+                                  f"{_show(fields[0])} in judgment group {_show(fields[1])}; keep one line")
+        judged[docno] = grade
+    return queries
+
+
+def read_zscores(source: Source, *, name: str | None = None,
+                 max_bytes: int | None = None) -> dict[tuple[str, str], tuple[float, float]]:
+    """A ``-Z`` file: ``{(qid, measure): (mean, stddev)}``, ``measure`` as trec_eval prints it (``P_5``). A pair
+    given twice keeps its first line (trec_eval's binary search finds one of them)."""
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    for where, fields in _lines(source, name, max_bytes, "zscores", ZSCORE_COLUMNS):
+        if len(fields) != 4:
+            raise TrecFormatError(f"{where}: expected 4 columns ({ZSCORE_COLUMNS}), found {len(fields)}")
+        key = (_text(fields[0], where, "qid"), _text(fields[1], where, "measure"))
+        mean = _number(fields[2], where, "mean", "mean")
+        stddev = _number(fields[3], where, "standard deviation", "stddev")
+        table.setdefault(key, (mean, stddev))
+    return table
+
+
+def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str):
+    """(where, fields) of each data line, ``where`` naming the file and line for messages."""
+    label, buffer = load_bytes(source, name=name, max_bytes=max_bytes, kind=kind)
+    binary = _binary_kind(buffer)
+    if binary:
+        raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
+    _check_control_bytes(buffer, label)
+    seen = False
+    for number, fields in _data_lines(buffer, label):
+        seen = True
+        yield f"{label} line {number}", fields
+    if not seen:
+        what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
+        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
+
+
+def _number(field: bytes, where: str, what: str, column: str) -> float:
+    if not _NUMBER.fullmatch(field):
+        raise TrecFormatError(f"{where}: {what} {_show(field)} is not a number; the {column} column must be a "
+                              "finite decimal number such as 2 or 0.5")
+    value = float(field)
+    if not math.isfinite(value):
+        raise TrecFormatError(f"{where}: {what} {_show(field)} overflows a double; use a smaller number")
+    return value
+
+
+__all__ = ["FORMATS", "PREFS_COLUMNS", "QRELS_PREFS_COLUMNS", "ZSCORE_COLUMNS", "Preference", "read_preferences",
+           "read_qrels_jg", "read_zscores"]
