@@ -3,8 +3,9 @@
 The trec_eval files (tests/data/trec_eval, from NIST's trec_eval 10.0) are run through ``python -m metrics
 --trec-eval 10.0`` with the flags that produced them, and the output must equal the expected file byte for byte:
 every measure of ``all_trec``, in trec_eval's order, with its name field, query and formatting, and the preference,
-judgment-group (-R prefs, qrels_prefs, qrels_jg) and z-score (-Z) outputs: all 15 comparisons of its quicktest. Both builds' outputs
-on these inputs and on random collections are replayed in test_trec_eval_builds.py.
+judgment-group (-R prefs, qrels_prefs, qrels_jg) and z-score (-Z) outputs: all 15 comparisons of its quicktest.
+Both builds' outputs on these inputs and on random collections are replayed in test_trec_eval_builds.py (and, for
+the preference formats, test_preferences.py).
 """
 
 from __future__ import annotations
