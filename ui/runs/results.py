@@ -9,10 +9,10 @@ from metrics.measures.display import TABLE_FORMAT, mean_names
 from ui.common import slides, state
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
-from . import charts, data, holes, ties
+from . import attribution, charts, data, holes, ties
 
 #: The tab's widgets (ui.common.state.keep_values keeps what they hold while another tab is open).
-WIDGETS = ("results_run", "results_holes", "query_filter", "results_open_qid")
+WIDGETS = ("results_run", "results_holes", "query_filter", "results_open_qid", *attribution.WIDGETS)
 SWITCH = "switch_to_explorer"
 
 
@@ -51,6 +51,8 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
                  column_config={key: st.column_config.NumberColumn(key, format=TABLE_FORMAT,
                                                                    help=holes.column_help(key))
                                 for key in frame.columns})
+    if measures:
+        attribution.attribution_section(collection, results, measures, conventions)
     scores = {key: column for key, column in values.items() if not key.startswith(("num_", "Num"))}
     if scores and qids:
         distribution = charts.distribution_figure(scores, qids)
