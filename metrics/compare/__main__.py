@@ -3,8 +3,9 @@
 Evaluates every run on every measure, compares every pair of runs (or each against ``--baseline``) with a
 paired test and a multiple-testing correction, and prints a report table: each mean with superscripts naming the
 runs it beats significantly. ``--details`` adds every pair (difference, bootstrap interval, effect size, raw and
-adjusted p) and, with a baseline, the risk of each run against it (wins/ties/losses, URisk, TRisk). Exit status 0,
-or 2 with one line on stderr.
+adjusted p) and, with a baseline, the risk of each run against it (wins/ties/losses, URisk, TRisk). ``--multiverse``
+prints instead, for one measure, every pair's conclusion under every plausible convention and how stable the
+leaderboard is (:mod:`metrics.compare.multiverse`). Exit status 0, or 2 with one line on stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..console import OneLineParser, real_number, run_command, run_guarded, whol
 from ..model import InputError
 from .intervals import METHODS
 from .many import CORRECTIONS, MAX_RUNS, TESTS, ManyComparison, compare_many
+from .multiverse import MAX_SETTINGS, PLAUSIBLE, multiverse, multiverse_report
 from .report import FORMATS, report_table
 
 PROG = "python -m metrics.compare"
@@ -43,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=whole_number, default=0, help="seed of the bootstrap and the randomisation test")
     parser.add_argument("--risk-alpha", type=real_number, default=1.0, help="risk aversion of URisk/TRisk (default 1)")
     parser.add_argument("--details", action="store_true", help="also print every pair and the risk table")
+    parser.add_argument("--multiverse", action="store_true",
+                        help="instead of the table: each pair's conclusion under every plausible convention of one "
+                             f"measure (at most {MAX_SETTINGS} settings), and the leaderboard's Kendall tau-b")
+    parser.add_argument("--vary", metavar="NAME,NAME", type=_names,
+                        help=f"with --multiverse: vary only these conventions (of {', '.join(PLAUSIBLE)})")
     add_convention_arguments(parser)
     return parser
 
@@ -105,6 +112,10 @@ def report(args: argparse.Namespace, *, err: TextIO | None = None) -> str:
         raise InputError(f"{len(args.runs)} runs: at most {MAX_RUNS} can be compared at once (one letter each)")
     conventions = conventions_from(args)
     names = run_names(args.runs)
+    if args.multiverse:
+        return multiverse_text(args, names, conventions)
+    if args.vary is not None:
+        raise InputError("--vary names the conventions of --multiverse; add --multiverse")
     baseline = None
     if args.baseline is not None:
         matches = [name for name, path in zip(names, args.runs) if args.baseline in (path, name)]
@@ -123,6 +134,26 @@ def report(args: argparse.Namespace, *, err: TextIO | None = None) -> str:
     if args.details:
         text += "\n".join(details(comparison, args.risk_alpha)) + "\n"
     return text
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def multiverse_text(args: argparse.Namespace, names: list[str], conventions) -> str:
+    """The --multiverse report for the parsed command line."""
+    for given, option in ((args.baseline, "--baseline"), (args.details or None, "--details")):
+        if given is not None:
+            raise InputError(f"{option} does not apply to --multiverse, which compares every pair of runs")
+    if args.fmt == "latex":
+        raise InputError("--multiverse prints --format text or markdown, not latex")
+    if args.measures is not None and len(args.measures) > 1:
+        given = " -m ".join(args.measures)
+        raise InputError(f"--multiverse compares one measure, got {len(args.measures)} (-m {given})")
+    result = multiverse(args.qrels, dict(zip(names, args.runs)), (args.measures or ["nDCG@10"])[0], test=args.test,
+                        correction=args.correction, alpha=args.alpha, vary=args.vary, permutations=args.permutations,
+                        seed=args.seed, conventions=conventions)
+    return multiverse_report(result, fmt=args.fmt)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from .many import (
     comparable_measures,
 )
 from .pairs import TIE_TOLERANCE
+from .report import _markdown_escape
 
 #: The conventions a multiverse varies, in the order its settings are listed: those that order the documents
 #: (the batches are rebuilt), which queries count, then those the kernels read.
@@ -93,6 +94,8 @@ class Conclusion:
     condition: str
     differences: tuple[float, ...]  # mean(first) - mean(second) in every setting
     p_adjusted: tuple[float, ...]  # the pair's corrected p in every setting
+    verdicts: tuple[int, ...] = ()  # Outcome.verdict of first against second in every setting
+    alpha: float = 0.05
 
     @property
     def settings(self) -> int:
@@ -107,8 +110,20 @@ class Conclusion:
         failing = [self.differences[i] for i in self.fails]
         p = [self.p_adjusted[i] for i in self.fails]
         p_text = f"{min(p):.3g}" if f"{min(p):.3g}" == f"{max(p):.3g}" else f"{min(p):.3g} to {max(p):.3g}"
-        return (f"{text}; it fails {self.condition}, where the difference is "
+        counts: dict[int, int] = {}
+        for index in self.fails:
+            counts[self.verdicts[index]] = counts.get(self.verdicts[index], 0) + 1
+        instead = ", ".join(f"{self.verdict_text(verdict)} in {n}"
+                            for verdict, n in sorted(counts.items(), reverse=True))
+        return (f"{text}; it fails {self.condition} ({instead}), where the difference is "
                 f"{_signed_range(min(failing), max(failing))} (adjusted p {p_text})")
+
+    def verdict_text(self, verdict: int) -> str:
+        """A verdict of first against second in words: "A > B (p < 0.05)", "A > B (n.s.)", "A = B"."""
+        if verdict == 0:
+            return f"{self.first} = {self.second}"
+        winner, loser = (self.first, self.second) if verdict > 0 else (self.second, self.first)
+        return f"{winner} > {loser} ({f'p < {self.alpha:g}' if abs(verdict) == 2 else 'n.s.'})"
 
 
 @dataclass(frozen=True)
@@ -162,7 +177,9 @@ class Multiverse:
         else:
             claim = f"{first} > {second} (not significant at {self.alpha:g}, {short})"
         p_adjusted = tuple(self.outcomes[s][p].p_adjusted for s in range(len(self.settings)))
-        return Conclusion(first, second, claim, holds, fails, self._condition(fails), differences, p_adjusted)
+        oriented = tuple(-v if flip else v for v in verdicts)
+        return Conclusion(first, second, claim, holds, fails, self._condition(fails), differences, p_adjusted,
+                          oriented, self.alpha)
 
     def _condition(self, fails: Sequence[int]) -> str:
         """When the settings ``fails`` occur, in words: exactly when one convention has a value (or one of some
@@ -221,6 +238,50 @@ class Multiverse:
         sizes = " x ".join(str(len(values)) for _, values in self.dimensions) or "1"
         return (f"{self.measure} over {len(self.runs)} runs in {len(self.settings)} settings ({sizes}); "
                 f"{test}{correction}, alpha = {self.alpha:g}")
+
+
+    def swaps(self) -> list[tuple[str, str, tuple[int, ...], str]]:
+        """Each pair some setting reverses: (winner under the default, loser, the settings that reverse it, when),
+        most often reversed first."""
+        found: dict[tuple[str, str], list[int]] = {}
+        for index, _, swapped in self.stability():
+            for pair in swapped:
+                found.setdefault(pair, []).append(index)
+        ranked = sorted(found.items(), key=lambda item: -len(item[1]))
+        return [(a, b, tuple(settings), self._condition(settings)) for (a, b), settings in ranked]
+
+    def tau_line(self) -> str:
+        """How the settings' orders compare with the default's: each tau-b and in how many settings."""
+        counts: dict[float | None, int] = {}
+        for _, tau, _ in self.stability():
+            shown = None if tau is None else round(tau, 4)
+            counts[shown] = counts.get(shown, 0) + 1
+        spread = ", ".join(f"{'undefined' if tau is None else f'{tau:g}'} in {n}"
+                           for tau, n in sorted(counts.items(), key=lambda item: -2 if item[0] is None else -item[0]))
+        return (f"Kendall's tau-b of each setting's order against the default's (means within {TIE_TOLERANCE:g} "
+                f"tie): {spread} of {len(self.settings)} settings.")
+
+    def leaderboard_line(self) -> str:
+        return f"Leaderboard under the default: {' > '.join(self.default_order())}."
+
+    def lines(self) -> list[str]:
+        """The report as plain sentences (the command line and the app lay them out): what was compared, each
+        conclusion, the leaderboard's stability, which pairs swap."""
+        varied = "; ".join(f"{name} ({', '.join(map(str, values))})" for name, values in self.dimensions)
+        lines = [f"Multiverse: {self.describe()}.",
+                 f"Default setting: {self.settings[0].describe()}. Varied: {varied or 'nothing'}.",
+                 "",
+                 "Conclusions of the default setting:",
+                 *(f"- {conclusion.sentence()}." for conclusion in self.conclusions()),
+                 "",
+                 self.leaderboard_line(),
+                 self.tau_line()]
+        swaps = self.swaps()
+        lines.append("Pairs of runs whose order some setting reverses:" if swaps
+                     else "No setting reverses any pair of runs.")
+        for a, b, settings, condition in swaps:
+            lines.append(f"- {b} passes {a} in {len(settings)} of {len(self.settings)} settings ({condition}).")
+        return lines
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -306,8 +367,8 @@ def multiverse(
         known = [name for name, _ in dimensions]
         unknown = [name for name in vary if name not in known]
         if unknown:
-            raise InputError(f"cannot vary {', '.join(map(repr, unknown))} for {target.key}: it depends on "
-                             f"{', '.join(known) or 'none of the conventions a multiverse varies'}")
+            raise InputError(f"cannot vary {', '.join(map(repr, unknown))} for {target.key}: of the conventions a "
+                             f"multiverse varies, it depends on {', '.join(known) or 'none'}")
         dimensions = [(name, values) for name, values in dimensions if name in vary]
     count = math.prod(len(values) for _, values in dimensions)
     if count > max_settings:
@@ -359,6 +420,24 @@ def _values_per_setting(qrels, tables, measure: Measure, settings: Sequence[Conv
     return results
 
 
+#: The formats :func:`multiverse_report` writes.
+FORMATS = ("text", "markdown")
+
+
+def multiverse_report(result: Multiverse, *, fmt: str = "text") -> str:
+    """The report in ``fmt``: plain text, or Markdown where every sentence is literal (run names escaped)."""
+    if fmt not in FORMATS:
+        raise InputError(f"a multiverse report is {' or '.join(FORMATS)}, got {fmt!r}")
+    if fmt == "text":
+        return "\n".join(result.lines()) + "\n"
+    out = []
+    for line in result.lines():
+        bullet = line.startswith("- ")
+        text = _markdown_escape(line[2:] if bullet else line)
+        out.append(f"- {text}" if bullet else (f"**{text}**" if line.endswith(":") else text))
+    return "\n".join(out) + "\n"
+
+
 def _sign(value: float) -> int:
     return 0 if abs(value) <= TIE_TOLERANCE else (1 if value > 0 else -1)
 
@@ -367,5 +446,5 @@ def _signed_range(low: float, high: float) -> str:
     return f"{low:+.4f}" if abs(high - low) < 5e-5 else f"{low:+.4f} to {high:+.4f}"
 
 
-__all__ = ["MAX_SETTINGS", "PLAUSIBLE", "Conclusion", "Multiverse", "Outcome", "kendall_tau_b", "multiverse",
-           "plausible_values"]
+__all__ = ["FORMATS", "MAX_SETTINGS", "PLAUSIBLE", "Conclusion", "Multiverse", "Outcome", "kendall_tau_b", "multiverse",
+           "multiverse_report", "plausible_values"]

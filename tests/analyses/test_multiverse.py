@@ -5,16 +5,27 @@ means, differences and corrected p-values; then the sentences, the leaderboard's
 from __future__ import annotations
 
 import functools
+import io
 import itertools
 
 import numpy as np
 import pytest
 
 from metrics import Conventions, evaluate
+from metrics.compare.__main__ import main as compare_main
 from metrics.compare.many import _p_value, adjust_p_values
-from metrics.compare.multiverse import MAX_SETTINGS, Multiverse, Outcome, kendall_tau_b, multiverse, plausible_values
+from metrics.compare.multiverse import (
+    MAX_SETTINGS,
+    Multiverse,
+    Outcome,
+    kendall_tau_b,
+    multiverse,
+    multiverse_report,
+    plausible_values,
+)
 from metrics.model import InputError
 from metrics.names import parse_one_measure
+from metrics.real import DL20
 
 # Grades 0-3 (two readings of "relevant": -l 1 and -l 2), an unjudged document (d9), ties across doc ids, a score
 # pair that only float32 ties (0.30000001 vs 0.3), and run C lacks query q4 (missing_queries matters).
@@ -162,3 +173,34 @@ def test_too_many_settings_get_one_message_naming_what_to_vary_instead():
 def test_bad_input_gets_one_clear_message(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return compare_main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def test_the_command_line_prints_the_library_report_in_text_and_markdown():
+    qrels, bm25, rm3 = str(DL20.path()), str(DL20.path("BM25")), str(DL20.path("BM25 + RM3"))
+    argv = (qrels, bm25, rm3, "-m", "RR", "-l", "2", "--multiverse", "--vary", "relevance_level,unjudged")
+    expected = multiverse(qrels, {"dl20.BM25.run.gz": bm25, "dl20.BM25_RM3.run.gz": rm3}, "RR",
+                          vary=["relevance_level", "unjudged"], relevance_level=2)
+    status, out, err = _cli(*argv)
+    assert (status, err) == (0, "") and out == multiverse_report(expected)
+    assert out.splitlines()[0] == ("Multiverse: RR over 2 runs in 4 settings (2 x 2); paired t-test, "
+                                   "Holm-Bonferroni, alpha = 0.05.")
+    status, markdown, _ = _cli(*argv, "--format", "markdown")
+    assert status == 0 and markdown == multiverse_report(expected, fmt="markdown")
+    assert r"dl20\.BM25\.run\.gz \> dl20\.BM25\_RM3\.run\.gz" in markdown  # run names are literal
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("-m", "RR", "-m", "P@10", "--multiverse"), "--multiverse compares one measure, got 2 (-m RR -m P@10)"),
+    (("--multiverse", "--format", "latex"), "--multiverse prints --format text or markdown, not latex"),
+    (("--multiverse", "--baseline", "x"), "--baseline does not apply to --multiverse"),
+    (("--vary", "gain"), "--vary names the conventions of --multiverse; add --multiverse"),
+    (("--multiverse", "--vary", "ap_denominator"), "cannot vary 'ap_denominator' for nDCG@10"),
+])
+def test_the_command_line_refuses_what_does_not_apply_in_one_line(extra, message):
+    status, out, err = _cli(str(DL20.path()), str(DL20.path("BM25")), str(DL20.path("TAS-B")), *extra)
+    assert status == 2 and out == "" and len(err.splitlines()) == 1 and message in err

@@ -11,13 +11,13 @@ import streamlit as st
 
 from ui.common import classroom, pages, state
 
-from . import checks, compare, data, finder, judging, lint, online, results, significance
+from . import checks, compare, data, finder, judging, lint, multiverse, online, results, significance
 
 #: The tabs, in order, with the widgets whose values each keeps while another tab is open.
 TABS = {
     "Per-query results": results.WIDGETS,
     "Check a reported score": finder.WIDGETS,
-    "Compare runs": significance.WIDGETS + compare.WIDGETS,
+    "Compare runs": significance.WIDGETS + compare.WIDGETS + multiverse.WIDGETS,
     "Judge the holes": judging.WIDGETS,
     "Online signals": online.WIDGETS,
 }
@@ -72,6 +72,8 @@ def page() -> None:
                                                   significance.missing_queries(collection))
                 st.divider()
             compare.compare_tab(collection, evaluated, conventions, measures)
+            if len(collection.runs) >= 2:
+                multiverse.multiverse_panel(collection, measures, conventions)
     if _is_open(panes, "Judge the holes"):
         with panes["Judge the holes"]:
             judging.judge_tab(collection, evaluated, measures, conventions)
