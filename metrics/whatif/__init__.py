@@ -29,11 +29,13 @@ Contents:
 - :mod:`.ranges`: 4. the range under reordering and a random order; 5. a pinned baseline
 - :mod:`.sentences` and :mod:`.callouts`: the plain-language sentences, and :class:`ChartData`
 - :mod:`.attribution`: 6. one query's difference between two rankings, split exactly over its document edits
+- :mod:`.disagree`: 7. the smallest edit after which two metrics (or conventions) disagree on which list is better
 """
 
 from .attribution import SHAPLEY_UP_TO, Contribution, DeltaAttribution, attribute_delta
 from .callouts import ChartData, callouts, chart_data, curve_callouts, range_callouts
 from .curves import Curves, metric_curves
+from .disagree import Disagreement, Judge, LabEdit, find_disagreement, verdict_words
 from .ranges import (
     EXACT_ORDERINGS_UP_TO,
     BaselineComparison,
@@ -48,9 +50,9 @@ from .swaps import SWAP_WINDOW, MovePreview, SwapDeltas, move_preview, preview, 
 
 __all__ = [
     "BaselineComparison", "CHUNK_CELLS", "Change", "ChangeKind", "ChartData", "Contribution", "Curves",
-    "DeltaAttribution", "EXACT_ORDERINGS_UP_TO", "MetricSet", "MetricSpec", "MovePreview", "RemovalDeltas", "SAME",
-    "SHAPLEY_UP_TO", "SWAP_WINDOW", "Scenario", "SwapDeltas", "ValueRange", "attribute_delta", "callouts",
-    "change_sentence", "chart_data", "compare_to_baseline", "current_values",
-    "curve_callouts", "effect_sentence", "format_delta", "join_words", "metric_curves", "move_preview", "preview",
-    "range_callouts", "removal_deltas", "swap_deltas", "value_range",
+    "DeltaAttribution", "Disagreement", "EXACT_ORDERINGS_UP_TO", "Judge", "LabEdit", "MetricSet", "MetricSpec",
+    "MovePreview", "RemovalDeltas", "SAME", "SHAPLEY_UP_TO", "SWAP_WINDOW", "Scenario", "SwapDeltas", "ValueRange",
+    "attribute_delta", "callouts", "change_sentence", "chart_data", "compare_to_baseline", "current_values",
+    "curve_callouts", "effect_sentence", "find_disagreement", "format_delta", "join_words", "metric_curves",
+    "move_preview", "preview", "range_callouts", "removal_deltas", "swap_deltas", "value_range", "verdict_words",
 ]
