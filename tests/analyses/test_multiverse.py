@@ -26,6 +26,7 @@ from metrics.compare.multiverse import (
 from metrics.model import InputError
 from metrics.names import parse_one_measure
 from metrics.real import DL20
+from tests.support.paths import REPO
 
 # Grades 0-3 (two readings of "relevant": -l 1 and -l 2), an unjudged document (d9), ties across doc ids, a score
 # pair that only float32 ties (0.30000001 vs 0.3), and run C lacks query q4 (missing_queries matters).
@@ -204,3 +205,37 @@ def test_the_command_line_prints_the_library_report_in_text_and_markdown():
 def test_the_command_line_refuses_what_does_not_apply_in_one_line(extra, message):
     status, out, err = _cli(str(DL20.path()), str(DL20.path("BM25")), str(DL20.path("TAS-B")), *extra)
     assert status == 2 and out == "" and len(err.splitlines()) == 1 and message in err
+
+
+DOC = (REPO / "docs" / "multiverse.md").read_text(encoding="utf-8")
+PROSE = " ".join(DOC.split())  # the page's words, however its lines wrap
+DL20_FILES = {DL20.path(name).name: str(DL20.path(name)) for name in DL20.run_names}
+
+
+def _text_blocks() -> list[str]:
+    return [part.split("```", 1)[0] for part in DOC.split("```text\n")[1:]]
+
+
+def test_the_docs_page_shows_what_the_multiverse_computes_on_dl20():
+    rr = multiverse(str(DL20.path()), DL20_FILES, "RR", conventions=DL20.conventions)
+    ap = multiverse(str(DL20.path()), DL20_FILES, "AP", vary=["relevance_level", "ap_denominator"],
+                    conventions=DL20.conventions)
+    rr_block, ap_block = _text_blocks()
+    assert rr_block == multiverse_report(rr)  # what the page's command prints (the CLI test shows it is the same)
+    assert ap_block in multiverse_report(ap) and ap_block.startswith("Leaderboard under the default:")
+    by_pair = {(c.first, c.second): c for c in rr.conclusions()}
+    everywhere = by_pair["dl20.OPEN_AI_ADA2.run.gz", "dl20.BM25_RM3.run.gz"]
+    assert (len(everywhere.holds), everywhere.claim.endswith("(p < 0.05, Holm)")) == (48, True)
+    assert "holds in all 48 settings" in PROSE
+    failing = by_pair["dl20.D_BERT_KD_TASB.run.gz", "dl20.BM25.run.gz"]
+    assert (len(failing.holds), failing.condition) == (24, "when relevance_level=1")
+    assert "+0.0972 (adjusted p 0.217 to 0.239)" in failing.sentence()
+    assert "holds in 24 of 48: under `-l 1` the difference stays (+0.0972) but the adjusted p rises to 0.217 to " \
+           "0.239" in PROSE
+    assert {tau for _, tau, _ in rr.stability()} == {1.0} and "(tau-b 1)" in PROSE
+    assert [(a, b) for a, b, _, _ in ap.swaps()] == [("dl20.BM25_RM3.run.gz", "dl20.BM25.run.gz"),
+                                                     ("dl20.OPEN_AI_ADA2.run.gz", "dl20.D_BERT_KD_TASB.run.gz")]
+    ndcg = plausible_values(parse_one_measure("nDCG@10"), DL20.qrels().grade, DL20.conventions)
+    assert " x ".join(str(len(values)) for _, values in ndcg) == "3 x 2 x 2 x 2 x 3 x 2"
+    assert "(3 x 2 x 2 x 2 x 3 x 2 = 144 settings)" in PROSE
+    assert f"At most {MAX_SETTINGS} settings" in PROSE
