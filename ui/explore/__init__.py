@@ -9,7 +9,7 @@ from ui.common import classroom, state, two_lists
 from ui.common.query_state import PANELS
 from ui.common.text import literal
 
-from . import controls, data_io, editor, holes, list_status, online, scores, ties, whatif
+from . import controls, data_io, disagree, editor, holes, list_status, online, scores, ties, whatif
 
 #: The page's one statement of how it scores (the list status box says when the scores disagree with it).
 SCORING_MODEL = (
@@ -77,6 +77,7 @@ def page() -> None:
         scores.metric_guide(online_shown=view.shows("online"))
 
     two_lists.section(query)
+    disagree.section(query)
     whatif.whatif_section(query, baseline)
     if view.shows("online"):
         online.online_section(query, baseline)

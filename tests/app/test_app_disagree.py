@@ -1,0 +1,51 @@
+"""The explorer's disagreement lab through AppTest: closed it computes nothing; opened on the sweet pastry list it
+finds the one swap after which P@4 and nDCG@4 disagree, applies it to the two-list view's B, and undoes it."""
+
+from __future__ import annotations
+
+import ui.explore.disagree
+from tests.app.support import assert_no_failure, count_calls, open_app
+from ui.common.text import shown
+from ui.common.two_lists import EXPLORER_PREFIX
+
+
+def lab_says(at) -> list[str]:
+    """What the lab's success or info box says (the page has other boxes)."""
+    return [shown(box.value) for box in [*at.success, *at.info] if " agree" in box.value or "disagree" in box.value]
+
+
+def test_the_lab_finds_applies_and_undoes_the_smallest_edit(monkeypatch):
+    calls = count_calls(monkeypatch, {"lab": (ui.explore.disagree, "find_disagreement")})
+    at = open_app()
+    assert_no_failure(at)
+    assert calls == {} and EXPLORER_PREFIX not in at.session_state  # closed: nothing computed, no pair made
+    at.session_state[ui.explore.disagree.EXPANDER] = True  # opened, as a click on it does
+    at.run()
+    assert_no_failure(at)
+    assert calls["lab"] == 1
+    assert lab_says(at) == [
+        "P@4 and nDCG@4 agree now (tie). Swapping ranks 1 and 2 of B (donut and bagel): P@4 says tie, nDCG@4 says "
+        "A better."]
+
+    at.button(key="disagree_apply").click().run()
+    assert_no_failure(at)
+    assert at.session_state[EXPLORER_PREFIX].list_b == ("bagel", "donut", "muffin", "croissant")
+    assert any(shown(c.value) == "Swapping ranks 1 and 2 of B (donut and bagel): applied to the two-list view."
+               for c in at.caption)
+    # Now the two metrics disagree already, and the lab says so.
+    assert lab_says(at) == ["P@4 and nDCG@4 disagree already: P@4 says tie, nDCG@4 says A better."]
+
+    at.button(key="disagree_undo_button").click().run()
+    assert at.session_state[EXPLORER_PREFIX].list_b == ("donut", "bagel", "muffin", "croissant")
+
+
+def test_one_metric_under_two_conventions():
+    at = open_app()
+    at.session_state[ui.explore.disagree.EXPANDER] = True
+    at.run()
+    at.selectbox(key="disagree_first").select("nDCG@4").run()
+    assert any(i.value.startswith("Choose two different metrics") for i in at.info)
+    at.selectbox(key="disagree_conventions").select("relevance threshold: 2").run()
+    assert_no_failure(at)
+    (said,) = lab_says(at)
+    assert said.startswith("nDCG@4 and nDCG@4 (relevance threshold: 2) agree")
