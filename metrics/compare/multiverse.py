@@ -8,14 +8,16 @@ Which conventions vary comes from the convention data: those of :data:`PLAUSIBLE
 (:class:`~metrics.conventions.ConventionInfo` ``affects`` it, and for the measure-specific ones its
 :class:`~metrics.measures.MeasureInfo` names it), each over its choices (the default's value first). The
 relevance level varies only where the grades admit more than one reading: levels 1 to the highest grade minus one
-(grades 0-3, as TREC DL's: ``-l 1`` and ``-l 2``), never past the default's own level.
+(grades 0-3, as TREC DL's: ``-l 1`` and ``-l 2``), and the default's own level.
 
-Cost is linear in settings x lines: the qrels and runs are read once; the batches (sorting by score, the tie
-order, joining the judgments) are built once per combination of the conventions that order the documents
-(tie_order, score_precision, unjudged), with the judged queries a run lacks as empty rows, and every other
-convention only re-runs the kernel on those batches (relevance_level, gain, ideal_from, ap_denominator) or drops
-those rows (missing_queries=skip). The tests are those of :mod:`.many` (``t``, ``randomisation``, ``wilcoxon``,
-``tukey``), corrected over each setting's pairs as :func:`.many.adjust_p_values` does.
+Cost is linear in settings x lines: the qrels and runs are read once. A run's batches (sorting by score, the tie
+order, joining the judgments) are built once per combination of the ordering conventions (tie_order,
+score_precision, unjudged) that changes its order: the tie order changes nothing for a run without tied scores,
+nor the precision when float32 ties no scores that float64 keeps apart. The judged queries a run lacks are empty
+rows of those batches; every other convention only re-runs the kernel on them (relevance_level, gain, ideal_from,
+ap_denominator) or drops those rows (missing_queries=skip). The tests are those of :mod:`.many` (``t``,
+``randomisation``, ``wilcoxon``, ``tukey``), corrected over each setting's pairs as :func:`.many.adjust_p_values`
+does.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 from .. import bulk
 from ..conventions import CONVENTIONS_BY_NAME, Conventions
 from ..engine import make_conventions
+from ..io.trec import value_codes
 from ..many_runs import _as_qrels_table, _as_run_table, _named_runs, check_run_paths, missing_from
 from ..model import InputError, Qrels, Run
 from ..names import Measure
@@ -402,14 +405,17 @@ def multiverse(
 def _values_per_setting(qrels, tables, measure: Measure, settings: Sequence[Conventions]
                         ) -> list[dict[str, dict[str, float]]]:
     """``{run: {qid: value}}`` for each setting. One set of batches per run and combination of the ordering
-    conventions (with -c's empty rows for the judged queries the run lacks); each kernel setting re-runs only the
-    kernel on them, and missing_queries=skip drops the empty rows."""
+    conventions that changes its order (with -c's empty rows for the judged queries the run lacks); each kernel
+    setting re-runs only the kernel on them, and missing_queries=skip drops the empty rows."""
     results: list[dict[str, dict[str, float]]] = [{} for _ in settings]
     for name, table in tables:
         absent = set(missing_from(qrels, table.qids))
+        tied, finer = _ties(table)
         prepared: dict[tuple, bulk.PreparedRun] = {}
         for index, conv in enumerate(settings):
-            ranking = tuple(getattr(conv, field) for field in _RANKING)
+            # The tie order only orders tied scores, and float32 only adds ties: a run without them (or whose
+            # float32 ties are its float64 ties) has the same batches whatever they say.
+            ranking = (conv.tie_order if tied else None, conv.score_precision if finer else None, conv.unjudged)
             if ranking not in prepared:
                 prepared[ranking] = bulk.prepare_run(qrels, table, [measure], conv.replace(missing_queries="zero"))
             run = dataclasses.replace(prepared[ranking], conventions=conv.replace(missing_queries="zero"))
@@ -418,6 +424,20 @@ def _values_per_setting(qrels, tables, measure: Measure, settings: Sequence[Conv
             skip = conv.missing_queries == "skip"
             results[index][name] = {qid: value for qid, value in zip(qids, column) if not (skip and qid in absent)}
     return results
+
+
+def _ties(table) -> tuple[bool, bool]:
+    """Whether two documents of one query tie when scores are compared as float32, and whether float32 makes more
+    ties than float64 (float64 ties are float32 ties too, so equal counts mean the same tie groups)."""
+    codes = value_codes(table.qid)[0] if table.qid_code is None else table.qid_code
+    counts = []
+    for dtype in (np.float32, np.float64):
+        with np.errstate(over="ignore"):  # beyond the float32 range a score becomes an infinity, as in the batches
+            scores = table.score.astype(dtype)
+        order = np.lexsort((scores, codes))
+        same_query = codes[order][1:] == codes[order][:-1]
+        counts.append(int(np.count_nonzero(same_query & (scores[order][1:] == scores[order][:-1]))))
+    return counts[0] > 0, counts[0] != counts[1]
 
 
 #: The formats :func:`multiverse_report` writes.

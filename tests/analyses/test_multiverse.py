@@ -11,25 +11,28 @@ import itertools
 import numpy as np
 import pytest
 
-from metrics import Conventions, evaluate
+from metrics import Conventions, bulk, evaluate
 from metrics.compare.__main__ import main as compare_main
 from metrics.compare.many import _p_value, adjust_p_values
 from metrics.compare.multiverse import (
     MAX_SETTINGS,
     Multiverse,
     Outcome,
+    _ties,
     kendall_tau_b,
     multiverse,
     multiverse_report,
     plausible_values,
 )
+from metrics.io.frames import as_run_table
 from metrics.model import InputError
 from metrics.names import parse_one_measure
 from metrics.real import DL20
 from tests.support.paths import REPO
 
-# Grades 0-3 (two readings of "relevant": -l 1 and -l 2), an unjudged document (d9), ties across doc ids, a score
-# pair that only float32 ties (0.30000001 vs 0.3), and run C lacks query q4 (missing_queries matters).
+# Grades 0-3 (two readings of "relevant": -l 1 and -l 2), an unjudged document (d9), and run C lacks query q4
+# (missing_queries matters). Run A has ties and a score pair only float32 ties (0.30000001 vs 0.3), B ties under
+# both precisions, C has no ties: the three ways the multiverse shares a run's batches across settings.
 QRELS = {
     "q1": {"d1": 3, "d2": 1, "d3": 0, "d4": 2, "d5": 1},
     "q2": {"d1": 1, "d2": 2, "d3": 0, "d6": 3},
@@ -45,9 +48,9 @@ RUNS = {
           "q2": {"d9": 0.9, "d3": 0.5, "d6": 0.5, "d2": 0.4},
           "q3": {"d8": 0.3, "d4": 0.3, "d7": 0.3, "d2": 0.2},
           "q4": {"d1": 1.0, "d3": 0.9}},
-    "C": {"q1": {"d3": 0.9, "d1": 0.6, "d5": 0.6, "d2": 0.1},
-          "q2": {"d1": 0.7, "d2": 0.7, "d9": 0.6},
-          "q3": {"d2": 0.9, "d9": 0.9, "d4": 0.2}},
+    "C": {"q1": {"d3": 0.9, "d1": 0.65, "d5": 0.6, "d2": 0.1},
+          "q2": {"d1": 0.75, "d2": 0.7, "d9": 0.6},
+          "q3": {"d2": 0.95, "d9": 0.9, "d4": 0.2}},
 }
 
 
@@ -71,6 +74,19 @@ def _brute_force(result: Multiverse, test: str = "t", correction: str = "holm") 
 @functools.cache
 def _multiverse(measure: str) -> Multiverse:
     return multiverse(QRELS, RUNS, measure)
+
+
+def test_the_example_runs_cover_each_way_batches_are_shared(monkeypatch):
+    assert {name: _ties(as_run_table(run)) for name, run in RUNS.items()} == {
+        "A": (True, True), "B": (True, False), "C": (False, False)}
+    built = []
+    prepare = bulk.prepare_run
+    monkeypatch.setattr(bulk, "prepare_run", lambda qrels, run, *args: built.append(run.name) or
+                        prepare(qrels, run, *args))
+    result = multiverse(QRELS, RUNS, "P.2")
+    assert len(result.settings) == 48  # 3 tie orders x 2 precisions x 2 unjudged rules x 2 x 2 levels
+    # Batches per run: every ordering combination for A, the tie orders for B, the unjudged rules alone for C.
+    assert [built.count(f"run {name!r}") for name in RUNS] == [12, 6, 2]
 
 
 @pytest.mark.parametrize("measure, settings", [("nDCG@3", 144), ("map_cut.3", 192), ("P.2", 48)])
