@@ -147,6 +147,8 @@ def multiverse_text(args: argparse.Namespace, names: list[str], conventions) -> 
             raise InputError(f"{option} does not apply to --multiverse, which compares every pair of runs")
     if args.fmt == "latex":
         raise InputError("--multiverse prints --format text or markdown, not latex")
+    if args.vary == []:
+        raise InputError(f"--vary names no convention; give one or more of {', '.join(PLAUSIBLE)}, comma-separated")
     if args.measures is not None and len(args.measures) > 1:
         given = " -m ".join(args.measures)
         raise InputError(f"--multiverse compares one measure, got {len(args.measures)} (-m {given})")

@@ -41,6 +41,7 @@ from .many import (
     CORRECTION_NAMES,
     CORRECTIONS,
     MAX_RUNS,
+    TEST_NAMES,
     TESTS,
     Correction,
     Test,
@@ -235,8 +236,7 @@ class Multiverse:
 
     def describe(self) -> str:
         """One line: the measure, the runs, how many settings and what varies, the test and correction."""
-        test = {"t": "paired t-test", "randomisation": "paired randomisation test",
-                "wilcoxon": "Wilcoxon signed-rank test", "tukey": "Tukey's HSD"}[self.test]
+        test = TEST_NAMES[self.test]
         correction = "" if self.test == "tukey" else f", {CORRECTION_NAMES[self.correction]}"
         sizes = " x ".join(str(len(values)) for _, values in self.dimensions) or "1"
         return (f"{self.measure} over {len(self.runs)} runs in {len(self.settings)} settings ({sizes}); "
@@ -367,6 +367,9 @@ def multiverse(
     qrels_table = _as_qrels_table(qrels, parsed, base)
     dimensions = plausible_values(target, qrels_table.grade, base)
     if vary is not None:
+        if isinstance(vary, str) or not vary:
+            raise InputError(f"Argument `vary` has to name conventions to vary, e.g. ['tie_order', 'gain'], "
+                             f"got {vary!r}")
         known = [name for name, _ in dimensions]
         unknown = [name for name in vary if name not in known]
         if unknown:

@@ -186,6 +186,8 @@ def test_too_many_settings_get_one_message_naming_what_to_vary_instead():
     (lambda: multiverse(QRELS, RUNS, "num_ret"), "is a count"),
     (lambda: multiverse(QRELS, RUNS, "P.2", vary=["gain"]), "cannot vary 'gain' for P_2"),
     (lambda: multiverse(QRELS, RUNS, "P.2", alpha=0.9), "significance level"),
+    (lambda: multiverse(QRELS, RUNS, "P.2", vary=[]), "has to name conventions to vary"),
+    (lambda: multiverse(QRELS, RUNS, "P.2", vary="unjudged"), "has to name conventions to vary"),
 ])
 def test_bad_input_gets_one_clear_message(call, message):
     with pytest.raises(InputError, match=message):
@@ -216,6 +218,7 @@ def test_the_command_line_prints_the_library_report_in_text_and_markdown():
     (("--multiverse", "--format", "latex"), "--multiverse prints --format text or markdown, not latex"),
     (("--multiverse", "--baseline", "x"), "--baseline does not apply to --multiverse"),
     (("--vary", "gain"), "--vary names the conventions of --multiverse; add --multiverse"),
+    (("--multiverse", "--vary", ","), "--vary names no convention; give one or more of tie_order, "),
     (("--multiverse", "--vary", "ap_denominator"), "cannot vary 'ap_denominator' for nDCG@10"),
 ])
 def test_the_command_line_refuses_what_does_not_apply_in_one_line(extra, message):
