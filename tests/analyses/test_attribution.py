@@ -16,10 +16,12 @@ from fractions import Fraction
 import pytest
 
 import metrics
+import metrics.model
 from metrics import Conventions, InputError
 from metrics.real import DL20
-from metrics.whatif import attribution
+from metrics.whatif import Judge, attribution, find_disagreement
 from metrics.whatif.attribution import attribute_delta
+from tests.support.paths import DOCS
 
 JUDGMENTS = {"d0": 2, "d1": 0, "d2": 1, "d3": 3, "d4": 0, "d5": 1, "d6": -1}
 
@@ -198,3 +200,34 @@ def test_bad_input_gets_one_clear_message(kwargs, message):
     with pytest.raises(InputError, match=message):
         attribute_delta(arguments.pop("judgments"), arguments.pop("run_a"), arguments.pop("run_b"),
                         arguments.pop("measure"), **arguments)
+
+
+def test_the_dl20_examples_of_the_library_page_are_what_the_engine_gives():
+    """docs/library.md: BM25 against SPLADE++ on query 23849 (nDCG@10), and the disagreement lab on query 1037496."""
+    page = " ".join((DOCS / "library.md").read_text(encoding="utf-8").split())
+    qrels, bm25 = DL20.qrels().to_dict(), DL20.run("BM25").to_dict()
+    splade, rm3 = DL20.run("SPLADE++").to_dict(), DL20.run("BM25 + RM3").to_dict()
+    delta = attribute_delta(qrels["23849"], bm25["23849"], splade["23849"], "nDCG@10", DL20.conventions)
+    assert (round(delta.before, 4), round(delta.after, 4)) == (0.0212, 0.7884)
+    assert (delta.method, delta.window, len(delta.contributions)) == ("fixed order", 10, 18)
+    assert [(c.describe(delta.window), round(c.value, 4)) for c in delta.contributions[:2]] == [
+        ("8010561 entered the top 10 at rank 1", 0.193), ("2647769 entered the top 10 at rank 2", 0.1293)]
+    entered = [c for c in delta.contributions if c.kind == "inserted"]
+    assert len(entered) == 9 and f"{float(sum(c.exact for c in entered)):+.4f}" == "+0.7150"
+    assert f"{float(delta.difference):+.4f}" == "+0.7672" and qrels["23849"]["8010561"] == 3
+    for quoted in ("0.0212 (BM25) and 0.7884 (SPLADE++)", "nine documents into the top 10", "+0.7150 of the +0.7672",
+                   "(+0.1930) the grade-3 passage it puts first"):
+        assert quoted in page
+
+    top10 = [metrics.model.order_documents(run["1037496"])[:10] for run in (bm25, rm3)]
+    judges = (Judge("P@10", DL20.conventions), Judge("nDCG@10", DL20.conventions))
+    found = find_disagreement(*top10, qrels["1037496"], judges)
+    assert found.edit.describe(found.list_b, found.judgments) == "Judging 7766585 grade 2 (was grade 1)"
+    before = [(round(a, 4), round(b, 4)) for a, b in found.values_before]
+    after = [(round(a, 4), round(b, 4)) for a, b in found.values_after]
+    assert (before, after) == ([(0.4, 0.3), (0.5776, 0.5753)], [(0.5, 0.4), (0.6092, 0.6119)])
+    assert found.verdicts_before == (-1, -1) and found.verdicts_after == (-1, 1)
+    for quoted in ("P@10 says A (0.4 against 0.3) and so does nDCG@10 (0.5776 against 0.5753)",
+                   "judging passage 7766585 grade 2 instead of 1 keeps P@10 on A (0.5 against 0.4) but turns "
+                   "nDCG@10 to B (0.6092 against 0.6119)"):
+        assert quoted in page
