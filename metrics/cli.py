@@ -52,7 +52,7 @@ from .many_runs import (
 )
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .measures.display import naming_lines
-from .measures.preferences import PREFERENCE_MEASURES, PREFERENCE_NICKNAMES
+from .measures.registry import PREFERENCE_MEASURES, PREFERENCE_NICKNAMES
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
 from .preferences import PreferenceSelection, evaluate_preference_files, zscores_of
 from .ties import TieTable, tie_intervals
@@ -357,6 +357,19 @@ def help_epilog() -> str:
         if changed_by:
             details.append("changed by " + ", ".join(changed_by))
         lines.extend(wrap.wrap("; ".join(details)))
+    lines.append("")
+    lines.append("measures of trec_eval's other judgment formats (-R prefs: qid jg jsg docno rel; -R qrels_prefs: "
+                 "qrels read as")
+    lines.append("preferences; -R qrels_jg: qid jg docno grade, one set of qrels per judgment group jg):")
+    for name, info in PREFERENCE_MEASURES.items():
+        lines.append(f"  {name}  " + " or ".join(f"-R {f}" for f in info.formats))
+        lines.extend(wrap.wrap(info.short_desc + " Formula: " + info.text))
+        details = ["summed over queries" if info.is_count else "averaged over queries", f"tested against {info.peer}"]
+        if info.cutoffs:
+            details.insert(0, "default cut-offs " + ",".join(f"{c:g}" for c in info.cutoffs))
+        lines.extend(wrap.wrap("; ".join(details)))
+    lines.append("  nicknames: " + "; ".join(f"{nick} = runid num_q {' '.join(names)}"
+                                           for nick, names in PREFERENCE_NICKNAMES.items()))
     lines.append("")
     lines.append("names on the pages and in README (one per measure; first the name -m takes):")
     for line in naming_lines():

@@ -17,6 +17,8 @@ Modules:
     gain_based  graded gains: nDCG, ndcg_rel, Rndcg, G, rank-biased precision and its residual
     judgments   how much of a ranking is judged: unj, Judged; trec_eval's relstring
     counts      num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret
+    preferences trec_eval's -R prefs / qrels_prefs / qrels_jg measures, over counts of preferences (their own
+                table, ``PREFERENCE_MEASURES``)
     registry    :class:`MeasureInfo` and ``MEASURES``, the table every other module reads (``IR_NAMES``,
                 ``aggregation`` derived from it)
 """

@@ -413,8 +413,10 @@ class PreferenceMeasure:
     short_desc: str
     kernel: object | None
     formats: tuple[str, ...]
+    text: str = ""  # the formula in plain text, for a terminal (--help) and docs/measures.md
     is_count: bool = False
     cutoffs: tuple[float, ...] = ()  # default cut-offs (P_avgjg) or multiples of R (Rprec_mult_avgjg)
+    peer: str = "trec_eval 9.0.8 and 10.0 files"  # what its tests compare with
 
     @property
     def formula(self) -> str:
@@ -426,36 +428,64 @@ _QRELS_JG = ("qrels_jg",)
 
 #: In trec_eval's order (its measures.c table).
 PREFERENCE_MEASURES: dict[str, PreferenceMeasure] = {m.name: m for m in (
-    PreferenceMeasure("prefs_num_prefs_poss", "Number of preferences possible (summed over queries).",
-                      prefs_num_prefs_poss, _PREFS, is_count=True),
-    PreferenceMeasure("prefs_num_prefs_ful", "Number of preferences fulfilled, implied ones included.",
-                      prefs_num_prefs_ful, _PREFS, is_count=True),
-    PreferenceMeasure("prefs_num_prefs_ful_ret", "Number of preferences fulfilled between retrieved documents.",
-                      prefs_num_prefs_ful_ret, _PREFS, is_count=True),
-    PreferenceMeasure("prefs_simp", "Preferences fulfilled / preferences possible.", prefs_simp, _PREFS),
-    PreferenceMeasure("prefs_pair", "Mean over document pairs of the share of groups whose preference is fulfilled.",
-                      prefs_pair, _PREFS),
-    PreferenceMeasure("prefs_avgjg", "prefs_simp within each judgment group, averaged over groups.", prefs_avgjg,
-                      _PREFS),
-    PreferenceMeasure("prefs_avgjg_Rnonrel", "prefs_avgjg with as many non-relevant as relevant documents (like "
-                      "bpref).", prefs_avgjg_Rnonrel, _PREFS),
-    PreferenceMeasure("prefs_simp_ret", "prefs_simp between retrieved documents only.", prefs_simp_ret, _PREFS),
-    PreferenceMeasure("prefs_pair_ret", "prefs_pair over pairs of retrieved documents.", prefs_pair_ret, _PREFS),
-    PreferenceMeasure("prefs_avgjg_ret", "prefs_avgjg between retrieved documents only.", prefs_avgjg_ret, _PREFS),
-    PreferenceMeasure("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel between retrieved documents only.",
-                      prefs_avgjg_Rnonrel_ret, _PREFS),
-    PreferenceMeasure("prefs_simp_imp", "prefs_simp ignoring preferences between two unretrieved documents.",
-                      prefs_simp_imp, _PREFS),
-    PreferenceMeasure("prefs_pair_imp", "prefs_pair ignoring pairs of two unretrieved documents.", prefs_pair_imp,
-                      _PREFS),
-    PreferenceMeasure("prefs_avgjg_imp", "prefs_avgjg ignoring preferences between two unretrieved documents.",
-                      prefs_avgjg_imp, _PREFS),
-    PreferenceMeasure("map_avgjg", "AP against each judgment group's qrels, averaged over groups.", map_avgjg,
-                      _QRELS_JG),
-    PreferenceMeasure("P_avgjg", "P@k against each judgment group's qrels, averaged over groups.", p_avgjg,
-                      _QRELS_JG, cutoffs=P_AVGJG_CUTOFFS),
-    PreferenceMeasure("Rprec_mult_avgjg", "Precision at m x R against each judgment group's qrels, averaged.",
-                      rprec_mult_avgjg, _QRELS_JG, cutoffs=RPREC_MULT_AVGJG_MULTIPLES),
+    PreferenceMeasure(
+        "prefs_num_prefs_poss", "Number of preferences possible (summed over queries).", prefs_num_prefs_poss, _PREFS,
+        text="possible = the preferences of every group, whatever the ranking", is_count=True),
+    PreferenceMeasure(
+        "prefs_num_prefs_ful", "Number of preferences fulfilled, implied ones included.", prefs_num_prefs_ful, _PREFS,
+        text="fulfilled = preferences a > b with a ranked above b (an unretrieved document is below every retrieved "
+             "one)", is_count=True),
+    PreferenceMeasure(
+        "prefs_num_prefs_ful_ret", "Number of preferences fulfilled between retrieved documents.",
+        prefs_num_prefs_ful_ret, _PREFS, text="fulfilled_ret = fulfilled preferences between two retrieved documents",
+        is_count=True),
+    PreferenceMeasure(
+        "prefs_simp", "Preferences fulfilled / preferences possible.", prefs_simp, _PREFS,
+        text="prefs_simp = fulfilled / possible, over all groups' preferences"),
+    PreferenceMeasure(
+        "prefs_pair", "Mean over document pairs of the share of groups whose preference is fulfilled.", prefs_pair,
+        _PREFS, text="prefs_pair = mean over document pairs of (groups preferring the one ranked higher) / (groups "
+                     "with a preference on the pair)"),
+    PreferenceMeasure(
+        "prefs_avgjg", "prefs_simp within each judgment group, averaged over groups.", prefs_avgjg, _PREFS,
+        text="prefs_avgjg = mean over groups g of fulfilled_g / possible_g"),
+    PreferenceMeasure(
+        "prefs_avgjg_Rnonrel", "prefs_avgjg with as many non-relevant as relevant documents (like bpref).",
+        prefs_avgjg_Rnonrel, _PREFS,
+        text="prefs_avgjg_Rnonrel = prefs_avgjg with each group's N non-relevant documents set to its R relevant: "
+             "R (R - N) fulfilled added if N < R, only the first R non-relevant kept if N > R"),
+    PreferenceMeasure(
+        "prefs_simp_ret", "prefs_simp between retrieved documents only.", prefs_simp_ret, _PREFS,
+        text="prefs_simp_ret = fulfilled_ret / possible_ret (both documents retrieved)"),
+    PreferenceMeasure(
+        "prefs_pair_ret", "prefs_pair over pairs of retrieved documents.", prefs_pair_ret, _PREFS,
+        text="prefs_pair_ret = prefs_pair over pairs of two retrieved documents"),
+    PreferenceMeasure(
+        "prefs_avgjg_ret", "prefs_avgjg between retrieved documents only.", prefs_avgjg_ret, _PREFS,
+        text="prefs_avgjg_ret = mean over groups g of fulfilled_ret_g / possible_ret_g"),
+    PreferenceMeasure(
+        "prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel between retrieved documents only.", prefs_avgjg_Rnonrel_ret,
+        _PREFS, text="prefs_avgjg_Rnonrel_ret = prefs_avgjg_Rnonrel among retrieved documents (R and N retrieved)"),
+    PreferenceMeasure(
+        "prefs_simp_imp", "prefs_simp ignoring preferences between two unretrieved documents.", prefs_simp_imp,
+        _PREFS, text="prefs_simp_imp = fulfilled / possible, leaving out pairs of two unretrieved documents"),
+    PreferenceMeasure(
+        "prefs_pair_imp", "prefs_pair ignoring pairs of two unretrieved documents.", prefs_pair_imp, _PREFS,
+        text="prefs_pair_imp = prefs_pair over pairs with at least one retrieved document"),
+    PreferenceMeasure(
+        "prefs_avgjg_imp", "prefs_avgjg ignoring preferences between two unretrieved documents.", prefs_avgjg_imp,
+        _PREFS, text="prefs_avgjg_imp = prefs_avgjg leaving out pairs of two unretrieved documents"),
+    PreferenceMeasure(
+        "map_avgjg", "AP against each judgment group's qrels, averaged over groups.", map_avgjg, _QRELS_JG,
+        text="map_avgjg = mean over judgment groups g of AP against g's qrels"),
+    PreferenceMeasure(
+        "P_avgjg", "P@k against each judgment group's qrels, averaged over groups.", p_avgjg, _QRELS_JG,
+        text="P_avgjg@k = mean over judgment groups g of P@k against g's qrels", cutoffs=P_AVGJG_CUTOFFS),
+    PreferenceMeasure(
+        "Rprec_mult_avgjg", "Precision at m x R against each judgment group's qrels, averaged over groups.",
+        rprec_mult_avgjg, _QRELS_JG,
+        text="Rprec_mult_avgjg@m = mean over groups g of P@c against g's qrels, c = (long)(m * R_g + 0.9)",
+        cutoffs=RPREC_MULT_AVGJG_MULTIPLES),
 )}
 
 #: trec_eval's nicknames of these measures (measures.c), runid and num_q aside.

@@ -24,6 +24,7 @@ from .gain_based import (
     rank_biased_precision_residual,
 )
 from .judgments import judged_fraction, unjudged_fraction
+from .preferences import PREFERENCE_MEASURES, PREFERENCE_NICKNAMES  # noqa: F401 (re-exported: see below)
 from .rank_based import (
     average_precision,
     binary_g,
@@ -368,6 +369,10 @@ MEASURES: dict[str, MeasureInfo] = {
                          "(gdeval's maximum grade 4)"),
     )
 }
+
+# trec_eval's preference and judgment-group measures (-R prefs, -R qrels_prefs, -R qrels_jg) have a table of their own,
+# PREFERENCE_MEASURES (metrics.measures.preferences): they score counts of preferences, or several sets of judgments
+# per query, not a batch of gains.
 
 #: trec_eval's default ("official") measures, in trec_eval's output order.
 TREC_DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",

@@ -21,8 +21,9 @@ from metrics.measures.preferences import (
     prefs_simp,
 )
 from metrics.preferences import MISSING_ZSCORE, zscores_of
-from tests.support.paths import TEST_DATA
+from tests.support.paths import DOCS, TEST_DATA
 
+TREC = TEST_DATA / "trec_eval"
 CASES = [json.loads(line) for line in gzip.open(TEST_DATA / "trec_eval_prefs" / "cases.jsonl.gz", "rt")]
 
 
@@ -101,3 +102,23 @@ def test_z_scores_are_trec_evals():
     scores = zscores_of(["q1", "q2"], {"map": [0.75, 0.5], "P_5": [0.2, 0.6]}, table)
     assert scores["map"].tolist() == [1.0, MISSING_ZSCORE]  # q2 has no mean for map
     assert scores["P_5"].tolist() == [0.0, MISSING_ZSCORE]  # deviation 0: 0 at the mean, else missing
+
+
+def test_the_measures_page_and_help_list_every_preference_measure_with_its_formula_and_peer():
+    from metrics.measures.registry import PREFERENCE_MEASURES
+
+    page = (DOCS / "measures.md").read_text(encoding="utf-8")
+    rows = {line.split("`")[1]: line for line in page.splitlines() if line.startswith("| `")}
+    _, shown, _ = run_cli(["--help"])
+    for name, info in PREFERENCE_MEASURES.items():
+        assert info.text in rows[name] and info.peer in rows[name], name
+        assert f"  {name}  -R " in shown, name
+
+
+def test_the_command_lines_page_examples_run():
+    status, output, errors = run_cli(["-q", "-m", "all_prefs", "-R", "prefs", str(TREC / "prefs.test"),
+                                      str(TREC / "prefs.results.test")])
+    assert status == 0 and output == (TREC / "out.test.prefs").read_text(), errors
+    status, output, _ = run_cli(["-m", "map", "-Z", str(TREC / "zscores_file"), str(TREC / "qrels.test"),
+                                 str(TREC / "results.test")])
+    assert status == 0 and output.startswith("Zmap                   \tall\t")
