@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 
 from .measures import IR_NAMES, MEASURES, MeasureInfo
+from .measures.cwl import CWL_PARAMETER, QUANTITIES
 from .model import InputError
 
 Notation = Literal["trec_eval", "ir_measures"]
@@ -71,6 +72,8 @@ class Measure:
             params.append(f"beta={_number(self.params[0])}")
         if self.gain_map and self.name in ("ndcg", "ndcg_cut"):
             params.append("gains={" + ",".join(f"{level}:{_number(gain)}" for level, gain in self.gain_map) + "}")
+        if self.name in CWL_PARAMETER:
+            params.extend(_cwl_params_text(self.name, self.params))
         if self.name == "set_relative_P":  # ir_measures' SetP(relative=True)
             params.append("relative=True")
         base = "SetP" if self.name == "set_relative_P" else self.info.ir_name
@@ -87,6 +90,17 @@ class Measure:
 
     def __str__(self) -> str:
         return self.key
+
+
+def _cwl_params_text(name: str, params: tuple[float, ...] | None) -> list[str]:
+    """A C/W/L measure's parameters as ir_measures writes them: its own (T or p) and max_rel always, min_rel and
+    the quantity when not the default (0, EU)."""
+    own = CWL_PARAMETER[name]
+    value, min_rel, max_rel, quantity = params if params is not None else (own[1] if own else 0.0, 0.0, 1.0, 0.0)
+    texts = [f"{own[0]}={_number(value)}"] if own else []
+    texts += [f"min_rel={_number(min_rel)}"] if min_rel != 0 else []
+    texts.append(f"max_rel={_number(max_rel)}")
+    return texts + ([f"quantity={QUANTITIES[int(quantity)]}"] if quantity else [])
 
 
 def _number(value: float) -> str:
@@ -369,8 +383,6 @@ NOT_COMPUTED: dict[str, str] = {
     **{name: "a diversity measure: it needs judgments per subtopic (intent), which TREC qrels here do not carry"
        for name in ("alpha_nDCG", "α_nDCG", "alpha_DCG", "α_DCG", "AP_IA", "MAP_IA", "P_IA", "ERR_IA", "nERR_IA",
                     "NRBP", "nNRBP", "StRecall")},
-    **{name: "a C/W/L user-model measure that only cwl_eval computes (ir_measures' cwl_eval provider); the engine "
-             "has no kernel for it" for name in ("BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG")},
     "Compat": "rank-biased compatibility with ideal rankings built from the qrels (the compat provider); the engine "
               "has no kernel for it",
 }
@@ -453,6 +465,11 @@ def _parse_ir(spec: str) -> Measure:
     name = with_cutoff if cutoff_text else without_cutoff
     if name is None:
         needs = "a cut-off, e.g. " + match["name"] + "@10" if not cutoff_text else "no cut-off"
+        if written in ("SetP", "SetR") and cutoff_text:
+            cut = {"SetP": "P", "SetR": "R"}[written]
+            needs += (f" ({written} is over the whole retrieved set; ir_measures parses {written}@k but none of its "
+                      f"providers computes it: for the top k write {cut}@{cutoff_text}, as ranx's "
+                      f"{'precision' if cut == 'P' else 'recall'}@{cutoff_text})")
         if written == "RBP" and cutoff_text:
             needs += " (RBP here is over the whole ranking; ir_measures parses RBP@k but none of its providers " \
                      "computes it)"
@@ -468,8 +485,11 @@ def _parse_ir(spec: str) -> Measure:
     relevance_level = gain = judged_only = None
     params: tuple[float, ...] | None = None
     gain_map: tuple[tuple[int, float], ...] | None = None
+    cwl: dict[str, str] = {}
     for key, value, param in pairs:
-        if key == "rel" and re.fullmatch(r"\d+", value):
+        if name in CWL_PARAMETER and key in _cwl_keys(name) and key not in cwl:
+            cwl[key] = value
+        elif key == "rel" and re.fullmatch(r"\d+", value):
             relevance_level = int(value)
         elif key == "p" and name in ("rbp", "rbp_resid") and re.fullmatch(r"0?\.\d+", value):
             params = (float(value),)
@@ -488,8 +508,11 @@ def _parse_ir(spec: str) -> Measure:
             raise ValueError(
                 f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, cutoff=K; "
                 "dcg='log2' or 'exp-log2' and gains={grade:gain,...} for nDCG, beta=B for F and SetF, "
-                "relative=True for SetP, p=P for RBP, recall=R for IPrec)"
+                "relative=True for SetP, p=P for RBP, recall=R for IPrec; T=, p=, min_rel=, max_rel=, quantity= "
+                "for the C/W/L measures)"
             )
+    if name in CWL_PARAMETER:
+        params = _cwl_params(spec, name, cwl)
     if gain_map is not None and gain == "exponential":
         raise ValueError(f"measure {shown(spec)}: gains and dcg='exp-log2' together are not computed (ir_measures has "
                          "no provider for them either); give the exponential gains in the map, e.g. gains={1:1,2:3}")
@@ -503,6 +526,38 @@ def _parse_ir(spec: str) -> Measure:
         name = "num_rel_ret"
     return Measure(name, cutoff, relevance_level, gain_map=gain_map, gain=gain, judged_only=judged_only,
                    notation="ir_measures", params=params)
+
+
+def _cwl_keys(name: str) -> tuple[str, ...]:
+    own = CWL_PARAMETER[name]
+    return ((own[0],) if own else ()) + ("min_rel", "max_rel", "quantity")
+
+
+def _cwl_params(spec: str, name: str, given: dict[str, str]) -> tuple[float, ...]:
+    """(T or p, min_rel, max_rel, quantity index) of a C/W/L measure from ir_measures' parameters, checked."""
+    own = CWL_PARAMETER[name]
+    value = own[1] if own else 0.0
+    if own and own[0] in given:
+        text = given[own[0]]
+        value = float(text) if _is_number(text) else math.nan
+        bad = not 0 < value < 1 if own[0] == "p" else not 0 < value <= MAX_PARAMETER
+        if bad:
+            rule = "lie between 0 and 1" if own[0] == "p" else "be a positive number"
+            raise ValueError(f"measure {shown(spec)}: {own[0]} has to {rule}, got {shown(text)}")
+    levels = []
+    for key, default in (("min_rel", 0), ("max_rel", 1)):
+        text = given.get(key, str(default))
+        if not re.fullmatch(r"-?\d{1,18}", text):
+            raise ValueError(f"measure {shown(spec)}: {key} has to be a whole number (a grade), got {shown(text)}")
+        levels.append(int(text))
+    if levels[0] >= levels[1]:
+        raise ValueError(f"measure {shown(spec)}: min_rel ({levels[0]}) has to be below max_rel ({levels[1]}): grades "
+                         "are scaled to gains (grade - min_rel) / (max_rel - min_rel)")
+    quantity = given.get("quantity", "EU")
+    if quantity not in QUANTITIES:
+        raise ValueError(f"measure {shown(spec)}: quantity has to be one of {', '.join(QUANTITIES)} (cwl_eval's "
+                         f"columns), got {shown(quantity)}")
+    return (value, float(levels[0]), float(levels[1]), float(QUANTITIES.index(quantity)))
 
 
 def _is_number(text: str) -> bool:

@@ -223,6 +223,14 @@ PROFILES: tuple[Profile, ...] = (
              "unjudged": "nonrelevant", "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="1.0.12",
             note="as ir_measures' cwl_eval provider runs it: AP divides by the relevant documents retrieved"),
+    Profile("cwl_eval", "cwl_eval C/W/L", ("BPM", "INST", "INSQ", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11"),
+            {"tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_cwl_eval_cwl_measures_profile", tested="1.0.12",
+            note="as ir_measures' cwl_eval provider runs it: gain = (clip(grade, min_rel, max_rel) - min_rel) / "
+                 "(max_rel - min_rel) (a negative grade is 0, and judged); every ranking cut or padded to 1000 "
+                 "ranks (--max_depth) with unjudged documents (gain 0, or 1 for the residuals); every document "
+                 "costs 1 (no cost file); documents in the order given (its sort by score keeps ties as given)"),
     _ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
                    "Rprec", "F")),
     _ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),

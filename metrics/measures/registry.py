@@ -14,6 +14,16 @@ from typing import Literal
 from ..profiles import tools_computing
 from .context import Kernel
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret
+from .cwl import (
+    bejewelled_player_model,
+    insq,
+    inst,
+    nerr_eq8,
+    nerr_eq9,
+    nerr_eq10,
+    nerr_eq11,
+    scaled_dcg,
+)
 from .gain_based import (
     expected_reciprocal_rank,
     g_measure,
@@ -127,6 +137,18 @@ _RR_TEXT = "RR = 1 / rank of the first relevant document; 0 if none is retrieved
 _AP_TEXT = "AP = (sum over relevant retrieved d of P@rank(d)) / R"
 _NDCG_TEXT = ("nDCG@k = DCG@k / ideal DCG@k, DCG@k = sum over ranks r <= k of gain(r) / log2(r + 1), "
               "gain = grade (trec_eval)")
+
+_CWL_GAIN = ("gain = (clip(grade, min_rel, max_rel) - min_rel) / (max_rel - min_rel), min_rel = 0, max_rel = 1 "
+             "unless given; W, L and the quantities (quantity=ETU, ED, ResEU, ...) as cwl_eval computes them")
+_CWL_PEER = "cwl_eval (ir_measures' cwl_eval provider)"
+
+
+def _cwl(name: str, pretty: str, desc: str, rewards: str, kernel, text: str, cutoff: bool = False) -> MeasureInfo:
+    """A C/W/L measure of cwl_eval, named as ir_measures names it in both notations."""
+    return MeasureInfo(name, name, pretty, desc, rewards, kernel, "required" if cutoff else "none",
+                       (10,) if cutoff else (), trec_eval=False, text=f"{text}; EU = sum_r W_r g_r, {_CWL_GAIN}",
+                       peer=_CWL_PEER)
+
 
 MEASURES: dict[str, MeasureInfo] = {
     info.name: info
@@ -367,6 +389,33 @@ MEASURES: dict[str, MeasureInfo] = {
                     text="ERR@k = sum over r <= k of (1/r) * R_r * (1 - R_1) * ... * (1 - R_(r-1)), R = (2^grade - "
                          "1) / 2^4 "
                          "(gdeval's maximum grade 4)"),
+        _cwl("BPM", "Bejewelled Player Model@K",
+             "Expected gain per document of a user who stops once the gain reaches T or the cost reaches K.",
+             "Reaching the wanted gain T early, within a budget of K documents.", bejewelled_player_model,
+             "BPM(T)@K: C_r = 1 while gain so far < T (1) and r < K, else 0 (Zhang et al. 2017, static)", True),
+        _cwl("INST", "INST", "Expected gain per document of a user who wants T units of gain and grows impatient "
+             "as they arrive.", "Delivering the gain T early; after it arrives the user soon stops.", inst,
+             "INST(T): C_r = ((r + T + T_r - 1) / (r + T + T_r))^2, T_r = T - gain so far (T = 1; Moffat et al. "
+             "2015)"),
+        _cwl("INSQ", "INSQ", "Expected gain per document of a user who wants T units of gain, patience fixed by T.",
+             "Gain at the top ranks; a larger T looks deeper.", insq,
+             "INSQ(T): C_r = ((r + 2T - 1) / (r + 2T))^2 (T = 1; Moffat et al. 2012)"),
+        _cwl("SDCG", "Scaled DCG@k", "DCG@k over the DCG@k of k documents of the largest gain (cwl_eval's NDCG-k).",
+             "Gain in the top k, discounted by rank, as if k fully relevant documents existed.", scaled_dcg,
+             "SDCG@k: C_r = log2(r + 1) / log2(r + 2) for r < k, else 0: DCG@k / (sum over r <= k of 1 / "
+             "log2(r + 1))", True),
+        _cwl("NERR8", "NERR (eq. 8)@k", "ERR's cascade as a C/W/L model: the user stops at a document with its "
+             "gain, and at k.", "A high-gain document early, within the top k.", nerr_eq8,
+             "NERR8@k: C_r = 1 - g_r for r < k, else 0 (Azzopardi et al. 2021, eq. 8)", True),
+        _cwl("NERR9", "NERR (eq. 9)@k", "ERR's cascade with a reciprocal-rank discount, as a C/W/L model cut at k.",
+             "A high-gain document early, within the top k.", nerr_eq9,
+             "NERR9@k: C_r = r / (r + 1) * (1 - g_r) for r < k, else 0 (Azzopardi et al. 2021, eq. 9)", True),
+        _cwl("NERR10", "NERR (eq. 10)", "ERR's cascade with RBP's patience p, to full depth.",
+             "A high-gain document early; p sets how deep the user looks.", nerr_eq10,
+             "NERR10(p): C_r = p (1 - g_r) (p = 0.9; Azzopardi et al. 2021, eq. 10)"),
+        _cwl("NERR11", "NERR (eq. 11)", "ERR's cascade with INSQ's goal T, to full depth.",
+             "A high-gain document early; T sets how deep the user looks.", nerr_eq11,
+             "NERR11(T): C_r = ((r + 2T - 1) / (r + 2T))^2 (1 - g_r) (T = 1; Azzopardi et al. 2021, eq. 11)"),
     )
 }
 

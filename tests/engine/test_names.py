@@ -321,8 +321,9 @@ def test_parameter_spellings_read_as_the_measure_they_name():
     ("P_IA(rel=2)@5", "a diversity measure"),
     ("NRBP", "a diversity measure"),
     ("StRecall@10", "a diversity measure"),
-    ("BPM(T=1.0)@10", "only cwl_eval computes"),
-    ("SDCG@10", "only cwl_eval computes"),
+    ("SetP@10", "SetP is over the whole retrieved set; ir_measures parses SetP@k but none of its providers computes "
+                "it: for the top k write P@10, as ranx's precision@10"),
+    ("SetR@5", "for the top k write R@5, as ranx's recall@5"),
     ("Compat(p=0.9)", "compatibility with ideal rankings"),
     ("RBP@10", "RBP here is over the whole ranking; ir_measures parses RBP@k but none of its providers computes it"),
     ("nDCG(gains={0:1,1:4},dcg='exp-log2')", "gains and dcg='exp-log2' together are not computed"),

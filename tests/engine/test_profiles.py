@@ -185,6 +185,58 @@ def test_cwl_eval_profile():
                 assert max(abs(mine[q][key] - reference[name].get(q, 0.0)) for q in mine) <= TOLERANCE, name
 
 
+_CWL_MEASURES = ("BPM(T=1,max_rel=3)@10", "BPM(T=2.5,min_rel=1,max_rel=2)@4", "INST(T=1,max_rel=3)",
+                 "INST(T=3,max_rel=2)", "INSQ(T=2,max_rel=3)", "SDCG(max_rel=3)@10", "SDCG(min_rel=1,max_rel=2)@3",
+                 "NERR8(max_rel=3)@10", "NERR9(max_rel=2)@5", "NERR10(p=0.7,max_rel=3)", "NERR11(T=2,max_rel=3)")
+
+
+def _cwl_residuals(ir_measures, measure, judgments, ranked) -> list[float]:
+    """cwl_eval's ResEU ... ResED for one ranking: its own Ranking and metric classes with residuals on, gains
+    scaled as ir_measures' provider scales them (unjudged: nan, resolved by cwl_eval to 0 or 1)."""
+    from cwl.ruler.ranking import Ranking
+
+    low, high = measure["min_rel"], measure["max_rel"]
+    gains = [(min(max(max(judgments[d], 0), low), high) - low) / (high - low) if d in judgments else np.nan
+             for d in ranked]
+    metric = ir_measures.providers.registry["cwl_eval"]._evaluator([measure], {"q": {"x": 0}})
+    model = metric._irm_convert_to_measure(measure)
+    model.residuals = True
+    model.measure(Ranking("q", np.array(gains), np.full(len(gains), np.nan), max_n=1000))
+    return [model.residual_expected_utility, model.residual_expected_total_utility, model.residual_expected_cost,
+            model.residual_expected_total_cost, model.residual_expected_items]
+
+
+def test_cwl_eval_cwl_measures_profile():
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("cwl", reason="cwl_eval does not install here")
+    qrels, run = collection(48, 30)
+    rng = np.random.default_rng(48)  # input order unrelated to the scores: as_given means the input's order
+    run = {q: dict(sorted(scores.items(), key=lambda item: rng.random())) for q, scores in run.items()}
+    qrels = {q: js for q, js in qrels.items() if q in run}
+    parsed = [ir_measures.parse_measure(name) for name in _CWL_MEASURES]
+    reference = {}
+    for metric in ir_measures.cwl_eval.iter_calc(parsed, qrels, run):
+        reference[(str(metric.measure), metric.query_id)] = (
+            metric.value, metric.expected_total_utility, metric.expected_cost, metric.expected_total_cost,
+            metric.expected_items)
+    quantities = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED")
+    specs = [name.replace(")", f",quantity={quantity})") for name in _CWL_MEASURES for quantity in quantities]
+    mine = ours(qrels, run, specs, "cwl_eval C/W/L")
+    residuals_checked = 0
+    for name, measure in zip(_CWL_MEASURES, parsed, strict=True):
+        for q in run:
+            ranked = metrics.order_documents(run[q], tie_order="as_given", score_precision="float64")
+            expected = list(reference[(str(measure), q)])
+            if q in list(run)[:8]:  # cwl_eval's own residuals, on a few queries (each is one more cwl_eval pass)
+                expected += _cwl_residuals(ir_measures, measure, qrels[q], ranked)
+                residuals_checked += 1
+            for quantity, value in zip(quantities, expected):
+                key = metrics.parse_measure(name.replace(")", f",quantity={quantity})"))[0].key
+                assert mine[q][key] == pytest.approx(value, abs=1e-10), (name, quantity, q)
+    assert residuals_checked == 8 * len(_CWL_MEASURES)
+    assert sum(value > 0 for key, value in mine[next(iter(run))].items() if "quantity=Res" in key) > 5
+
+
 # ---- ranx ----------------------------------------------------------------------------------------------------
 
 

@@ -79,10 +79,39 @@ WORKED = {
     # ERR@k (gdeval): a (grade 2) stops the user with 3/16, c (grade 1) with 1/16
     "ERR@2": (3 / 16) / 1,
     "ERR@5": (3 / 16) / 1 + (1 - 3 / 16) * (1 / 16) / 4,
+    # C/W/L (cwl_eval), max_rel=4: gains a 0.5, x (unjudged) 0, b 0, c 0.25, d (grade -1, judged) 0, then 0 to rank
+    # 1000. The user reaches rank r with chance prod_{s<r} C_s; EU = sum_r reach_r g_r / sum_r reach_r.
+    "BPM(T=0.5,max_rel=4)@10": 0.5,  # the gain wanted arrives at rank 1: C_1 = 0
+    "NERR8(max_rel=4)@3": (0.5 * 1) / (1 + 0.5 + 0.5),  # C = 1 - g before rank 3: reach 1, 0.5, 0.5
+    "NERR9(max_rel=4)@3": 0.5 / (1 + 1 / 4 + 1 / 6),  # C = r / (r + 1) (1 - g): reach 1, 1/4, 1/4 * 2/3
+    "SDCG(max_rel=4)@4": (0.5 + 0.25 / math.log2(5)) / (1 + 1 / math.log2(3) + 1 / 2 + 1 / math.log2(5)),
+    "INSQ(T=1,max_rel=4)": (0.5 + 0.25 * (2 / 5) ** 2) / sum(4 / (r + 1) ** 2 for r in range(1, 1001)),
+    "INSQ(T=1,max_rel=4,quantity=ED)": sum(4 / (r + 1) ** 2 for r in range(1, 1001)),  # 1 / W_1
+    "NERR10(p=0.5,max_rel=4)": (33 / 64) / (95 / 64),  # C = p (1 - g): reach 1, 1/4, 1/8, 1/16, then 3/128 halving
+    "NERR10(p=0.5,max_rel=4,quantity=ResEU)": (0.5 + 0.25) / 1.25 - 33 / 95,  # x at gain 1 stops the user at 2
+    "INST(T=1,max_rel=4)": 0.0, "NERR11(T=1,max_rel=4)": 0.0,  # filled in below from their C_r
     # gm_map and gm_bpref report log values per query (the mean over queries is exp of their mean)
     "gm_map": math.log((1 / 1 + 2 / 4) / 3),
     "gm_bpref": math.log((1 + (1 - 1 / 1)) / 3),
 }
+
+
+
+
+def _cwl_expected_utility(continuation) -> float:
+    """EU = sum_r W_r g_r for the worked example's gains, from the C_r of ranks 1..1000 (cwl_eval's depth)."""
+    gains = [0.5, 0, 0, 0.25] + [0] * 996
+    reach = [1.0]
+    for c in continuation[:-1]:
+        reach.append(reach[-1] * c)
+    return sum(r * g for r, g in zip(reach, gains)) / sum(reach)
+
+
+_WANTED = [0.5, 0.5, 0.5, 0.25] + [0.25] * 996  # INST's T_r = T - gain so far, T = 1
+WORKED["INST(T=1,max_rel=4)"] = _cwl_expected_utility(
+    [((r + 1 + t - 1) / (r + 1 + t)) ** 2 for r, t in enumerate(_WANTED, 1)])
+WORKED["NERR11(T=1,max_rel=4)"] = _cwl_expected_utility(
+    [((r + 1) / (r + 2)) ** 2 * (1 - g) for r, g in enumerate([0.5, 0, 0, 0.25] + [0] * 996, 1)])
 
 
 @pytest.mark.parametrize("spec", list(WORKED))

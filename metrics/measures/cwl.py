@@ -1,0 +1,136 @@
+"""The C/W/L family (Moffat et al.; cwl_eval): user models given by C_r, the chance a user at rank r goes on.
+
+From the continuation probabilities C_r, cwl_eval derives W_r = \\prod_{s<r} C_s / \\sum_t \\prod_{s<t} C_s (the
+attention rank r gets) and L_r = \\prod_{s<r} C_s (1 - C_r) (the chance the user stops at r), and reports five
+numbers: the expected utility per item EU = \\sum_r W_r g_r (the measure itself), the expected total utility ETU =
+\\sum_r L_r \\sum_{s \\le r} g_s, the expected cost per item EC = \\sum_r W_r c_r, the expected total cost ETC =
+\\sum_r L_r \\sum_{s \\le r} c_s, and the expected depth ED = 1 / W_1. Each residual (ResEU, ...) is the same
+number with every unjudged document given the largest gain 1, minus it with gain 0.
+
+cwl_eval's conventions, as ir_measures' cwl_eval provider runs it: a grade g becomes the gain (clip(max(g, 0),
+min_rel, max_rel) - min_rel) / (max_rel - min_rel) (a document in the qrels with a negative grade is judged, with
+gain 0); the ranking is padded to :data:`CWL_DEPTH` ranks (cwl_eval's ``--max_depth``) with unjudged documents;
+every document costs 1 (no cost file); documents keep the order given (the engine's tie order decides ties).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .context import Context
+
+#: cwl_eval's --max_depth (ir_measures passes max_n=1000): every ranking is cut or padded to this many ranks.
+CWL_DEPTH = 1000
+#: What a C/W/L measure reports: cwl_eval's output columns, EU (the measure) first.
+QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED")
+
+
+def cwl_gains(ctx: Context, min_rel: float, max_rel: float, best_case: bool) -> np.ndarray:
+    """(n, CWL_DEPTH) gains in [0, 1]: each grade scaled by (min_rel, max_rel); an unjudged document (outside the
+    qrels) and every rank past the ranking gets 0 (``best_case``: 1)."""
+    batch = ctx.batch
+    width = min(batch.width, CWL_DEPTH)
+    known = (batch.judged | ctx.pooled_unjudged)[:, :width] & ctx.retrieved[:, :width]
+    grades = np.maximum(batch.grades[:, :width], 0.0)
+    scaled = (np.clip(grades, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
+    unknown = 1.0 if best_case else 0.0
+    gains = np.full((batch.size, CWL_DEPTH), unknown)
+    gains[:, :width] = np.where(known, scaled, unknown)
+    return gains
+
+
+def _continuation(name: str, gains: np.ndarray, cutoff: int, parameter: float) -> np.ndarray:
+    """C_r at ranks 1..CWL_DEPTH for each ranking: the user model of measure ``name``."""
+    ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
+    before_k = ranks < cutoff
+    if name == "SDCG":  # DCG's discount 1 / log2(r + 1) as a stopping model, cut at k
+        return np.where(before_k, (np.log(ranks + 1) / np.log(2.0)) / (np.log(ranks + 2) / np.log(2.0)), 0.0)[None, :] \
+            * np.ones((gains.shape[0], 1))
+    if name == "INSQ":
+        return np.broadcast_to(((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0, gains.shape)
+    if name == "INST":
+        still = parameter - np.cumsum(gains, axis=1)  # T_r: the gain still wanted after rank r
+        return ((ranks + parameter + still - 1.0) / (ranks + parameter + still)) ** 2.0
+    if name == "BPM":  # go on while the gain so far is below T and the cost so far (r) below K
+        return ((np.cumsum(gains, axis=1) < parameter) & (ranks < cutoff)).astype(np.float64)
+    if name == "NERR8":
+        return np.where(before_k, 1.0 - gains, 0.0)
+    if name == "NERR9":
+        return np.where(before_k, (ranks / (ranks + 1.0)) * (1.0 - gains), 0.0)
+    if name == "NERR10":
+        return parameter * (1.0 - gains)
+    if name == "NERR11":
+        return ((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0 * (1.0 - gains)
+    raise KeyError(name)
+
+
+def _expectations(continuation: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """(n, 5) EU, ETU, EC, ETC, ED of each ranking under ``continuation``, every document costing 1."""
+    n = continuation.shape[0]
+    reach = np.cumprod(np.concatenate([np.ones((n, 1)), continuation[:, :-1]], axis=1), axis=1)
+    first = 1.0 / _total(reach)
+    attention = reach * first[:, None]
+    stop = reach * (1.0 - continuation)
+    ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
+    return np.stack([_total(attention * gains), _total(stop * np.cumsum(gains, axis=1)), _total(attention),
+                     _total(stop * ranks), 1.0 / first], axis=1)
+
+
+def _total(values: np.ndarray) -> np.ndarray:
+    """Each row's sum in rank order (a plain sum's pairwise order depends on the batch's shape: a query alone and
+    in a batch would differ in the last digit)."""
+    return np.cumsum(values, axis=1)[:, -1]
+
+
+def cwl_measure(name: str, default: float):
+    """The kernel of C/W/L measure ``name``: params (T or p, min_rel, max_rel, index into :data:`QUANTITIES`),
+    ``default`` the first when none are given (INST's T = 1, NERR10's p = 0.9)."""
+
+    def kernel(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] | None = None) -> np.ndarray:
+        parameter, min_rel, max_rel, quantity = params if params is not None else (default, 0.0, 1.0, 0.0)
+        out = np.zeros((ctx.batch.size, cutoffs.shape[0]))
+        residual = quantity >= 5
+        for j, cutoff in enumerate(cutoffs):
+            k = int(cutoff) if cutoff > 0 else CWL_DEPTH + 1
+            values = []
+            for best_case in (False, True) if residual else (False,):
+                gains = cwl_gains(ctx, min_rel, max_rel, best_case)
+                values.append(_expectations(_continuation(name, gains, k, parameter), gains))
+            column = int(quantity) % 5
+            out[:, j] = values[-1][:, column] - values[0][:, column] if residual else values[0][:, column]
+        return out
+
+    kernel.__name__ = f"cwl_{name.lower()}"
+    return kernel
+
+
+bejewelled_player_model = cwl_measure("BPM", 1.0)
+bejewelled_player_model.__doc__ = (r"BPM@K: C_r = 1 while \sum_{s \le r} g_s < T and r < K, else 0 (Zhang et al. "
+                                   r"2017, static; T = 1); EU = \sum_r W_r g_r (C/W/L).")
+inst = cwl_measure("INST", 1.0)
+inst.__doc__ = (r"INST: C_r = \left(\frac{r + T + T_r - 1}{r + T + T_r}\right)^2, T_r = T - \sum_{s \le r} g_s "
+                r"(Moffat et al. 2015; T = 1); EU = \sum_r W_r g_r (C/W/L).")
+insq = cwl_measure("INSQ", 1.0)
+insq.__doc__ = (r"INSQ: C_r = \left(\frac{r + 2T - 1}{r + 2T}\right)^2 (Moffat et al. 2012; T = 1); "
+                r"EU = \sum_r W_r g_r (C/W/L).")
+scaled_dcg = cwl_measure("SDCG", 0.0)
+scaled_dcg.__doc__ = (r"SDCG@k: C_r = \log_2(r + 1) / \log_2(r + 2) for r < k, else 0: DCG@k over the DCG@k of k "
+                      r"documents of gain 1 (cwl_eval's NDCG-k); EU = \sum_r W_r g_r (C/W/L).")
+nerr_eq8 = cwl_measure("NERR8", 0.0)
+nerr_eq8.__doc__ = (r"NERR8@k: C_r = 1 - g_r for r < k, else 0 (Azzopardi et al. 2021, eq. 8); "
+                    r"EU = \sum_r W_r g_r (C/W/L).")
+nerr_eq9 = cwl_measure("NERR9", 0.0)
+nerr_eq9.__doc__ = (r"NERR9@k: C_r = \frac{r}{r + 1}(1 - g_r) for r < k, else 0 (Azzopardi et al. 2021, eq. 9); "
+                    r"EU = \sum_r W_r g_r (C/W/L).")
+nerr_eq10 = cwl_measure("NERR10", 0.9)
+nerr_eq10.__doc__ = (r"NERR10: C_r = p (1 - g_r) (Azzopardi et al. 2021, eq. 10; p = 0.9); "
+                     r"EU = \sum_r W_r g_r (C/W/L).")
+nerr_eq11 = cwl_measure("NERR11", 1.0)
+nerr_eq11.__doc__ = (r"NERR11: C_r = \left(\frac{r + 2T - 1}{r + 2T}\right)^2 (1 - g_r) (Azzopardi et al. 2021, "
+                     r"eq. 11; T = 1); EU = \sum_r W_r g_r (C/W/L).")
+
+#: Each C/W/L measure's own parameter as ir_measures names it, with its default (None: only a cut-off).
+CWL_PARAMETER: dict[str, tuple[str, float] | None] = {
+    "BPM": ("T", 1.0), "INST": ("T", 1.0), "INSQ": ("T", 1.0), "SDCG": None, "NERR8": None, "NERR9": None,
+    "NERR10": ("p", 0.9), "NERR11": ("T", 1.0),
+}
