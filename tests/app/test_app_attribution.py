@@ -56,6 +56,12 @@ def test_the_shares_of_b_over_a_on_the_chosen_query_and_measure(calls):
     at.selectbox(key="runs_convention_missing_queries").select("zero").run()
     assert_no_failure(at)
     assert any(shown(m.value) == "Largest share: x (rank 1) was removed (-0.5000)." for m in at.markdown)
+    at.selectbox(key="attribution_run_b").select("a.run").run()
+    assert any(info.value == "Choose two different runs." for info in at.info)
+    at.selectbox(key="attribution_run_a").select("b.run").run()  # the runs the other way round: B - A changes sign
+    assert_no_failure(at)
+    assert any(shown(m.value) == "**P_2** of query q1: 1.0000 in b.run, 0.5000 in a.run, a difference of "
+               "**-0.5000**." for m in at.markdown)
 
 
 def test_one_run_asks_for_another(calls):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ui.explore.disagree
 from tests.app.support import assert_no_failure, count_calls, open_app
+from ui.common import state
 from ui.common.text import shown
 from ui.common.two_lists import EXPLORER_PREFIX
 
@@ -43,9 +44,29 @@ def test_one_metric_under_two_conventions():
     at = open_app()
     at.session_state[ui.explore.disagree.EXPANDER] = True
     at.run()
+    at.selectbox(key="disagree_second").select("RR").run()
+    assert lab_says(at)[0].startswith("P@4 and RR agree")
     at.selectbox(key="disagree_first").select("nDCG@4").run()
+    at.selectbox(key="disagree_second").select("nDCG@4").run()
     assert any(i.value.startswith("Choose two different metrics") for i in at.info)
     at.selectbox(key="disagree_conventions").select("relevance threshold: 2").run()
     assert_no_failure(at)
     (said,) = lab_says(at)
     assert said.startswith("nDCG@4 and nDCG@4 (relevance threshold: 2) agree")
+
+
+def test_against_the_pinned_baseline_the_edit_changes_the_list_above_until_undo():
+    at = open_app()
+    at.button(key="pin_baseline").click().run()
+    at.session_state[ui.explore.disagree.EXPANDER] = True
+    at.run()
+    at.radio(key="disagree_source").set_value(ui.explore.disagree.BASELINE).run()
+    assert_no_failure(at)
+    assert lab_says(at)[0].endswith("Swapping ranks 1 and 2 of B (donut and bagel): P@4 says tie, nDCG@4 says A "
+                                    "better.")
+    at.button(key="disagree_apply").click().run()
+    assert_no_failure(at)
+    assert at.session_state[state.QUERY].ranking == ["bagel", "donut", "muffin", "croissant"]
+    assert lab_says(at) == ["P@4 and nDCG@4 disagree already: P@4 says tie, nDCG@4 says A better."]
+    at.button(key="disagree_undo_button").click().run()
+    assert at.session_state[state.QUERY].ranking == ["donut", "bagel", "muffin", "croissant"]
