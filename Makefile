@@ -28,8 +28,11 @@ app: install
 ## Any status but 0 fails, 5 (no test collected) included: a suite that runs nothing is not a green one.
 ## Four pytest-xdist workers: on 2 cores two left the CPU idle half the time (browser tests wait on the app and
 ## Chromium), so four finish sooner; the tests wait for state, never for time, so the extra load is safe.
+## --dist worksteal: a worker that runs out of tests takes half of the tests still queued at the busiest one. The
+## default (load) queues chunks of up to a few hundred tests at each worker, which no other worker can take, so the
+## end of a run can wait on one worker's queue of slow tests (browser, subprocess and ranx ones) while the others idle.
 test: install-dev browser
-	$(PY) -m pytest -n 4
+	$(PY) -m pytest -n 4 --dist worksteal
 
 ## ruff over the whole tree, with the rules in pyproject.toml; .ci/run runs it before the tests.
 lint: install-dev
