@@ -49,6 +49,8 @@ from .many_runs import (
     evaluate_run,
     evaluate_run_files,
     evaluate_run_path,
+    evaluate_subtopic_files,
+    uses_subtopics,
 )
 from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .measures.display import naming_lines
@@ -165,7 +167,7 @@ def select_measures(specs: Sequence[str], build: str = DEFAULT_TREC_EVAL) -> Sel
             if measure.notation == "ir_measures":
                 if measure not in ir_notation:
                     ir_notation.append(measure)
-            elif "." in spec:
+            elif "." in spec or "@" in spec:  # ndeval's names carry their cut-off: alpha-nDCG@20
                 bucket = explicit.setdefault(measure.name, [])
                 if measure not in bucket:
                     bucket.append(measure)
@@ -749,12 +751,22 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             raise UsageError("--bounds reads the run a second time: give RUN as a file, not '-'")
         if args.ties and "-" in args.runs:
             raise UsageError("--ties reads the run a second time: give RUN as a file, not '-'")
+        if len(args.runs) > 1 and uses_subtopics(selection.measures):
+            raise UsageError("the diversity measures evaluate one run at a time (their qrels are subtopic qrels)")
         if len(args.runs) > 1:
             _print_many_runs(args, selection, conventions, out, err, zscores)
             return 0
         (run_path,) = args.runs
-        qids, values, tag = evaluate_run_files(args.qrels, run_path, selection.measures, conventions,
-                                           relstring=selection.relstring if args.per_query else None)
+        if uses_subtopics(selection.measures):
+            for flag, used in (("--bounds", args.bounds), ("--ties", args.ties),
+                               ("-m relstring", selection.relstring is not None and args.per_query)):
+                if used:
+                    raise UsageError(f"{flag} is not computed with the diversity measures (their qrels are "
+                                     "subtopic qrels); evaluate those in a run of their own")
+            qids, values, tag = evaluate_subtopic_files(args.qrels, run_path, selection.measures, conventions)
+        else:
+            qids, values, tag = evaluate_run_files(args.qrels, run_path, selection.measures, conventions,
+                                                   relstring=selection.relstring if args.per_query else None)
         if not qids:
             raise UsageError(nothing_to_evaluate(run_path, args.qrels))
         bounds = hole_table(args, run_path, selection.measures, conventions, qids) if args.bounds else None

@@ -36,8 +36,19 @@ from .engine import (
     nothing_to_evaluate,
     uses_exponential_gain,
 )
+from .ids import check_ids
 from .io.frames import as_qrels_table, as_run_table, is_frame
-from .model import InputError, Qrels, RankingBatch, Run, compared_scores, rankings_for_run
+from .model import (
+    InputError,
+    Qrels,
+    RankingBatch,
+    Run,
+    SubtopicQrels,
+    check_grades,
+    compared_scores,
+    rankings_for_run,
+    short_repr,
+)
 from .names import Measure
 
 
@@ -64,7 +75,9 @@ def evaluate(
     conv = make_conventions(conventions, relevance_level=relevance_level, judged_docs_only=judged_docs_only,
                             **convention_changes)
     parsed = as_measures(measures)
-    if is_frame(qrels) or is_frame(run):  # columns straight into the bulk path, never a dict per document
+    qrels, subtopics = split_subtopic_qrels(qrels)
+    # Columns straight into the bulk path, never a dict per document.
+    if subtopics is None and (is_frame(qrels) or is_frame(run)):
         qrels_table = as_qrels_table(qrels)
         qids, columns, _ = evaluate_tables_checked(qrels_table, as_run_table(run), parsed, conv)
         return PerQuery({qid: {key: float(column[i]) for key, column in columns.items()} for i, qid in enumerate(qids)},
@@ -80,7 +93,8 @@ def evaluate(
         scores = [compared_scores(np.array([float(run.get(qid, {placeholder: 1.0})[doc]) for doc in ranking],
                                            dtype=np.float64), conv.score_precision)
                   for qid, ranking in zip(qids, rankings)]
-    values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv, scores=scores)
+    values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv, scores=scores,
+                               subtopics=None if subtopics is None else [subtopics[qid] for qid in qids])
     if placeholder is not None:
         clear_placeholder_rows(values, parsed, np.flatnonzero([qid not in run for qid in qids]))
     return PerQuery({qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)},
@@ -94,11 +108,13 @@ def evaluate_rankings(
     conventions: Conventions | None = None,
     *,
     scores: Sequence[Sequence[float]] | None = None,
+    subtopics: Sequence[Mapping[str, Mapping[str, int]]] | None = None,
 ) -> dict[str, np.ndarray]:
     """Values of each measure for explicit rankings (doc ids in rank order), one array entry per ranking.
 
     ``scores`` (each ranking's scores in rank order) are read only by ``tied_gains="averaged"``; without them
-    no two documents tie."""
+    no two documents tie. ``subtopics`` (each ranking's ``{doc: {subtopic: grade}}``) are read by the diversity
+    measures; without them each ranking's judgments are its one subtopic."""
     conv = make_conventions(conventions)
     check_rankings(rankings, judgments)
     parsed = as_measures(measures)
@@ -108,7 +124,7 @@ def evaluate_rankings(
     def batch_for(condensed: bool) -> RankingBatch:
         if condensed not in batches:
             batches[condensed] = RankingBatch.from_rankings(
-                rankings, judgments, depth=conv.depth, judged_only=condensed, scores=scores
+                rankings, judgments, depth=conv.depth, judged_only=condensed, scores=scores, subtopics=subtopics
             )
         return batches[condensed]
 
@@ -116,6 +132,30 @@ def evaluate_rankings(
     for condensed, group in group_by(parsed, lambda m: judged_only(m, conv)).items():
         results.update(evaluate_batch(batch_for(condensed), group, conv))
     return {m.key: results[m.key] for m in parsed}
+
+
+def split_subtopic_qrels(qrels: object) -> tuple[object, SubtopicQrels | None]:
+    """``(qrels, None)`` for ordinary qrels; for subtopic qrels ``{qid: {doc: {subtopic: grade}}}`` (what
+    :func:`metrics.io.trec.read_subtopic_qrels` returns), checked, ``({qid: {doc: largest grade}}, subtopic qrels)``:
+    the other measures see each document's best grade (relevant to some subtopic: relevant)."""
+    if not isinstance(qrels, Mapping) or not any(
+            isinstance(grade, Mapping) for judgments in qrels.values() if isinstance(judgments, Mapping)
+            for grade in judgments.values()):
+        return qrels, None
+    check_ids(qrels, "query id", where="qrels")
+    best: dict[str, dict[str, int]] = {}
+    for qid, judgments in qrels.items():
+        check_ids(judgments, "document id", where=f"qrels, query {qid!r}")
+        best[qid] = {}
+        for doc, grades in judgments.items():
+            where = f"qrels, query {qid!r}, document {doc!r}"
+            if not isinstance(grades, Mapping) or not grades:
+                raise InputError(f"{where}: subtopic qrels map each document to its grades per subtopic "
+                                 f"({{subtopic: grade}}, at least one), got {short_repr(grades)}")
+            check_ids(grades, "subtopic id", where=where)
+            check_grades(grades, where=where)
+            best[qid][doc] = int(max(grades.values()))
+    return best, qrels
 
 
 class RelevanceEvaluator:
@@ -137,5 +177,5 @@ __all__ = [
     "MAX_EXPONENTIAL_GRADE", "MAX_GAIN_PARAMETER_GRADE", "InputError", "PerQuery", "RelevanceEvaluator", "aggregate",
     "aggregate_columns", "check_gain_range", "check_qrels", "check_run", "evaluate", "evaluate_batch",
     "evaluate_rankings", "grade_limit", "is_count", "is_geometric", "make_conventions", "nothing_to_evaluate",
-    "uses_exponential_gain",
+    "split_subtopic_qrels", "uses_exponential_gain",
 ]

@@ -35,10 +35,12 @@ from .engine import (
     make_conventions,
     nothing_to_evaluate,
 )
+from .evaluate import evaluate
 from .io.compressed import is_gzip
 from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
 from .io.read import read_checked_qrels, read_run_path
-from .io.trec import QrelsTable, RunTable
+from .io.trec import QrelsTable, RunTable, read_subtopic_qrels
+from .measures import DIVERSITY_NAMES
 from .model import InputError
 from .names import Measure
 from .optional import require
@@ -165,6 +167,26 @@ ALL_NUM_REL = "num_rel (all, -c)"
 #: The key of the judged queries absent from the run (a sorted tuple) in evaluate_run_files' values: a comparison
 #: of runs names them, since they change which queries the runs can be compared on.
 MISSING_QUERIES = "judged queries not in the run"
+
+
+def uses_subtopics(measures: Sequence[Measure]) -> bool:
+    """Whether ``measures`` hold a diversity measure, whose qrels are ndeval's subtopic qrels."""
+    return any(measure.name in DIVERSITY_NAMES for measure in measures)
+
+
+def evaluate_subtopic_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions):
+    """:func:`evaluate_run_files` with the qrels read as NIST's ndeval reads them, ``qid subtopic docno grade``
+    (:func:`metrics.io.trec.read_subtopic_qrels`), for the diversity measures; every other measure sees each
+    document's largest grade. ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order."""
+    if qrels_path == "-":
+        raise InputError("the subtopic qrels have to be a file, not '-'")
+    subtopic_qrels = read_subtopic_qrels(Path(qrels_path))
+    run = read_run_path(run_path)
+    per_query = evaluate(subtopic_qrels, run.to_dict(), list(measures) or ["num_q"], conventions=conventions)
+    qids = sorted(per_query)
+    values = {measure.key: np.array([per_query[qid][measure.key] for qid in qids]) for measure in measures}
+    values[MISSING_QUERIES] = tuple(sorted(set(subtopic_qrels) - set(run.qids)))
+    return qids, values, run.runid
 
 
 def missing_from(qrels: QrelsTable, run_qids: Sequence[str]) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ Ties are resolved before a batch exists, so kernels never see scores.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,9 @@ from .conventions import ScorePrecision, TieOrder
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
+#: Subtopic (intent) judgments, as NIST's ndeval reads them (``qid subtopic docno grade``): ``{qid: {doc: {subtopic:
+#: grade}}}``.
+SubtopicQrels = Mapping[str, Mapping[str, Mapping[str, int]]]
 
 #: Pads the judged-grade matrix; any negative value works because judged grades are >= 0.
 NO_JUDGMENT = -1
@@ -244,6 +248,9 @@ class RankingBatch:
         with NO_JUDGMENT; R, the number of judged non-relevant and the ideal DCG all derive from it.
     tied_with_previous: (n, width) bool or None, the document at that rank has the same score as the one above
         it; only kept when a convention needs it (``tied_gains="averaged"``), None meaning "no ties known".
+    subtopics: :class:`SubtopicRows` or None, the judgments per subtopic of the ranked documents, for the diversity
+        measures; None: each query's judgments are its one subtopic (as ir_measures' pyndeval provider reads qrels
+        without subtopics).
     """
 
     grades: np.ndarray
@@ -251,6 +258,7 @@ class RankingBatch:
     lengths: np.ndarray
     judged_grades: np.ndarray
     tied_with_previous: np.ndarray | None = None
+    subtopics: SubtopicRows | None = None
 
     @property
     def size(self) -> int:
@@ -264,8 +272,9 @@ class RankingBatch:
         """The batch made of the given rows (repeats allowed)."""
         index = np.asarray(index, dtype=np.int64)
         tied = None if self.tied_with_previous is None else self.tied_with_previous[index]
+        subtopics = None if self.subtopics is None else self.subtopics.rows(index)
         return RankingBatch(self.grades[index], self.judged[index], self.lengths[index], self.judged_grades[index],
-                            tied)
+                            tied, subtopics)
 
     def reordered(self, row: int, positions: np.ndarray) -> RankingBatch:
         """Rankings made from row ``row``: output rank j of ranking i holds the document at ``positions[i, j]``.
@@ -282,7 +291,8 @@ class RankingBatch:
         judged = present & self.judged[row][safe]
         lengths = present.sum(axis=1)
         judged_grades = np.broadcast_to(self.judged_grades[row], (positions.shape[0], self.judged_grades.shape[1]))
-        return RankingBatch(grades, judged, lengths.astype(np.int64), judged_grades)
+        subtopics = None if self.subtopics is None else self.subtopics.reordered(row, positions)
+        return RankingBatch(grades, judged, lengths.astype(np.int64), judged_grades, subtopics=subtopics)
 
     @classmethod
     def from_rankings(
@@ -293,29 +303,35 @@ class RankingBatch:
         depth: int | None = None,
         judged_only: bool = False,
         scores: Sequence[Sequence[float]] | None = None,
+        subtopics: Sequence[Mapping[str, Mapping[str, int]]] | None = None,
     ) -> RankingBatch:
         """Build a batch from ordered doc-id lists and each query's judgments.
 
         ``depth`` keeps the top documents only (trec_eval -M), applied before ``judged_only`` drops unjudged ones
         (trec_eval -J), as trec_eval does. ``scores`` (each ranking's scores in rank order, as compared) fill
-        ``tied_with_previous``, for the conventions that treat tied documents alike.
+        ``tied_with_previous``, for the conventions that treat tied documents alike. ``subtopics`` (each query's
+        ``{doc: {subtopic: grade}}``) fill ``subtopics``, for the diversity measures.
         """
         if len(rankings) != len(judgments):
             raise ValueError(f"got {len(rankings)} rankings but {len(judgments)} judgment sets")
         rows_grades: list[list[float]] = []
         rows_judged: list[list[bool]] = []
         rows_scores: list[list[float]] = []
+        kept: list[list[str]] = []
         for i, (ranking, qrel) in enumerate(zip(rankings, judgments)):
             if depth is not None:
                 ranking = ranking[:depth]
             row_grades: list[float] = []
             row_judged: list[bool] = []
             row_scores: list[float] = []
+            row_docs: list[str] = []
             for j, doc in enumerate(ranking):
                 grade = qrel.get(doc)
                 is_judged = grade is not None and grade >= 0
                 if judged_only and not is_judged:
                     continue
+                if subtopics is not None:
+                    row_docs.append(doc)
                 row_grades.append(float(grade) if is_judged else -1.0 if grade is not None else 0.0)
                 row_judged.append(is_judged)
                 if scores is not None:
@@ -323,6 +339,7 @@ class RankingBatch:
             rows_grades.append(row_grades)
             rows_judged.append(row_judged)
             rows_scores.append(row_scores)
+            kept.append(row_docs)
         lengths = np.fromiter((len(r) for r in rows_grades), dtype=np.int64, count=len(rows_grades))
         width = max(1, int(lengths.max(initial=0)))
         grades = np.zeros((len(rows_grades), width))
@@ -334,7 +351,81 @@ class RankingBatch:
             if tied is not None and len(rows_scores[i]) > 1:
                 row = np.asarray(rows_scores[i], dtype=np.float64)
                 tied[i, 1: len(row)] = row[1:] == row[:-1]
-        return cls(grades, judged, lengths, judged_grade_matrix(judgments), tied)
+        rows = None if subtopics is None else SubtopicRows.from_rankings(kept, subtopics)
+        return cls(grades, judged, lengths, judged_grade_matrix(judgments), tied, rows)
+
+
+#: The grade of a (document, subtopic) pair without a judgment line in :class:`SubtopicJudgments`.
+NO_SUBTOPIC_LINE = np.iinfo(np.int64).min
+
+
+@dataclass(frozen=True, slots=True)
+class SubtopicJudgments:
+    """One query's judgments per subtopic, as ndeval holds them: its judged documents in doc id order (byte order,
+    ascending: ndeval's greedy ideal ranking breaks ties by it) and each one's grade for each subtopic.
+
+    docs: the judged doc ids, sorted; subtopics: the subtopic ids, by number as ndeval numbers them (in order of
+    first appearance when some id is not a number): the gains of a rank are added in this order;
+    grades: (len(docs), len(subtopics)) int64, :data:`NO_SUBTOPIC_LINE` where the pair has no line.
+    """
+
+    docs: tuple[str, ...]
+    subtopics: tuple[str, ...]
+    grades: np.ndarray
+
+    @classmethod
+    def from_mapping(cls, judgments: Mapping[str, Mapping[str, int]]) -> SubtopicJudgments:
+        docs = tuple(sorted(judgments))
+        subtopics = tuple(dict.fromkeys(subtopic for doc in judgments for subtopic in judgments[doc]))
+        if all(subtopic.isascii() and subtopic.isdigit() for subtopic in subtopics):
+            subtopics = tuple(sorted(subtopics, key=lambda subtopic: (int(subtopic), subtopic)))  # ndeval's order
+        index = {subtopic: j for j, subtopic in enumerate(subtopics)}
+        grades = np.full((len(docs), len(subtopics)), NO_SUBTOPIC_LINE, dtype=np.int64)
+        for i, doc in enumerate(docs):
+            for subtopic, grade in judgments[doc].items():
+                grades[i, index[subtopic]] = grade
+        return cls(docs, subtopics, grades)
+
+    def row_of(self, doc: str) -> int:
+        """The row of ``doc`` in ``grades``, or -1 when it is not judged."""
+        i = bisect.bisect_left(self.docs, doc)
+        return i if i < len(self.docs) and self.docs[i] == doc else -1
+
+
+@dataclass(frozen=True, slots=True)
+class SubtopicRows:
+    """The subtopic judgments of a batch: each row's query (``queries[query_of_row[i]]``) and, for each ranked
+    document that query judges, its row in that query's ``grades`` (``judged_row``, (n, width), -1 elsewhere)."""
+
+    queries: tuple[SubtopicJudgments, ...]
+    query_of_row: np.ndarray
+    judged_row: np.ndarray
+
+    @classmethod
+    def from_rankings(cls, rankings: Sequence[Sequence[str]],
+                      judgments: Sequence[Mapping[str, Mapping[str, int]]]) -> SubtopicRows:
+        """Rows for rankings (doc ids in rank order, as the batch keeps them) and each one's ``{doc: {subtopic:
+        grade}}``; rankings that share one judgments object share its :class:`SubtopicJudgments`."""
+        built: dict[int, int] = {}
+        queries: list[SubtopicJudgments] = []
+        query_of_row = np.zeros(len(rankings), dtype=np.int64)
+        width = max(1, max((len(ranking) for ranking in rankings), default=0))
+        judged_row = np.full((len(rankings), width), -1, dtype=np.int64)
+        for i, (ranking, judgment) in enumerate(zip(rankings, judgments)):
+            if id(judgment) not in built:
+                built[id(judgment)] = len(queries)
+                queries.append(SubtopicJudgments.from_mapping(judgment))
+            query_of_row[i] = built[id(judgment)]
+            query = queries[query_of_row[i]]
+            judged_row[i, : len(ranking)] = [query.row_of(doc) for doc in ranking]
+        return cls(tuple(queries), query_of_row, judged_row)
+
+    def rows(self, index: np.ndarray) -> SubtopicRows:
+        return SubtopicRows(self.queries, self.query_of_row[index], self.judged_row[index])
+
+    def reordered(self, row: int, positions: np.ndarray) -> SubtopicRows:
+        judged_row = np.where(positions >= 0, self.judged_row[row][np.where(positions >= 0, positions, 0)], -1)
+        return SubtopicRows(self.queries, np.full(positions.shape[0], self.query_of_row[row]), judged_row)
 
 
 def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:

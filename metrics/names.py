@@ -51,6 +51,8 @@ class Measure:
             return f"{self.name}_{self.gain_param_text}"
         if self.cutoff is None:
             return self.name
+        if self.info.cutoff_mark != "_":
+            return f"{self.name}{self.info.cutoff_mark}{self.cutoff}"
         if self.info.float_cutoffs:  # trec_eval's %3.2f, or every digit when two decimals would change the value
             two_decimals = f"{self.cutoff:3.2f}"
             return f"{self.name}_{two_decimals if float(two_decimals) == self.cutoff else repr(float(self.cutoff))}"
@@ -74,6 +76,10 @@ class Measure:
             params.append("gains={" + ",".join(f"{level}:{_number(gain)}" for level, gain in self.gain_map) + "}")
         if self.name in CWL_PARAMETER:
             params.extend(_cwl_params_text(self.name, self.params))
+        if self.params is not None and self.name in DIVERSITY_PARAMETERS:  # alpha, then beta (NRBP)
+            defaults = self.info.default_params
+            params += [f"{label}={_number(value)}" for label, value, default in
+                       zip(DIVERSITY_PARAMETERS[self.name], self.params, defaults) if value != default]
         if self.name == "set_relative_P":  # ir_measures' SetP(relative=True)
             params.append("relative=True")
         base = "SetP" if self.name == "set_relative_P" else self.info.ir_name
@@ -110,8 +116,13 @@ def _number(value: float) -> str:
     return short if float(short) == value else repr(float(value))
 
 
+#: The parameters of the diversity measures in ir_measures' notation, in the order of ``Measure.params``; ndeval's
+#: ``-alpha`` and ``-beta`` (defaults 0.5).
+DIVERSITY_PARAMETERS = {"alpha-nDCG": ("alpha",), "alpha-DCG": ("alpha",), "ERR-IA": ("alpha",),
+                        "nERR-IA": ("alpha",), "NRBP": ("alpha", "beta"), "nNRBP": ("alpha", "beta")}
+_NDEVAL_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+(?:-[A-Za-z]+)?)@(?P<cutoff>\d+)$")
 _IR_PATTERN = re.compile(
-    r"^(?P<name>[A-Za-z0-9_]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+(?:\.\d*)?|\.\d+))?$")
+    r"^(?P<name>[A-Za-z0-9_α]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+(?:\.\d*)?|\.\d+))?$")
 _MAX_CUTOFF = 10_000_000
 #: The longest measure string read: every cut-off of it is a column of results, so the list has to be bounded.
 MAX_MEASURE_CHARS = 2_000
@@ -149,6 +160,19 @@ def parse_one_measure(measure: str | Measure) -> Measure:
 
 def parse_measure(spec: str) -> list[Measure]:
     """Parse one measure string; raises ValueError naming the string and what would be accepted."""
+    found = _parse_measure(spec)
+    for measure in found:
+        if measure.info.cutoff_mark == "@" and measure.cutoff is not None and measure.cutoff > NDEVAL_DEPTH:
+            raise ValueError(f"measure {shown(spec.strip())}: ndeval computes {measure.name} down to rank "
+                             f"{NDEVAL_DEPTH} at most (its DEPTH); give a cut-off from 1 to {NDEVAL_DEPTH}")
+    return found
+
+
+#: ndeval's deepest cut-off (its DEPTH): alpha-nDCG, ERR-IA, P-IA and strec go to rank 20 at most.
+NDEVAL_DEPTH = 20
+
+
+def _parse_measure(spec: str) -> list[Measure]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"measure name has to be a non-empty string, got {spec!r}")
     spec = spec.strip()
@@ -158,6 +182,10 @@ def parse_measure(spec: str) -> list[Measure]:
     alias = _parse_alias(spec)
     if alias is not None:
         return [alias]
+    ndeval = _NDEVAL_PATTERN.match(spec)
+    if ndeval and ndeval["name"] in MEASURES and MEASURES[ndeval["name"]].cutoff_mark == "@":
+        # ndeval's own names: alpha-nDCG@20, ERR-IA@5, P-IA@10, strec@10
+        return _parse_trec(f"{ndeval['name']}.{ndeval['cutoff']}")
     if ("@" in spec or "(" in spec or spec in IR_NAMES and spec not in MEASURES or spec in _IR_SPELLINGS
             or spec in NOT_COMPUTED):
         return [_parse_ir(spec)]
@@ -380,9 +408,6 @@ def _with_pairs(spec: str, name: str, params: str) -> Measure:
 
 #: ir_measures' names the engine does not compute, with why: one message instead of "unknown measure".
 NOT_COMPUTED: dict[str, str] = {
-    **{name: "a diversity measure: it needs judgments per subtopic (intent), which TREC qrels here do not carry"
-       for name in ("alpha_nDCG", "α_nDCG", "alpha_DCG", "α_DCG", "AP_IA", "MAP_IA", "P_IA", "ERR_IA", "nERR_IA",
-                    "NRBP", "nNRBP", "StRecall")},
     "Compat": "rank-biased compatibility with ideal rankings built from the qrels (the compat provider); the engine "
               "has no kernel for it",
 }
@@ -484,6 +509,7 @@ def _parse_ir(spec: str) -> Measure:
                 raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
     relevance_level = gain = judged_only = None
     params: tuple[float, ...] | None = None
+    diversity: dict[str, float] = {}
     gain_map: tuple[tuple[int, float], ...] | None = None
     cwl: dict[str, str] = {}
     for key, value, param in pairs:
@@ -504,15 +530,22 @@ def _parse_ir(spec: str) -> Measure:
             name = "set_relative_P" if _TRUTH[value] else "set_P"
         elif key == "judged_only" and value in _TRUTH:
             judged_only = _TRUTH[value]
+        elif key in DIVERSITY_PARAMETERS.get(name, ()) and _is_number(value) and float(value) <= 1:
+            diversity[key] = float(value)
         else:
             raise ValueError(
                 f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, cutoff=K; "
                 "dcg='log2' or 'exp-log2' and gains={grade:gain,...} for nDCG, beta=B for F and SetF, "
                 "relative=True for SetP, p=P for RBP, recall=R for IPrec; T=, p=, min_rel=, max_rel=, quantity= "
-                "for the C/W/L measures)"
+                "for the C/W/L measures; alpha=A (0 to 1) for alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, NRBP and nNRBP, "
+                "beta=B (0 to 1) for NRBP and nNRBP)"
             )
     if name in CWL_PARAMETER:
         params = _cwl_params(spec, name, cwl)
+    if diversity:
+        defaults = dict(zip(DIVERSITY_PARAMETERS[name], MEASURES[name].default_params))
+        chosen = tuple({**defaults, **diversity}[label] for label in DIVERSITY_PARAMETERS[name])
+        params = None if chosen == tuple(defaults.values()) else chosen
     if gain_map is not None and gain == "exponential":
         raise ValueError(f"measure {shown(spec)}: gains and dcg='exp-log2' together are not computed (ir_measures has "
                          "no provider for them either); give the exponential gains in the map, e.g. gains={1:1,2:3}")

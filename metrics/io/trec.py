@@ -1054,4 +1054,60 @@ def _raise_duplicate(buffer: bytes, label: str, kind: str, first_line: int = 1) 
         seen[pair] = number
 
 
-__all__ = ["QrelsTable", "RunTable", "TrecFormatError", "load_bytes", "read_qrels", "read_run"]
+# ---- subtopic qrels (NIST's ndeval) ---------------------------------------------------------------------------
+
+
+SUBTOPIC_QRELS_COLUMNS = "qid subtopic docno grade"
+
+
+def read_subtopic_qrels(source: Source, *, name: str | None = None,
+                        max_bytes: int | None = None) -> dict[str, dict[str, dict[str, int]]]:
+    """Read subtopic (intent) qrels, the format NIST's ndeval reads for the TREC Web track's diversity measures:
+    ``qid subtopic docno grade``, one line per (query, subtopic, document). Returns ``{qid: {docno: {subtopic:
+    grade}}}``, queries, documents and subtopics in file order.
+
+    The same loading as :func:`read_qrels` (paths, bytes, text or file objects, gzip and its limits, ``max_bytes``,
+    comments), and its messages: the file, the line and the fix.
+    """
+    kind = "subtopic qrels"
+    label, buffer = _load(source, name, max_bytes, kind)
+    binary = _binary_kind(buffer)
+    if binary:
+        raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
+    _check_control_bytes(buffer, label)
+    judgments: dict[str, dict[str, dict[str, int]]] = {}
+    seen: dict[tuple[bytes, bytes, bytes], int] = {}
+    for number, fields in _data_lines(buffer, label):
+        where = f"{label} line {number}"
+        if len(fields) != 4:
+            cause = ""
+            if not seen and _looks_like_run_line(fields):
+                cause = _SWAPPED.format(kind="a run", columns=RUN_COLUMNS)
+            raise TrecFormatError(f"{where}: expected 4 columns ({SUBTOPIC_QRELS_COLUMNS}), found {len(fields)}"
+                                  + cause)
+        if not _INTEGER.fullmatch(fields[3]):
+            header = "; the first line looks like a header: delete it or start it with #" if (
+                not seen and fields[3][:1].isalpha()) else ""
+            raise TrecFormatError(f"{where}: grade {_show(fields[3])} is not an integer; write grades as whole "
+                                  f"numbers such as 0 or 1 (1 and above: relevant to the subtopic)" + header)
+        grade = int(fields[3])
+        if not MIN_GRADE <= grade <= MAX_GRADE:
+            raise TrecFormatError(f"{where}: grade {_show(fields[3])} is out of range; grades are whole numbers from "
+                                  "-2^63 to 2^63-1")
+        key = (fields[0], fields[1], fields[2])
+        if key in seen:
+            raise TrecFormatError(f"{where}: subtopic {short_repr(_show(fields[1])[1:-1], 80)} of document "
+                                  f"{short_repr(_show(fields[2])[1:-1], 80)} of query "
+                                  f"{short_repr(_show(fields[0])[1:-1], 80)} is already judged on line {seen[key]}; "
+                                  "keep one line per (qid, subtopic, docno)")
+        seen[key] = number
+        qid, subtopic, docno = (_text(fields[0], where, "qid"), _text(fields[1], where, "subtopic"),
+                                _text(fields[2], where, "docno"))
+        judgments.setdefault(qid, {}).setdefault(docno, {})[subtopic] = grade
+    if not judgments:
+        what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
+        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{SUBTOPIC_QRELS_COLUMNS}'")
+    return judgments
+
+
+__all__ = ["QrelsTable", "RunTable", "TrecFormatError", "load_bytes", "read_qrels", "read_run", "read_subtopic_qrels"]

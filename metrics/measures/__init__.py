@@ -16,6 +16,8 @@ Modules:
                 infAP, binG
     gain_based  graded gains: nDCG, ndcg_rel, Rndcg, G, rank-biased precision and its residual
     judgments   how much of a ranking is judged: unj, Judged; trec_eval's relstring
+    diversity   the TREC Web track's intent-aware measures, as NIST's ndeval computes them: alpha-nDCG, alpha-DCG,
+                ERR-IA, nERR-IA, NRBP, nNRBP, MAP-IA, P-IA, strec (subtopic recall)
     counts      num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret
     preferences trec_eval's -R prefs / qrels_prefs / qrels_jg measures, over counts of preferences (their own
                 table, ``PREFERENCE_MEASURES``)
@@ -28,10 +30,11 @@ from .counts import num_q, num_rel, num_rel_ret, num_ret
 from .gain_based import ndcg
 from .judgments import judged_fraction, relevance_strings, unjudged_fraction
 from .rank_based import average_precision, bpref, reciprocal_rank
-from .registry import IR_NAMES, MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo, aggregation
+from .registry import DIVERSITY_NAMES, IR_NAMES, MEASURES, TREC_CUTOFFS, TREC_DEFAULT_MEASURES, MeasureInfo, aggregation
 from .set_based import precision, r_precision, recall, success
 
 __all__ = [
+    "DIVERSITY_NAMES",
     "IR_NAMES", "MEASURES", "TREC_CUTOFFS", "TREC_DEFAULT_MEASURES", "Context", "Kernel", "MeasureInfo", "aggregation",
     "average_precision",
     "bpref", "ndcg", "num_q", "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "ratio", "recall",

@@ -6,8 +6,9 @@ shared by every kernel evaluated on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,14 @@ class Context:
         self.conventions = conventions
         self.gain_map = dict(gain_map) if gain_map else None
         self.level = conventions.relevance_level
+        self._shared: dict = {}
+
+    def shared(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per context and ``key``: intermediates a family of kernels shares under its own
+        parameters (the diversity measures' novelty gains for one alpha)."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     # ---- relevance ---------------------------------------------------------------------------
     @cached_property

@@ -24,6 +24,17 @@ from .cwl import (
     nerr_eq11,
     scaled_dcg,
 )
+from .diversity import (
+    alpha_dcg,
+    alpha_ndcg,
+    average_precision_ia,
+    err_ia,
+    nerr_ia,
+    normalised_nrbp,
+    nrbp,
+    precision_ia,
+    subtopic_recall,
+)
 from .gain_based import (
     expected_reciprocal_rank,
     g_measure,
@@ -106,6 +117,7 @@ class MeasureInfo:
     uncut_form: str | None = None  # the same measure over the whole ranking (map_cut -> map), for a cut one
     monotone: bool = False  # each judgment of an unjudged document moves it one way, so holes bound it
     not_a_score: str = ""  # what it is instead of a score where higher is better (unj, rbp_resid)
+    cutoff_mark: str = "_"  # joins name and cut-off in its tool's output: trec_eval's P_5, ndeval's alpha-nDCG@20
 
     @property
     def formula(self) -> str:
@@ -149,6 +161,65 @@ def _cwl(name: str, pretty: str, desc: str, rewards: str, kernel, text: str, cut
                        (10,) if cutoff else (), trec_eval=False, text=f"{text}; EU = sum_r W_r g_r, {_CWL_GAIN}",
                        peer=_CWL_PEER)
 
+_NDEVAL = "pyndeval (NIST's ndeval 4.5)"
+_NOVELTY = "g_r = sum over the subtopics j of the document at rank r of (1 - alpha)^(documents above r relevant to j)"
+_DIVERSITY = dict(trec_eval=False, conventions=("relevance_level",), peer=_NDEVAL, cutoff_mark="@")
+
+#: The TREC Web track's diversity measures, as NIST's ndeval names and computes them (metrics.measures.diversity).
+DIVERSITY_MEASURES = (
+    MeasureInfo("alpha-nDCG", "alpha_nDCG", "alpha-nDCG@k",
+                "nDCG over subtopics: each document gains for the subtopics it covers, less for those covered above.",
+                "Covering every subtopic of the query early, without repeating the ones already covered.",
+                alpha_ndcg, "required", (5, 10, 20), default_params=(0.5,),
+                ir_aliases=("α_nDCG",), **_DIVERSITY,
+                text=f"alpha-nDCG@k = alpha-DCG@k / alpha-DCG@k of the greedy ideal ranking, {_NOVELTY} (alpha 0.5; "
+                     "k <= 20, ndeval's depth)"),
+    MeasureInfo("alpha-DCG", "alpha_DCG", "alpha-DCG@k",
+                "Novelty-discounted DCG over the subtopics, divided by the 'ideal ideal' (every subtopic at every "
+                "rank).",
+                "Covering every subtopic early, measured against a ranking that covers all of them at every rank.",
+                alpha_dcg, "required", (5, 10, 20), default_params=(0.5,),
+                ir_aliases=("α_DCG",), **_DIVERSITY,
+                text=f"alpha-DCG@k = (sum over r <= k of g_r / log2(r + 1)) / (sum over r <= k of S (1 - alpha)^(r-1) "
+                     f"/ log2(r + 1)), {_NOVELTY}, S = subtopics with a relevant document (not divided at k = 1)"),
+    MeasureInfo("ERR-IA", "ERR_IA", "Intent-aware ERR@k",
+                "ERR for each subtopic (a relevant document satisfies it with probability alpha), averaged over the "
+                "subtopics.",
+                "Satisfying every subtopic early: once one is satisfied, more of it counts for less.",
+                err_ia, "required", (5, 10, 20), default_params=(0.5,), **_DIVERSITY,
+                text=f"ERR-IA@k = (sum over r <= k of g_r / r) / (sum over r <= k of S (1 - alpha)^(r-1) / r), "
+                     f"{_NOVELTY} (not divided at k = 1)"),
+    MeasureInfo("nERR-IA", "nERR_IA", "Normalised intent-aware ERR@k",
+                "ERR-IA over the ERR-IA of the greedy ideal ranking.",
+                "Satisfying every subtopic early, as well as the judged documents allow.",
+                nerr_ia, "required", (5, 10, 20), default_params=(0.5,), **_DIVERSITY,
+                text="nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal ranking (0 when alpha-DCG@k is 0)"),
+    MeasureInfo("NRBP", "NRBP", "Novelty- and rank-biased precision",
+                "RBP over subtopics: a user with patience beta, redundancy intolerance alpha.",
+                "Covering new subtopics near the top, for a user who may stop at any rank.",
+                nrbp, default_params=(0.5, 0.5), **_DIVERSITY,
+                text=f"NRBP = (1 - (1 - alpha) beta) / S * sum over r of beta^(r-1) g_r, {_NOVELTY} (alpha = beta = "
+                     "0.5)"),
+    MeasureInfo("nNRBP", "nNRBP", "Normalised NRBP", "NRBP over the NRBP of the greedy ideal ranking.",
+                "Covering new subtopics near the top, as well as the judged documents allow.",
+                normalised_nrbp, default_params=(0.5, 0.5), **_DIVERSITY,
+                text="nNRBP = NRBP / NRBP of the greedy ideal ranking (0 without a relevant subtopic)"),
+    MeasureInfo("MAP-IA", "AP_IA", "Intent-aware AP",
+                "Average precision for each subtopic, averaged over the subtopics.",
+                "Ranking the relevant documents of every subtopic early.",
+                average_precision_ia, ir_aliases=("MAP_IA",), **_DIVERSITY,
+                text="MAP-IA = (1/S) sum over subtopics j of AP_j, AP_j = (sum over documents d relevant to j of "
+                     "P_j@rank(d)) / R_j"),
+    MeasureInfo("P-IA", "P_IA", "Intent-aware precision@k",
+                "Precision at k for each subtopic, averaged over the subtopics.",
+                "Filling the top k with documents relevant to many subtopics.",
+                precision_ia, "required", (5, 10, 20), **_DIVERSITY,
+                text="P-IA@k = (1/S) sum over subtopics j of (documents in the top k relevant to j) / k (k <= 20)"),
+    MeasureInfo("strec", "StRecall", "Subtopic recall@k", "Share of the subtopics the top k cover.",
+                "Covering every subtopic somewhere in the top k, however often.",
+                subtopic_recall, "required", (5, 10, 20), monotone=True, **_DIVERSITY,
+                text="strec@k = (subtopics with a relevant document in the top k) / S (k <= 20)"),
+)
 
 MEASURES: dict[str, MeasureInfo] = {
     info.name: info
@@ -416,12 +487,16 @@ MEASURES: dict[str, MeasureInfo] = {
         _cwl("NERR11", "NERR (eq. 11)", "ERR's cascade with INSQ's goal T, to full depth.",
              "A high-gain document early; T sets how deep the user looks.", nerr_eq11,
              "NERR11(T): C_r = ((r + 2T - 1) / (r + 2T))^2 (1 - g_r) (T = 1; Azzopardi et al. 2021, eq. 11)"),
+        *DIVERSITY_MEASURES,
     )
 }
 
 # trec_eval's preference and judgment-group measures (-R prefs, -R qrels_prefs, -R qrels_jg) have a table of their own,
 # PREFERENCE_MEASURES (metrics.measures.preferences): they score counts of preferences, or several sets of judgments
 # per query, not a batch of gains.
+
+#: The diversity measures' names: their qrels are judgments per subtopic (``qid subtopic docno grade``).
+DIVERSITY_NAMES = frozenset(info.name for info in DIVERSITY_MEASURES)
 
 #: trec_eval's default ("official") measures, in trec_eval's output order.
 TREC_DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",

@@ -317,10 +317,6 @@ def test_parameter_spellings_read_as_the_measure_they_name():
 
 
 @pytest.mark.parametrize("spec, why", [
-    ("alpha_nDCG@10", "a diversity measure: it needs judgments per subtopic"),
-    ("P_IA(rel=2)@5", "a diversity measure"),
-    ("NRBP", "a diversity measure"),
-    ("StRecall@10", "a diversity measure"),
     ("SetP@10", "SetP is over the whole retrieved set; ir_measures parses SetP@k but none of its providers computes "
                 "it: for the top k write P@10, as ranx's precision@10"),
     ("SetR@5", "for the top k write R@5, as ranx's recall@5"),

@@ -1,0 +1,160 @@
+"""The TREC Web track's diversity measures against NIST's ndeval (through pyndeval, which compiles ndeval.c 4.5).
+
+pyndeval orders a query's documents by score descending, ties by doc id ascending (its Python wrapper sorts
+``(-score, docno)``) and reads scores as doubles: ``tie_order="docid_ascending", score_precision="float64"`` here.
+ndeval itself orders by the rank column, or with ``-traditional`` by score then doc id descending: trec_eval's
+order, this engine's default.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+import metrics
+from metrics.cli import main
+from metrics.io.trec import read_run, read_subtopic_qrels
+from metrics.names import parse_measure
+from tests.support.paths import REPO
+
+pyndeval = pytest.importorskip("pyndeval")
+
+PYNDEVAL_ORDER = {"tie_order": "docid_ascending", "score_precision": "float64"}
+NDEVAL_NAMES = ["ERR-IA@1", "ERR-IA@5", "ERR-IA@20", "nERR-IA@1", "nERR-IA@10", "alpha-DCG@1", "alpha-DCG@5",
+                "alpha-DCG@20", "alpha-nDCG@1", "alpha-nDCG@5", "alpha-nDCG@20", "NRBP", "nNRBP", "MAP-IA", "P-IA@1",
+                "P-IA@5", "P-IA@20", "strec@1", "strec@5", "strec@20"]
+
+
+def random_collection(seed: int, queries: int = 25):
+    """Subtopic qrels with grades 0-2 (a query in seven has no relevant subtopic), and a run with tied integer
+    scores, unjudged documents and documents judged for some subtopics only."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(queries):
+        subtopics = int(rng.integers(1, 6))
+        docs = rng.choice(50, size=int(rng.integers(1, 20)), replace=False)
+        judgments = {f"d{doc}": {str(s): int(rng.integers(0, 3)) if q % 7 != 3 else 0
+                                 for s in rng.choice(subtopics, size=int(rng.integers(1, subtopics + 1)),
+                                                     replace=False)}
+                     for doc in docs}
+        qrels[f"q{q}"] = judgments
+        retrieved = rng.choice(50, size=int(rng.integers(1, 30)), replace=False)
+        run[f"q{q}"] = {f"d{doc}": float(rng.integers(0, 6)) for doc in retrieved}
+    return qrels, run
+
+
+def ndeval(qrels, run, names, **kwargs):
+    # pyndeval numbers subtopics in order of first appearance in the whole file, ndeval by their own numbers: a first
+    # query no run answers, judging subtopics 0-9 in order, makes the two the same.
+    lines = [("order", str(s), "d", 0) for s in range(10)]
+    lines += [(qid, s, doc, grade) for qid, docs in qrels.items() for doc, grades in docs.items()
+              for s, grade in grades.items()]
+    scored = [(qid, doc, score) for qid, docs in run.items() for doc, score in docs.items()]
+    return pyndeval.RelevanceEvaluator(lines, names, **kwargs).evaluate(scored)
+
+
+def assert_agrees(ours, theirs, pairs, tolerance=0.0):
+    assert set(ours) == set(theirs)
+    for qid in theirs:
+        for key, name in pairs:
+            expected = theirs[qid][name]
+            if math.isnan(expected):  # ndeval's nNRBP divides 0 by 0 for a query without a relevant subtopic
+                assert ours[qid][key] == 0.0, (qid, key)
+            else:
+                assert abs(ours[qid][key] - expected) <= tolerance, (qid, key, ours[qid][key], expected)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_measure_equals_ndeval_to_the_bit_on_random_tied_collections(seed):
+    qrels, run = random_collection(seed)
+    ours = metrics.evaluate(qrels, run, NDEVAL_NAMES, **PYNDEVAL_ORDER)
+    assert_agrees(ours, ndeval(qrels, run, NDEVAL_NAMES), [(name, name) for name in NDEVAL_NAMES])
+
+
+@pytest.mark.parametrize("alpha, beta, rel", [(0.7, 0.8, 1), (0.3, 0.5, 2), (1.0, 0.2, 1), (0.0, 0.9, 1)])
+def test_alpha_beta_and_the_relevance_level_are_ndevals_parameters_to_the_bit(alpha, beta, rel):
+    qrels, run = random_collection(3)
+    names = ["alpha-nDCG@10", "alpha-DCG@20", "ERR-IA@20", "nERR-IA@5", "NRBP", "nNRBP", "MAP-IA", "P-IA@10",
+             "strec@10"]
+    specs = [f"alpha_nDCG(alpha={alpha},rel={rel})@10", f"alpha_DCG(alpha={alpha},rel={rel})@20",
+             f"ERR_IA(alpha={alpha},rel={rel})@20", f"nERR_IA(alpha={alpha},rel={rel})@5",
+             f"NRBP(alpha={alpha},beta={beta},rel={rel})", f"nNRBP(alpha={alpha},beta={beta},rel={rel})",
+             f"AP_IA(rel={rel})", f"P_IA(rel={rel})@10", f"StRecall(rel={rel})@10"]
+    ours = metrics.evaluate(qrels, run, specs, **PYNDEVAL_ORDER)
+    theirs = ndeval(qrels, run, names, relevance_level=rel, alpha=alpha, beta=beta)
+    keys = [parse_measure(spec)[0].key for spec in specs]
+    assert_agrees(ours, theirs, list(zip(keys, names)))
+
+
+def test_with_trec_evals_tie_order_the_values_are_ndevals_on_that_order():
+    qrels, run = random_collection(4)
+    ours = metrics.evaluate(qrels, run, NDEVAL_NAMES)  # ties by doc id descending, as ndeval -traditional
+    in_order = {qid: {doc: -rank for rank, doc in enumerate(metrics.model.order_documents(scores))}
+                for qid, scores in run.items()}
+    assert_agrees(ours, ndeval(qrels, in_order, NDEVAL_NAMES), [(name, name) for name in NDEVAL_NAMES])
+
+
+def test_ordinary_qrels_are_one_subtopic_per_query_as_in_ir_measures_pyndeval_provider():
+    qrels, run = random_collection(5)
+    best = {qid: {doc: max(grades.values()) for doc, grades in docs.items()} for qid, docs in qrels.items()}
+    one_subtopic = {qid: {doc: {"0": grade} for doc, grade in docs.items()} for qid, docs in best.items()}
+    ours = metrics.evaluate(best, run, NDEVAL_NAMES, **PYNDEVAL_ORDER)
+    assert_agrees(ours, ndeval(one_subtopic, run, NDEVAL_NAMES), [(name, name) for name in NDEVAL_NAMES])
+
+
+def test_ir_measures_pyndeval_provider_test_case():
+    case = json.loads((REPO / "tests/data/ndeval/ir_measures_pyndeval.json").read_text())
+    qrels = read_subtopic_qrels(case["subtopic_qrels"].encode())
+    run = read_run(case["run"].encode()).to_dict()
+    values = metrics.evaluate(qrels, run, [case["measure"]], **PYNDEVAL_ORDER)
+    key = parse_measure(case["measure"])[0].key
+    for qid, expected in case["expected"]["per_query"].items():
+        assert round(values[qid][key], case["places"]) == expected
+    assert round(metrics.aggregate(values)[key], case["places"]) == case["expected"]["all"]
+
+
+def test_both_notations_name_the_same_numbers():
+    qrels, run = random_collection(6, queries=5)
+    pairs = [("alpha-nDCG@20", "alpha_nDCG@20"), ("alpha-nDCG@20", "α_nDCG@20"), ("ERR-IA@5", "ERR_IA@5"),
+             ("MAP-IA", "AP_IA"), ("MAP-IA", "MAP_IA"), ("P-IA@10", "P_IA@10"), ("strec@10", "StRecall@10"),
+             ("nNRBP", "nNRBP(alpha=0.5,beta=0.5)"), ("alpha-nDCG@5", "alpha-nDCG.5")]
+    values = metrics.evaluate(qrels, run, [name for pair in pairs for name in pair])
+    for ndeval_name, ir_name in pairs:
+        ndeval_key, ir_key = parse_measure(ndeval_name)[0].key, parse_measure(ir_name)[0].key
+        assert all(values[qid][ndeval_key] == values[qid][ir_key] for qid in values), (ndeval_name, ir_name)
+    (with_alpha,) = parse_measure("alpha_nDCG(alpha=0.7)@20")
+    assert with_alpha.key == "alpha_nDCG(alpha=0.7)@20" and parse_measure(with_alpha.key) == [with_alpha]
+
+
+def test_a_query_without_a_relevant_subtopic_scores_zero_everywhere_and_an_absent_query_is_not_evaluated():
+    qrels = {"q1": {"a": {"1": 0}, "b": {"2": 0}}, "q2": {"a": {"1": 1}}}
+    values = metrics.evaluate(qrels, {"q1": {"a": 1.0, "b": 0.5}}, NDEVAL_NAMES)
+    assert list(values) == ["q1"] and set(values["q1"].values()) == {0.0}
+
+
+def test_cut_offs_beyond_ndevals_depth_and_alpha_outside_0_1_get_one_message():
+    qrels, run = {"q": {"a": {"1": 1}}}, {"q": {"a": 1.0}}
+    with pytest.raises(metrics.InputError, match="ndeval computes alpha-nDCG down to rank 20 at most"):
+        metrics.evaluate(qrels, run, "alpha-nDCG@21")
+    with pytest.raises(metrics.InputError, match="alpha=1.5"):
+        metrics.evaluate(qrels, run, "alpha_nDCG(alpha=1.5)@20")
+    with pytest.raises(metrics.InputError, match="subtopic qrels map each document to its grades per subtopic"):
+        metrics.evaluate({"q": {"a": {}}}, run, "alpha-nDCG@20")
+
+
+def test_the_command_line_reads_subtopic_qrels_for_the_diversity_measures(tmp_path):
+    case = json.loads((REPO / "tests/data/ndeval/ir_measures_pyndeval.json").read_text())
+    (tmp_path / "qrels").write_text(case["subtopic_qrels"])
+    (tmp_path / "run").write_text(case["run"])
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["-q", "-m", "ERR-IA@20", "-m", "P.5", str(tmp_path / "qrels"), str(tmp_path / "run")], out, err)
+    assert (status, err.getvalue()) == (0, "")
+    lines = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert [(name.strip(), qid, value) for name, qid, value in lines if name.startswith("ERR")] == [
+        ("ERR-IA@20", "0", "0.4659"), ("ERR-IA@20", "1", "0.1803"), ("ERR-IA@20", "all", "0.3231")]
+    # P@5 sees each document's largest grade: query 0 retrieves D1, D2 and D3 relevant to some subtopic.
+    assert ["P_5", "0", "0.6000"] in [[name.strip(), qid, value] for name, qid, value in lines]
