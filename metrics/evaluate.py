@@ -153,7 +153,11 @@ def split_subtopic_qrels(qrels: object) -> tuple[object, SubtopicQrels | None]:
                 raise InputError(f"{where}: subtopic qrels map each document to its grades per subtopic "
                                  f"({{subtopic: grade}}, at least one), got {short_repr(grades)}")
             check_ids(grades, "subtopic id", where=where)
-            check_grades(grades, where=where)
+            for subtopic, grade in grades.items():
+                try:
+                    check_grades({subtopic: grade})
+                except InputError as error:  # its message names the key a document; here it is a subtopic
+                    raise InputError(f"{where}, subtopic {str(error).removeprefix('document ')}") from None
             best[qid][doc] = int(max(grades.values()))
     return best, qrels
 

@@ -229,7 +229,7 @@ def call(case: dict, tmp_path: Path) -> object:
             source.write_bytes(data)
         elif given.get("as") == "path":
             source = given["path"]
-        reader = {"qrels": trec_io.read_qrels, "run": trec_io.read_run}
+        reader = {"qrels": trec_io.read_qrels, "run": trec_io.read_run, "subtopic_qrels": trec_io.read_subtopic_qrels}
         if given["read"] in reader:
             reader[given["read"]](source, **given.get("kwargs", {}))
         else:
