@@ -90,6 +90,17 @@ WORKED = {
     "NERR10(p=0.5,max_rel=4)": (33 / 64) / (95 / 64),  # C = p (1 - g): reach 1, 1/4, 1/8, 1/16, then 3/128 halving
     "NERR10(p=0.5,max_rel=4,quantity=ResEU)": (0.5 + 0.25) / 1.25 - 33 / 95,  # x at gain 1 stops the user at 2
     "INST(T=1,max_rel=4)": 0.0, "NERR11(T=1,max_rel=4)": 0.0,  # filled in below from their C_r
+    # diversity measures (ndeval): without subtopics the qrels are one subtopic, S = 1; a gains 1, c (the second
+    # relevant document) 1 - alpha = 0.5; the "ideal ideal" gains 0.5^(r-1) at rank r, the greedy ideal a, c, e
+    "alpha-DCG@5": (1 + 0.5 / math.log2(5)) / sum(0.5 ** r / math.log2(r + 2) for r in range(5)),
+    "alpha-nDCG@5": (1 + 0.5 / math.log2(5)) / (1 + 0.5 / math.log2(3) + 0.25 / math.log2(4)),
+    "ERR-IA@5": (1 + 0.5 / 4) / sum(0.5 ** r / (r + 1) for r in range(5)),
+    "nERR-IA@5": (1 + 0.5 / 4) / (1 + 0.5 / 2 + 0.25 / 3),
+    "NRBP": (1 - 0.5 * 0.5) * (1 + 0.5 * 0.5**3),
+    "nNRBP": (1 + 0.5 * 0.5**3) / (1 + 0.5 * 0.5 + 0.25 * 0.5**2),
+    "MAP-IA": (1 / 1 + 2 / 4) / 3,
+    "P-IA@5": 2 / 5,
+    "strec@1": 1.0,
     # gm_map and gm_bpref report log values per query (the mean over queries is exp of their mean)
     "gm_map": math.log((1 / 1 + 2 / 4) / 3),
     "gm_bpref": math.log((1 + (1 - 1 / 1)) / 3),
