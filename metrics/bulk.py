@@ -32,6 +32,7 @@ from .engine import (
     as_measures,
     check_grade_range,
     clear_placeholder_rows,
+    clear_unscored_rows,
     complete_all_line,
     evaluate_batch,
     grade_limit,
@@ -348,6 +349,7 @@ class PreparedRun:
     conventions: Conventions
     placeholders: tuple[str, ...] = ()  # queries scored through trec_eval 10's -c placeholder
     all_line: dict[str, float] | None = None  # -c's num_rel all-line (engine.complete_all_line)
+    unscored: tuple[str, ...] = ()  # queries -c adds that trec_eval 9.0.8 does not score (engine.clear_unscored_rows)
 
 
 def prepare_run(
@@ -367,8 +369,12 @@ def prepare_run(
     for removed, group in by_rule.items():
         qids, batches = batches_for_run(qrels, run, conv.replace(unjudged="removed" if removed else "nonrelevant"))
         groups.append((batches, group))
+    unscored: tuple[str, ...] = ()
+    if conv.missing_queries == "zero" and conv.missing_ranking == "empty":
+        answered = set(run.qids)
+        unscored = tuple(qid for qid in qrels.qids if qid not in answered)
     return PreparedRun(qids, groups, parsed, conv, tuple(with_placeholders(qrels, run, conv)[1]),
-                       complete_all_line(parsed, conv, qrels.grade))
+                       complete_all_line(parsed, conv, qrels.grade), unscored)
 
 
 def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.ndarray], dict[str, float]]:
@@ -387,6 +393,9 @@ def evaluate_prepared(prepared: PreparedRun) -> tuple[list[str], dict[str, np.nd
         placeholder = set(prepared.placeholders)
         clear_placeholder_rows(values, prepared.measures,
                                np.flatnonzero([qid in placeholder for qid in prepared.qids]))
+    if prepared.unscored:
+        unscored = set(prepared.unscored)
+        clear_unscored_rows(values, prepared.measures, np.flatnonzero([qid in unscored for qid in prepared.qids]))
     # The means are summed in trec_eval's query order (sorted ids), so they are its 'all' line to the last bit.
     order = np.asarray(sorted(range(len(prepared.qids)), key=prepared.qids.__getitem__), dtype=np.int64)
     means = aggregate_columns({key: column[order] for key, column in values.items()})

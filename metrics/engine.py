@@ -241,6 +241,21 @@ def clear_placeholder_rows(values: Mapping[str, np.ndarray], measures: Sequence[
             values[measure.key][rows] = 0.0
 
 
+#: Measures that an empty ranking does not score 0 (yaap = log(1 / (1 + R))). trec_eval 9.0.8 never scores the
+#: queries -c adds (``missing_ranking="empty"``): they count as 0 in its means, so these are set to 0 there.
+NONZERO_WHEN_EMPTY = ("yaap",)
+
+
+def clear_unscored_rows(values: Mapping[str, np.ndarray], measures: Sequence[Measure], rows: np.ndarray) -> None:
+    """Set, in place, the :data:`NONZERO_WHEN_EMPTY` measures to 0 on the rows of queries -c adds that trec_eval
+    9.0.8 does not score (``missing_ranking="empty"``)."""
+    if len(rows) == 0:
+        return
+    for measure in measures:
+        if measure.key in values and measure.name in NONZERO_WHEN_EMPTY:
+            values[measure.key][rows] = 0.0
+
+
 def nothing_to_evaluate(run: str, qrels: str) -> str:
     """The one message for a run none of whose queries has judgments (trec_eval stops there too): a mean over no
     query would be a number that describes nothing."""
@@ -348,7 +363,7 @@ def group_by(items, key) -> dict:
 
 __all__ = [
     "MAX_EXPONENTIAL_GRADE", "MAX_GAIN_PARAMETER_GRADE", "PerQuery", "aggregate", "aggregate_columns", "as_measures",
-    "clear_placeholder_rows", "complete_all_line", "complete_num_rel",
+    "clear_placeholder_rows", "clear_unscored_rows", "complete_all_line", "complete_num_rel",
     "check_gain_range", "check_qrels", "check_rankings", "check_run", "evaluate_batch", "grade_limit", "is_count",
     "is_geometric", "judged_only", "make_conventions", "nothing_to_evaluate", "uses_exponential_gain",
 ]

@@ -25,6 +25,7 @@ from .engine import (
     check_rankings,
     check_run,
     clear_placeholder_rows,
+    clear_unscored_rows,
     complete_all_line,
     evaluate_batch,
     grade_limit,
@@ -97,6 +98,8 @@ def evaluate(
                                subtopics=None if subtopics is None else [subtopics[qid] for qid in qids])
     if placeholder is not None:
         clear_placeholder_rows(values, parsed, np.flatnonzero([qid not in run for qid in qids]))
+    elif conv.missing_queries == "zero":
+        clear_unscored_rows(values, parsed, np.flatnonzero([qid not in run for qid in qids]))
     return PerQuery({qid: {key: float(column[i]) for key, column in values.items()} for i, qid in enumerate(qids)},
                     complete_all_line(parsed, conv, lambda: [grade for js in qrels.values() for grade in js.values()]))
 

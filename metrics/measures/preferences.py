@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 #: The most judged documents of one query a preference file may hold: the pair counts are a matrix of that size
-#: squared (4,000: 32 MB).
-MAX_JUDGED_PER_QUERY = 4_000
+#: squared (2,000: 16 MB, with a few temporaries of that size), and a group of several sub-groups is closed under
+#: transitivity by multiplying such matrices.
+MAX_JUDGED_PER_QUERY = 2_000
 
 #: trec_eval's default cut-offs of P_avgjg and multiples of R of Rprec_mult_avgjg.
 P_AVGJG_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -125,7 +126,10 @@ def _class_group(rows: list[tuple], njr: int, pairs: np.ndarray) -> GroupCounts:
         for b in ranks[index + 1:]:
             if np.intersect1d(a, b).size:
                 raise PreferenceError("a document has two different levels in the same judgment sub-group")
-            np.add.at(pairs, (a[:, None], b[None, :]), 1)
+            if np.unique(a).size == a.size and np.unique(b).size == b.size:
+                pairs[np.ix_(a, b)] += 1
+            else:  # a document listed twice at one level counts twice, as in trec_eval
+                np.add.at(pairs, (a[:, None], b[None, :]), 1)
             a_ret, b_ret = a[a < njr], b[b < njr]
             above = a_ret.size * b_ret.size - int(np.searchsorted(b_ret, a_ret, side="right").sum())
             a_out, b_out = a.size - a_ret.size, b.size - b_ret.size
@@ -186,7 +190,8 @@ def _array_group(rows: list[tuple], nj: int, njr: int, pairs: np.ndarray) -> Gro
         above, below = np.nonzero(levels[:, None] > levels[None, :])
         prefers[ranks[above], ranks[below]] = True
         start = end
-    prefers = _transitive_closure(prefers)
+    members = np.unique([row[3] for row in rows])  # only the group's documents can gain preferences
+    prefers[np.ix_(members, members)] = _transitive_closure(prefers[np.ix_(members, members)])
     conflicted = np.argwhere(prefers & prefers.T)
     if conflicted.size:
         raise PreferenceError(f"the preferences of judgment group {rows[0][0]!r} contradict each other (a document "

@@ -165,3 +165,13 @@ def log_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
 def log_bpref(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""gm_bpref's per-query value \log \max(bpref, 10^{-5}); the mean over queries is \exp of the mean of these."""
     return _c_log(np.maximum(bpref(ctx, cutoffs), MIN_GEOMETRIC_MEAN))
+
+
+def yet_another_average_precision(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""yaap = \log \frac{1 + S}{1 + R - S}, S = \sum_{rel_r = 1} P@r (Robertson's smoothed AP, ECIR 2012: AP's sum
+    before dividing by R, so a query with few relevant documents does not swing the mean; 0 when R = 0)."""
+    rows, ranks, nth = ctx.relevant_positions
+    # bincount adds the precisions in rank order, as trec_eval accumulates them.
+    summed = np.bincount(rows, weights=nth / ranks, minlength=ctx.batch.size)
+    values = _c_log((1.0 + summed) / (1.0 + ctx.num_relevant - summed))
+    return np.repeat(values[:, None], cutoffs.shape[0], axis=1)

@@ -56,6 +56,7 @@ from .rank_based import (
     log_average_precision,
     log_bpref,
     reciprocal_rank,
+    yet_another_average_precision,
 )
 from .set_based import (
     f_measure,
@@ -423,6 +424,14 @@ MEASURES: dict[str, MeasureInfo] = {
                     text="rbp_resid.p = p^|L| + (1 - p) sum over unjudged r of p^(r-1); 0 if all are judged (p = 0.9)",
                     peer="trec_eval 10 files",
                     ir_native=False, not_a_score="RBP's residual (its uncertainty)"),
+        MeasureInfo("yaap", "yaap", "Yet another average precision",
+                    "Robertson's smoothed AP: the log-odds of AP's sum against the relevant documents it misses.",
+                    "Ranking relevant documents early, like AP, without letting queries with few relevant documents "
+                    "swing the mean.",
+                    yet_another_average_precision, conventions=("relevance_level",),
+                    text="yaap = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d) (AP "
+                         "times R); 0 if R = 0; not in trec_eval's all_trec",
+                    peer="trec_eval 9.0.8 and 10.0 files", ir_native=False),
         MeasureInfo("num_ret", "NumRet", "Retrieved", "Number of documents retrieved.", "Nothing: it is a count.",
                     num_ret, aggregate="sum", text="num_ret = |L|, the documents retrieved (after -M and -J)",
                     monotone=True),

@@ -1,7 +1,7 @@
-"""trec_eval's preference measures (-R prefs, -R qrels_prefs), judgment-group measures (-R qrels_jg) and z-scores
-(-Z): both builds' outputs on seeded random collections (tests/data/trec_eval_prefs, made by its generate.py from
-the builds) replayed byte for byte, and named edge cases. trec_eval's own quicktest files are replayed in
-test_conformance.py."""
+"""trec_eval's preference measures (-R prefs, -R qrels_prefs), judgment-group measures (-R qrels_jg), z-scores
+(-Z) and yaap (over qrels, not in all_trec): both builds' outputs on seeded random collections
+(tests/data/trec_eval_prefs, made by its generate.py from the builds) replayed byte for byte, and named edge cases.
+trec_eval's own quicktest files are replayed in test_conformance.py."""
 
 from __future__ import annotations
 
@@ -58,6 +58,7 @@ def test_the_recorded_cases_cover_every_format_both_builds_and_z_scores():
     assert {case["build"] for case in CASES} == {"9.0.8", "10.0"}
     assert any("-Z" in case["flags"] and case["status"] == 0 for case in CASES)
     assert any("-M" in case["flags"] for case in CASES) and any("-l" in case["flags"] for case in CASES)
+    assert {"-c", "-J"} <= {flag for case in CASES if "yaap" in case["flags"] for flag in case["flags"]}
 
 
 class Pref:

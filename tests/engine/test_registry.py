@@ -109,6 +109,7 @@ OUTSIDE_THE_UNIT_INTERVAL = {
     "utility": "a weighted count of retrieved and missed documents",
     "gm_map": "per query it holds log(max(AP, 0.00001)), as trec_eval does",
     "gm_bpref": "per query it holds log(max(bpref, 0.00001))",
+    "yaap": "a log-odds, log((1 + S) / (1 + R - S)), negative when S < R / 2",
 }
 #: Deeper than every ranking of the collection below: a cut there sees the whole ranking.
 BEYOND_EVERY_LIST = 1000

@@ -104,6 +104,8 @@ WORKED = {
     # gm_map and gm_bpref report log values per query (the mean over queries is exp of their mean)
     "gm_map": math.log((1 / 1 + 2 / 4) / 3),
     "gm_bpref": math.log((1 + (1 - 1 / 1)) / 3),
+    # yaap: AP's sum S = 1/1 + 2/4 against R = 3 (here S = R / 2, so the log-odds is 0)
+    "yaap": math.log((1 + (1 / 1 + 2 / 4)) / (1 + 3 - (1 / 1 + 2 / 4))),
 }
 
 

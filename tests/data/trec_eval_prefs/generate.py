@@ -1,5 +1,6 @@
 """Regenerate this folder: seeded random preference files, judgment-group qrels, z-score files and runs, and what
-each trec_eval build prints for them (``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg``, ``-Z``).
+each trec_eval build prints for them (``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg``, ``-Z``, and ``yaap``, the
+one trec_eval measure over qrels that its all_trec leaves out).
 
     .venv/bin/python tests/data/trec_eval_prefs/generate.py /work/tools/trec_eval-9.0.8 /work/tools/trec_eval-10.0
 
@@ -116,6 +117,9 @@ def cases(seed: int) -> list[tuple[str, list[str], str, str, str | None]]:
         (f"qrels_jg-{seed}", ["-q", "-m", "qrels_jg", "-R", "qrels_jg"], groups, groups_run, None),
         (f"qrels_jg-l-M-{seed}", ["-q", "-l", "2", "-M", "4", "-m", "P_avgjg.1,3,7", "-m", "Rprec_mult_avgjg.0.5,1.5",
                                   "-m", "map_avgjg", "-R", "qrels_jg"], groups, groups_run, None),
+        (f"yaap-{seed}", ["-q", "-m", "yaap", "-m", "map"], single, single_run, None),
+        (f"yaap-c-{seed}", ["-q", "-c", "-m", "yaap"], single, single_run, None),
+        (f"yaap-cJlM-{seed}", ["-q", "-c", "-J", "-l", "2", "-M", "4", "-m", "yaap"], single, single_run, None),
         (f"zscores-{seed}", ["-q", "-m", "map", "-m", "P.5,10", "-m", "num_ret", "-m", "num_rel_ret", "-m", "gm_map",
                              "-m", "recip_rank", "-Z", "{zscores}"], single, single_run, zscores),
     ]
