@@ -74,6 +74,9 @@ class Measure:
             params.append(f"beta={_number(self.params[0])}")
         if self.gain_map and self.name in ("ndcg", "ndcg_cut"):
             params.append("gains={" + ",".join(f"{level}:{_number(gain)}" for level, gain in self.gain_map) + "}")
+        if self.name == "compat":
+            p, normalize = self.params or self.info.default_params
+            params.extend([f"p={_number(p)}"] + ([] if normalize else ["normalize=False"]))
         if self.name in CWL_PARAMETER:
             params.extend(_cwl_params_text(self.name, self.params))
         if self.params is not None and self.name in DIVERSITY_PARAMETERS:  # alpha, then beta (NRBP)
@@ -85,6 +88,8 @@ class Measure:
         base = "SetP" if self.name == "set_relative_P" else self.info.ir_name
         if self.name == "num_rel_ret" and self.relevance_level is not None:
             base = "NumRet"  # ir_measures writes relevant retrieved at a level as NumRet(rel=N)
+        if self.name == "accuracy" and self.cutoff is not None:  # Accuracy@k is sentence-transformers' Success@k
+            return f"{base}({','.join([*params, f'cutoff={_number(self.cutoff)}'])})"
         text = base + (f"({','.join(params)})" if params else "")
         return text if self.cutoff is None else f"{text}@{_number(self.cutoff)}"
 
@@ -213,7 +218,8 @@ _ST_PREFIXES = ("cosine_", "dot_", "cos_sim-", "dot_score-", "euclidean_", "manh
 ALIASES: tuple[Alias, ...] = (
     Alias(("HitRate@k", "hit_rate@k", "Hit@k", "top-k accuracy"), "Success@k",
           "the seed, ranx (hit_rate), RecSys papers"),
-    Alias(("Accuracy@k",), "Success@k", f"{_ST} (Accuracy@k)"),
+    Alias(("Accuracy@k",), "Success@k", f"{_ST} (Accuracy@k)",
+          "ir_measures' Accuracy@k, the share of relevant and non-relevant pairs in order, is Accuracy(cutoff=k)"),
     Alias(("precision@k", "Precision@k"), "P@k", f"ranx, {_ST}"),
     Alias(("recall@k", "Recall@k"), "R@k", f"ranx, {_ST}"),
     Alias(("mrr",), "RR", "ranx (mrr: no cut-off)"),
@@ -221,6 +227,9 @@ ALIASES: tuple[Alias, ...] = (
     Alias(("map@k",), "AP@k", "ranx (map@k divides by R, as trec_eval's map_cut)"),
     Alias(("ndcg@k",), "nDCG@k", "ranx (ndcg: gain = grade, as trec_eval)"),
     Alias(("ndcg_burges@k",), "nDCG@k", "ranx (ndcg_burges: gain 2^grade - 1)", gain="exponential"),
+    Alias(("dcg@k",), "dcg_cut@k", "ranx (dcg: gain = grade, not normalised)"),
+    Alias(("dcg_burges@k",), "dcg_cut@k", "ranx (dcg_burges: gain 2^grade - 1, not normalised)", gain="exponential"),
+    Alias(("dcg_burges",), "dcg", "ranx (dcg_burges: gain 2^grade - 1, not normalised)", gain="exponential"),
     Alias(("r-precision", "R-precision", "r_precision"), "Rprec", "ranx"),
     Alias(("f1@k", "F1@k"), "F@k", "ranx (f1), RRE"),
     Alias(("R_cap@k", "Recall_cap@k", "recall_cap@k"), "relative_P@k",
@@ -407,10 +416,7 @@ def _with_pairs(spec: str, name: str, params: str) -> Measure:
 
 
 #: ir_measures' names the engine does not compute, with why: one message instead of "unknown measure".
-NOT_COMPUTED: dict[str, str] = {
-    "Compat": "rank-biased compatibility with ideal rankings built from the qrels (the compat provider); the engine "
-              "has no kernel for it",
-}
+NOT_COMPUTED: dict[str, str] = {}
 #: ir_measures' spellings of the same measure: read as the name on the right, with the parameters it implies.
 _IR_SPELLINGS = {"Precision": "P", "Recall": "R", "RPrec": "Rprec", "BPref": "Bpref", "SetRelP": "SetP"}
 _TRUTH = {"True": True, "False": False}
@@ -515,6 +521,8 @@ def _parse_ir(spec: str) -> Measure:
     for key, value, param in pairs:
         if name in CWL_PARAMETER and key in _cwl_keys(name) and key not in cwl:
             cwl[key] = value
+        elif name == "compat" and key in ("p", "normalize") and key not in cwl:
+            cwl[key] = value
         elif key == "rel" and re.fullmatch(r"\d+", value):
             relevance_level = int(value)
         elif key == "p" and name in ("rbp", "rbp_resid") and re.fullmatch(r"0?\.\d+", value):
@@ -537,11 +545,13 @@ def _parse_ir(spec: str) -> Measure:
                 f"measure {spec!r}: unsupported parameter {param!r} (supported: rel=N, judged_only=True, cutoff=K; "
                 "dcg='log2' or 'exp-log2' and gains={grade:gain,...} for nDCG, beta=B for F and SetF, "
                 "relative=True for SetP, p=P for RBP, recall=R for IPrec; T=, p=, min_rel=, max_rel=, quantity= "
-                "for the C/W/L measures; alpha=A (0 to 1) for alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, NRBP and nNRBP, "
-                "beta=B (0 to 1) for NRBP and nNRBP)"
+                "for the C/W/L measures; p= and normalize= for Compat; alpha=A (0 to 1) for alpha_nDCG, alpha_DCG, "
+                "ERR_IA, nERR_IA, NRBP and nNRBP, beta=B (0 to 1) for NRBP and nNRBP)"
             )
     if name in CWL_PARAMETER:
         params = _cwl_params(spec, name, cwl)
+    if name == "compat":
+        params = _compat_params(spec, cwl)
     if diversity:
         defaults = dict(zip(DIVERSITY_PARAMETERS[name], MEASURES[name].default_params))
         chosen = tuple({**defaults, **diversity}[label] for label in DIVERSITY_PARAMETERS[name])
@@ -559,6 +569,19 @@ def _parse_ir(spec: str) -> Measure:
         name = "num_rel_ret"
     return Measure(name, cutoff, relevance_level, gain_map=gain_map, gain=gain, judged_only=judged_only,
                    notation="ir_measures", params=params)
+
+
+def _compat_params(spec: str, given: dict[str, str]) -> tuple[float, float]:
+    """Compat's (p, normalize) from ir_measures' parameters: 0 < p < 1 (default 0.95), normalize True or False."""
+    text = given.get("p", "0.95")
+    p = float(text) if _is_number(text) else math.nan
+    if not 0 < p < 1:
+        raise ValueError(f"measure {shown(spec)}: persistence p has to lie between 0 and 1, e.g. Compat(p=0.8), got "
+                         f"{shown(text)}")
+    normalize = given.get("normalize", "True")
+    if normalize not in _TRUTH:
+        raise ValueError(f"measure {shown(spec)}: normalize has to be True or False, got {shown(normalize)}")
+    return (p, float(_TRUTH[normalize]))
 
 
 def _cwl_keys(name: str) -> tuple[str, ...]:

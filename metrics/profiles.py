@@ -95,7 +95,14 @@ RULES: dict[str, str] = {
     "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's sort gives "
                        "ties no defined order)",
     "positive_scores": "every retrieved document scores above 0 (torchmetrics 1.8 and later count a document "
-                       "scored <= 0 as not relevant, wherever it ranks)",
+                       "scored <= 0 as not relevant, wherever it ranks; ir_measures' Compat puts one below the "
+                       "unretrieved relevant documents of its grade in the ideal ranking)",
+    "relevant_ties_in_qrels_order": "relevant documents of one grade with equal scores are listed in the qrels in "
+                                    "doc id order (ir_measures' Compat orders them in its ideal ranking as the "
+                                    "qrels list them)",
+    "relevant_and_nonrelevant_in_top_k": "every ranking has a relevant and a non-relevant document in the top k "
+                                         "(ir_measures' Accuracy leaves a query without a relevant one out and "
+                                         "fails on one without a non-relevant one)",
     "relevant_in_every_query": "every query counted has a relevant document (sentence-transformers evaluates only "
                                "those)",
     "binary_grades": "no grade exceeds 1 (ranx's rbp multiplies by the grade itself; the engine scales grades by "
@@ -231,9 +238,21 @@ PROFILES: tuple[Profile, ...] = (
                  "(max_rel - min_rel) (a negative grade is 0, and judged); every ranking cut or padded to 1000 "
                  "ranks (--max_depth) with unjudged documents (gain 0, or 1 for the residuals); every document "
                  "costs 1 (no cost file); documents in the order given (its sort by score keeps ties as given)"),
+    Profile("ir_measures", "ir_measures Compat", ("compat",),
+            {"tie_order": "docid_ascending", "score_precision": "float64", "unjudged": "nonrelevant",
+             "missing_queries": "zero"},
+            f"{PROFILE_TESTS}::test_ir_measures_compat_profile",
+            rules=("positive_scores", "relevant_ties_in_qrels_order"),
+            tested="0.4.3", note="its compat provider (the authors' compatibility.py): relevant means grade > 0"),
+    Profile("ir_measures", "ir_measures Accuracy", ("accuracy",),
+            {"relevance_level": ANY_LEVEL, "tie_order": "as_given", "score_precision": "float64",
+             "unjudged": "nonrelevant", "missing_queries": "skip"},
+            f"{PROFILE_TESTS}::test_ir_measures_accuracy_profile", level_option="rel={level}",
+            rules=("relevant_and_nonrelevant_in_top_k",), tested="0.4.3", note="its accuracy provider"),
     _ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
-                   "Rprec", "F")),
+                   "Rprec", "F", "dcg", "dcg_cut")),
     _ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),
+    _ranx("ranx dcg_burges", ("dcg", "dcg_cut"), gain="exponential"),
     Profile("ranx", "ranx rbp", ("rbp",),
             {"gain": Switch({"linear": "", "binary": ""}), "tie_order": "as_given", "score_precision": "float64",
              "unjudged": "nonrelevant", "missing_queries": Switch({"zero": "make_comparable=True"})},

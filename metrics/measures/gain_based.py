@@ -18,6 +18,12 @@ def ndcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     return values
 
 
+def dcg(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
+    r"""DCG@k = \sum_{r=1}^{k} gain_r / \log_2(r+1), unnormalised (ranx's dcg; dcg_burges with gain 2^g - 1)."""
+    deepest = int(cutoffs.max()) if (cutoffs > 0).all() else 0
+    return ctx.at(ctx.cum_dcg_through(deepest), cutoffs)
+
+
 def _padded(matrix: np.ndarray, width: int) -> np.ndarray:
     """The first ``width`` columns of ``matrix``, zero-padded on the right when it is narrower."""
     if matrix.shape[1] >= width:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..profiles import tools_computing
+from .agreement import compatibility, pairwise_accuracy
 from .context import Kernel
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret
 from .cwl import (
@@ -36,6 +37,7 @@ from .diversity import (
     subtopic_recall,
 )
 from .gain_based import (
+    dcg,
     expected_reciprocal_rank,
     g_measure,
     ndcg,
@@ -359,6 +361,17 @@ MEASURES: dict[str, MeasureInfo] = {
                     conventions=("gain", "ideal_from", "discount", "tied_gains", "empty_ideal"),
                     text=_NDCG_TEXT,
                     ir_aliases=("NDCG",), uncut_form="ndcg"),
+        MeasureInfo("dcg", "dcg", "DCG", "Discounted cumulative gain of the whole ranking, not normalised.",
+                    "Putting high-grade documents first; unlike nDCG it grows with the number of them found.",
+                    dcg, trec_eval=False, conventions=("gain", "discount", "tied_gains"),
+                    text="DCG = sum_r gain(r) / log2(r + 1), gain = grade (ranx dcg; dcg_burges: 2^grade - 1)",
+                    peer="ranx dcg, dcg_burges", ir_native=False, cut_form="dcg_cut"),
+        MeasureInfo("dcg_cut", "dcg_cut", "DCG@k", "Discounted cumulative gain of the top k, not normalised.",
+                    "Putting high-grade documents first within the top k.",
+                    dcg, "required", (10,), trec_eval=False, conventions=("gain", "discount", "tied_gains"),
+                    text="DCG@k = sum over ranks r <= k of gain(r) / log2(r + 1), gain = grade (ranx dcg@k; "
+                         "dcg_burges@k: 2^grade - 1)",
+                    peer="ranx dcg, dcg_burges", ir_native=False, uncut_form="dcg"),
         MeasureInfo("map_cut", "AP", "Average precision@k", "Average precision counting only the top k.",
                     "Ranking relevant documents early within the top k.",
                     average_precision, "required", TREC_CUTOFFS,
@@ -469,6 +482,23 @@ MEASURES: dict[str, MeasureInfo] = {
                     text="ERR@k = sum over r <= k of (1/r) * R_r * (1 - R_1) * ... * (1 - R_(r-1)), R = (2^grade - "
                          "1) / 2^4 "
                          "(gdeval's maximum grade 4)"),
+        MeasureInfo("compat", "Compat", "Compatibility",
+                    "Rank-biased overlap of the ranking with the ideal ranking of the judged relevant documents, over "
+                    "the best possible (persistence p = 0.95).",
+                    "Ranking documents in the order of their grades, without needing gain values.",
+                    compatibility, trec_eval=False, default_params=(0.95, 1.0),
+                    text="Compat(p) = RBO(L, I) / RBO(I, I), RBO(A, B) = sum_d p^(d-1) |A[:d] & B[:d]| / d over "
+                         "sum_d p^(d-1), d = 1..max(|L|, |I|), I = the documents with grade > 0, grade descending, "
+                         "then as retrieved (p = 0.95; normalize=False: RBO(L, I) alone)",
+                    peer="ir_measures compat (the authors' compatibility.py)"),
+        MeasureInfo("accuracy", "Accuracy", "Pairwise accuracy",
+                    "Share of (relevant, non-relevant) pairs in the top k (the whole ranking without a cut-off) "
+                    "ranked relevant first.",
+                    "Nothing beyond order: a diagnostic that a relevant document precedes a non-relevant one.",
+                    pairwise_accuracy, "optional", (10,), trec_eval=False, conventions=("relevance_level",),
+                    text="Accuracy = 1 - (sum over relevant d in the top k of the non-relevant above d) / (m * N), m "
+                         "and N the relevant and non-relevant (or unjudged) in the top k; 0 if m = 0, 1 if N = 0",
+                    peer="ir_measures accuracy"),
         _cwl("BPM", "Bejewelled Player Model@K",
              "Expected gain per document of a user who stops once the gain reaches T or the cost reaches K.",
              "Reaching the wanted gain T early, within a budget of K documents.", bejewelled_player_model,

@@ -291,7 +291,24 @@ IR_MEASURES_SPELLINGS = {
     "NumRet(rel=2)": {}, "NumRelRet(rel=2)": {},
     "Judged": {}, "Judged(cutoff=3)": {"tie_order": "docid_ascending", "score_precision": "float64"},
     "RBP(p=0.5,rel=2)": {"tie_order": "as_given"}, "RBP(rel=1)": {"tie_order": "as_given"},
+    "INST(T=2.0,max_rel=3)": {"tie_order": "as_given"}, "BPM(T=1.0,max_rel=3,cutoff=5)": {"tie_order": "as_given"},
 }
+
+
+@pytest.mark.parametrize("spec, reads_as", [
+    ("Compat", "Compat(p=0.95)"), ("Compat(normalize=False,p=0.8)", "Compat(p=0.8,normalize=False)"),
+    ("Accuracy(cutoff=10)", "Accuracy(cutoff=10)"), ("Accuracy(rel=2)", "Accuracy(rel=2)"),
+    ("NERR10(max_rel=2)", "NERR10(p=0.9,max_rel=2)"),
+    ("SDCG(cutoff=5,min_rel=1,max_rel=3)", "SDCG(min_rel=1,max_rel=3)@5"),
+    ("INSQ(max_rel=3,quantity=ResETU)", "INSQ(T=1,max_rel=3,quantity=ResETU)"), ("dcg_burges@10", "dcg_burges@10"),
+])
+def test_names_beyond_trec_eval_read_back_as_the_same_measure(spec, reads_as):
+    (measure,) = parse_measure(spec)
+    assert measure.key == reads_as
+    (again,) = parse_measure(measure.key)
+    assert (again.name, again.cutoff, again.params, again.gain, again.relevance_level) == (
+        measure.name, measure.cutoff, measure.params, measure.gain, measure.relevance_level)
+    assert parse_measure("Accuracy@10")[0].name == "success"  # sentence-transformers' Accuracy@k is Success@k
 
 
 @pytest.mark.parametrize("spec", list(IR_MEASURES_SPELLINGS))
@@ -320,7 +337,6 @@ def test_parameter_spellings_read_as_the_measure_they_name():
     ("SetP@10", "SetP is over the whole retrieved set; ir_measures parses SetP@k but none of its providers computes "
                 "it: for the top k write P@10, as ranx's precision@10"),
     ("SetR@5", "for the top k write R@5, as ranx's recall@5"),
-    ("Compat(p=0.9)", "compatibility with ideal rankings"),
     ("RBP@10", "RBP here is over the whole ranking; ir_measures parses RBP@k but none of its providers computes it"),
     ("nDCG(gains={0:1,1:4},dcg='exp-log2')", "gains and dcg='exp-log2' together are not computed"),
 ])

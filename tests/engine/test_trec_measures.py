@@ -79,6 +79,16 @@ WORKED = {
     # ERR@k (gdeval): a (grade 2) stops the user with 3/16, c (grade 1) with 1/16
     "ERR@2": (3 / 16) / 1,
     "ERR@5": (3 / 16) / 1 + (1 - 3 / 16) * (1 / 16) / 4,
+    # unnormalised DCG (ranx dcg, dcg_burges): a (grade 2) at rank 1, c (grade 1) at rank 4
+    "dcg": DCG, "dcg_cut.3": 2.0, "dcg@5": DCG, "dcg_burges@5": 3 + 1 / math.log2(5),
+    # Accuracy (ir_measures): a precedes x, b, d; c follows x and b: 1 - 2 / (2 relevant * 3 non-relevant)
+    "accuracy": 1 - 2 / (2 * 3), "Accuracy(cutoff=3)": 1.0,
+    # Compat: ideal I = a, c, e (grade > 0, grade descending, then as retrieved); overlaps of the prefixes of the
+    # ranking with I at depths 1-5 are 1, 1, 1, 2, 2, and I's own 1, 2, 3, 3, 3
+    "Compat(p=0.95)": (1 + 0.95 / 2 + 0.95 ** 2 / 3 + 0.95 ** 3 * 2 / 4 + 0.95 ** 4 * 2 / 5)
+                      / (1 + 0.95 * 2 / 2 + 0.95 ** 2 * 3 / 3 + 0.95 ** 3 * 3 / 4 + 0.95 ** 4 * 3 / 5),
+    "Compat(p=0.5,normalize=False)": (1 + 0.5 / 2 + 0.25 / 3 + 0.125 * 2 / 4 + 0.0625 * 2 / 5)
+                                     / (1 + 0.5 + 0.25 + 0.125 + 0.0625),
     # C/W/L (cwl_eval), max_rel=4: gains a 0.5, x (unjudged) 0, b 0, c 0.25, d (grade -1, judged) 0, then 0 to rank
     # 1000. The user reaches rank r with chance prod_{s<r} C_s; EU = sum_r reach_r g_r / sum_r reach_r.
     "BPM(T=0.5,max_rel=4)@10": 0.5,  # the gain wanted arrives at rank 1: C_1 = 0
