@@ -110,6 +110,8 @@ OUTSIDE_THE_UNIT_INTERVAL = {
     "gm_map": "per query it holds log(max(AP, 0.00001)), as trec_eval does",
     "gm_bpref": "per query it holds log(max(bpref, 0.00001))",
     "yaap": "a log-odds, log((1 + S) / (1 + R - S)), negative when S < R / 2",
+    "dcg": "unnormalised: the sum of discounted gains grows with the graded documents found",
+    "dcg_cut": "unnormalised DCG of the top k",
 }
 #: Deeper than every ranking of the collection below: a cut there sees the whole ranking.
 BEYOND_EVERY_LIST = 1000
