@@ -350,6 +350,7 @@ def help_epilog() -> str:
                                                                              "  (not in trec_eval)"))
         lines.extend(wrap.wrap(info.short_desc + " Rewards: " + info.rewards))
         lines.extend(wrap.wrap("Formula: " + (info.text or info.formula)))
+        lines.extend(wrap.wrap("Reference: " + info.reference))
         details = []
         if info.cutoff == "optional":
             details.append("cut-off optional: without one, the whole ranking")

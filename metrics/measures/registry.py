@@ -120,12 +120,19 @@ class MeasureInfo:
     uncut_form: str | None = None  # the same measure over the whole ranking (map_cut -> map), for a cut one
     monotone: bool = False  # each judgment of an unjudged document moves it one way, so holes bound it
     not_a_score: str = ""  # what it is instead of a score where higher is better (unj, rbp_resid)
+    source: str = ""  # where it is defined, when not trec_eval (a paper, a tool)
     cutoff_mark: str = "_"  # joins name and cut-off in its tool's output: trec_eval's P_5, ndeval's alpha-nDCG@20
 
     @property
     def formula(self) -> str:
         """The LaTeX formula: ``latex`` if given, else the kernel docstring's first paragraph (its lines joined)."""
         return self.latex or " ".join((self.kernel.__doc__ or "").strip().split("\n\n")[0].split())
+
+    @property
+    def reference(self) -> str:
+        """Where the measure is defined and what its numbers are tested against, in one line for ``--help``:
+        ``trec_eval; tested against pytrec_eval``."""
+        return f"{self.source or ('trec_eval' if self.trec_eval else self.peer)}; tested against {self.peer}"
 
     @property
     def is_count(self) -> bool:
@@ -158,11 +165,18 @@ _CWL_GAIN = ("gain = (clip(grade, min_rel, max_rel) - min_rel) / (max_rel - min_
 _CWL_PEER = "cwl_eval (ir_measures' cwl_eval provider)"
 
 
+_CWL_PAPERS = {"BPM": "Zhang et al. 2017 (SIGIR)", "INST": "Moffat et al. 2015 (ADCS)",
+               "INSQ": "Moffat et al. 2012 (ADCS)", "SDCG": "Järvelin & Kekäläinen 2002, scaled as cwl_eval's NDCG-k",
+               **{f"NERR{n}": f"Azzopardi, Mackenzie & Moffat 2021 (ICTIR), eq. {n}" for n in (8, 9, 10, 11)}}
+
+
 def _cwl(name: str, pretty: str, desc: str, rewards: str, kernel, text: str, cutoff: bool = False) -> MeasureInfo:
     """A C/W/L measure of cwl_eval, named as ir_measures names it in both notations."""
+    paper = _CWL_PAPERS[name]
     return MeasureInfo(name, name, pretty, desc, rewards, kernel, "required" if cutoff else "none",
                        (10,) if cutoff else (), trec_eval=False, text=f"{text}; EU = sum_r W_r g_r, {_CWL_GAIN}",
-                       peer=_CWL_PEER)
+                       peer=_CWL_PEER, source=f"{paper}, as cwl_eval 1.0.12 computes it (Azzopardi, Thomas & Moffat "
+                                              "2019)")
 
 _NDEVAL = "pyndeval (NIST's ndeval 4.5)"
 _NOVELTY = "g_r = sum over the subtopics j of the document at rank r of (1 - alpha)^(documents above r relevant to j)"
@@ -365,13 +379,15 @@ MEASURES: dict[str, MeasureInfo] = {
                     "Putting high-grade documents first; unlike nDCG it grows with the number of them found.",
                     dcg, trec_eval=False, conventions=("gain", "discount", "tied_gains"),
                     text="DCG = sum_r gain(r) / log2(r + 1), gain = grade (ranx dcg; dcg_burges: 2^grade - 1)",
-                    peer="ranx dcg, dcg_burges", ir_native=False),
+                    peer="ranx dcg, dcg_burges", ir_native=False,
+                    source="Järvelin & Kekäläinen 2002; ranx 0.3.21 dcg, dcg_burges (Burges et al. 2005)"),
         MeasureInfo("dcg_cut", "dcg_cut", "DCG@k", "Discounted cumulative gain of the top k, not normalised.",
                     "Putting high-grade documents first within the top k.",
                     dcg, "required", (10,), trec_eval=False, conventions=("gain", "discount", "tied_gains"),
                     text="DCG@k = sum over ranks r <= k of gain(r) / log2(r + 1), gain = grade (ranx dcg@k; "
                          "dcg_burges@k: 2^grade - 1)",
-                    peer="ranx dcg, dcg_burges", ir_native=False),
+                    peer="ranx dcg, dcg_burges", ir_native=False,
+                    source="Järvelin & Kekäläinen 2002; ranx 0.3.21 dcg, dcg_burges (Burges et al. 2005)"),
         MeasureInfo("map_cut", "AP", "Average precision@k", "Average precision counting only the top k.",
                     "Ranking relevant documents early within the top k.",
                     average_precision, "required", TREC_CUTOFFS,
@@ -478,7 +494,7 @@ MEASURES: dict[str, MeasureInfo] = {
                     "probability (2^g - 1) / 16.",
                     "A highly relevant document early; after one, the rest matter much less.",
                     expected_reciprocal_rank, "required", (20,), trec_eval=False, default_params=(4.0,),
-                    peer="gdeval (perl, shipped with ir_measures)",
+                    peer="gdeval (perl, shipped with ir_measures)", source="Chapelle et al. 2009; gdeval",
                     text="ERR@k = sum over r <= k of (1/r) * R_r * (1 - R_1) * ... * (1 - R_(r-1)), R = (2^grade - "
                          "1) / 2^4 "
                          "(gdeval's maximum grade 4)"),
@@ -490,7 +506,8 @@ MEASURES: dict[str, MeasureInfo] = {
                     text="Compat(p) = RBO(L, I) / RBO(I, I), RBO(A, B) = sum_d p^(d-1) |A[:d] & B[:d]| / d over "
                          "sum_d p^(d-1), d = 1..max(|L|, |I|), I = the documents with grade > 0, grade descending, "
                          "then as retrieved (p = 0.95; normalize=False: RBO(L, I) alone)",
-                    peer="ir_measures compat (the authors' compatibility.py)"),
+                    peer="ir_measures compat (the authors' compatibility.py)",
+                    source="Clarke, Vtyurina & Smucker 2021, Offline evaluation without gain (ACM TOIS)"),
         MeasureInfo("accuracy", "Accuracy", "Pairwise accuracy",
                     "Share of (relevant, non-relevant) pairs in the top k (the whole ranking without a cut-off) "
                     "ranked relevant first.",
@@ -498,7 +515,7 @@ MEASURES: dict[str, MeasureInfo] = {
                     pairwise_accuracy, "optional", (10,), trec_eval=False, conventions=("relevance_level",),
                     text="Accuracy = 1 - (sum over relevant d in the top k of the non-relevant above d) / (m * N), m "
                          "and N the relevant and non-relevant (or unjudged) in the top k; 0 if m = 0, 1 if N = 0",
-                    peer="ir_measures accuracy"),
+                    peer="ir_measures accuracy", source="ir_measures 0.4.3 (its accuracy provider)"),
         _cwl("BPM", "Bejewelled Player Model@K",
              "Expected gain per document of a user who stops once the gain reaches T or the cost reaches K.",
              "Reaching the wanted gain T early, within a budget of K documents.", bejewelled_player_model,

@@ -357,6 +357,17 @@ def test_help_gives_each_measure_its_own_formula_in_plain_text():
     assert not any("\\" in line or "{" in line for line in formulas)  # no LaTeX on a terminal
 
 
+def test_help_gives_every_measure_its_reference():
+    text = cli("--help")[1]
+    blocks = {block.split("\n")[0].split(" / ")[0].strip(): " ".join(block.split())
+              for block in re.split(r"\n  (?=\S)", text)}
+    for name, info in MEASURES.items():
+        assert f"Reference: {info.reference}" in blocks[name], name
+        assert f"tested against {info.peer}" in info.reference
+    assert "Reference: trec_eval; tested against pytrec_eval" in blocks["map"]
+    assert "Clarke, Vtyurina & Smucker 2021" in blocks["compat"] and "Moffat et al. 2015" in blocks["INST"]
+
+
 def test_help_documents_every_convention_choice_and_the_tools_that_use_it():
     text = " ".join(cli("--help")[1].split())
     for info in CONVENTION_INFO:
