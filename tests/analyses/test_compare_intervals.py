@@ -9,7 +9,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-import scipy.stats
 
 from metrics.compare import (
     bootstrap_interval,
@@ -22,6 +21,9 @@ from metrics.compare import (
 from metrics.compare.__main__ import main as compare_main
 from metrics.compare.intervals import FEW_QUERIES, acceleration
 from metrics.compare.pairs import EXACT_MAX_QUERIES
+
+# scipy.stats is imported in the tests that use it, not at collection, where every pytest-xdist worker
+# would pay for it (scipy.stats and statsmodels: about 2 s of CPU per worker).
 
 #: Ours and scipy's draw the same resamples and take the same means; the interval ends may differ in the last bits
 #: only (the acceleration is summed in another order, the quantile computed by numpy instead of scipy).
@@ -42,6 +44,8 @@ def per_query_samples():
 @pytest.mark.parametrize("method, scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
 @pytest.mark.parametrize("name, values", list(per_query_samples()), ids=lambda x: x if isinstance(x, str) else "")
 def test_intervals_equal_scipys_with_the_same_seed_and_resamples(method, scipy_method, name, values):
+    import scipy.stats
+
     for seed, resamples in ((0, 999), (7, 2000)):
         ours = bootstrap_interval(values, method=method, resamples=resamples, seed=seed)
         theirs = scipy.stats.bootstrap((values,), np.mean, n_resamples=resamples, method=scipy_method,

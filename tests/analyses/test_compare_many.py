@@ -7,8 +7,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.stats
-from statsmodels.stats.multitest import multipletests
 
 from metrics import InputError
 from metrics.compare import (
@@ -23,6 +21,9 @@ from metrics.compare import (
 from metrics.compare.__main__ import main as compare_main
 from metrics.compare.many import effect_size, tukey_hsd_p_value
 from tests.support.paths import TEST_DATA
+
+# scipy.stats and statsmodels are imported in the tests that use them, not at collection, where every pytest-xdist
+# worker would pay for them (about 2 s of CPU per worker).
 
 DATA = TEST_DATA / "trec_eval"
 
@@ -45,6 +46,8 @@ def three_runs():
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("ours, theirs", [("holm", "holm"), ("bh", "fdr_bh"), ("bonferroni", "bonferroni")])
 def test_corrections_equal_statsmodels(seed, ours, theirs):
+    from statsmodels.stats.multitest import multipletests
+
     rng = np.random.default_rng(seed)
     p = rng.uniform(0, 0.2, 12)
     p[3] = p[5]  # a tie
@@ -52,6 +55,8 @@ def test_corrections_equal_statsmodels(seed, ours, theirs):
 
 
 def test_t_and_wilcoxon_p_values_equal_scipy(three_runs):
+    import scipy.stats
+
     arrays = {run: np.array(list(v.values())) for run, v in three_runs["nDCG@10"].items()}
     for test, reference in (("t", lambda x, y: scipy.stats.ttest_rel(y, x).pvalue),
                             ("wilcoxon", lambda x, y: scipy.stats.wilcoxon(y - x).pvalue)):
@@ -62,6 +67,8 @@ def test_t_and_wilcoxon_p_values_equal_scipy(three_runs):
 
 
 def test_holm_makes_the_family_of_pairs_more_conservative(three_runs):
+    from statsmodels.stats.multitest import multipletests
+
     raw = compare_values_many(three_runs, correction="none", resamples=200)
     holm = compare_values_many(three_runs, correction="holm", resamples=200)
     assert [p.p_adjusted for p in holm.pairs] == pytest.approx(
@@ -71,6 +78,7 @@ def test_holm_makes_the_family_of_pairs_more_conservative(three_runs):
 
 def test_tukey_hsd_with_queries_as_blocks_matches_the_two_way_anova_and_the_studentized_range(three_runs):
     import pandas as pd
+    import scipy.stats
     import statsmodels.formula.api as smf
 
     values = three_runs["nDCG@10"]
@@ -88,6 +96,8 @@ def test_tukey_hsd_with_queries_as_blocks_matches_the_two_way_anova_and_the_stud
 
 @pytest.mark.parametrize("method, scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
 def test_bootstrap_intervals_equal_scipy_with_the_same_seed(method, scipy_method):
+    import scipy.stats
+
     values = np.random.default_rng(1).uniform(0, 1, 40)
     ours = bootstrap_interval(values, method=method, resamples=2000, seed=7)
     theirs = scipy.stats.bootstrap((values,), np.mean, n_resamples=2000, method=scipy_method,

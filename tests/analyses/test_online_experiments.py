@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize
 
 from metrics import InputError
 from metrics.online import ClickModel, ab_test, expected_signals, sessions_needed, team_draft
 from metrics.online.experiments import interleave, wilson_interval
+
+# statsmodels is imported in the tests that use it, not at collection, where every pytest-xdist worker
+# would pay for it (scipy.stats and statsmodels: about 2 s of CPU per worker).
 
 PASTRY = {"donut": 1, "muffin": 1, "scone": 1}
 RUN = ["donut", "bagel", "muffin", "croissant"]
@@ -69,6 +70,9 @@ def test_the_ci_covers_the_expected_difference_about_95_percent_of_the_time():
                                       (0.583, 0.6875)])
 @pytest.mark.parametrize("alpha, power", [(0.05, 0.8), (0.01, 0.9)])
 def test_sessions_needed_is_statsmodels_normal_ind_power_rounded_up(p_a, p_b, alpha, power):
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+
     reference = NormalIndPower().solve_power(effect_size=proportion_effectsize(p_b, p_a), alpha=alpha, power=power,
                                              ratio=1.0, alternative="two-sided")
     assert sessions_needed(p_a, p_b, alpha=alpha, power=power) == int(np.ceil(reference))

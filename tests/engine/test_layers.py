@@ -8,6 +8,7 @@ each offending import as ``file:line``.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,9 +119,16 @@ def _report(edges: list[Import], what: str) -> str:
     return f"{len(edges)} {what}:\n" + "\n".join(f"  {edge}" for edge in edges)
 
 
-GRAPH = import_graph()
-METRICS_EDGES = [edge for edge in GRAPH if not _is_ui(edge)]
-UI_EDGES = [edge for edge in GRAPH if _is_ui(edge)]
+@functools.cache
+def project_graph() -> list[Import]:
+    """``import_graph()`` parsed once per process, by the first test that asks, not at collection (where every
+    pytest-xdist worker would parse every module of the project)."""
+    return import_graph()
+
+
+def graph_edges(ui: bool) -> list[Import]:
+    """The project's imports from the engine (``ui=False``) or from ui/ and app.py (``ui=True``)."""
+    return [edge for edge in project_graph() if _is_ui(edge) == ui]
 
 
 def test_every_module_has_a_layer() -> None:
@@ -129,19 +137,19 @@ def test_every_module_has_a_layer() -> None:
 
 
 def test_no_metrics_module_imports_a_command_line() -> None:
-    offending = [edge for edge in METRICS_EDGES
+    offending = [edge for edge in graph_edges(ui=False)
                  if layer_of(edge.target) == COMMAND_LINE and layer_of(edge.source) != COMMAND_LINE]
     assert not offending, _report(offending, "imports of a command-line module from the library (move what they "
                                              "need below metrics/cli.py)")
 
 
 def test_metrics_imports_point_down() -> None:
-    offending = [edge for edge in METRICS_EDGES if _RANK[layer_of(edge.target)] > _RANK[layer_of(edge.source)]]
+    offending = [edge for edge in graph_edges(ui=False) if _RANK[layer_of(edge.target)] > _RANK[layer_of(edge.source)]]
     assert not offending, _report(offending, "imports from a lower layer to a higher one")
 
 
 def test_the_engine_never_imports_the_ui() -> None:
-    offending = [edge for edge in METRICS_EDGES if layer_of(edge.target) in _UI_LAYERS]
+    offending = [edge for edge in graph_edges(ui=False) if layer_of(edge.target) in _UI_LAYERS]
     assert not offending, _report(offending, "imports of ui/ or app.py from metrics/")
 
 
@@ -192,8 +200,8 @@ def _cycle_report(edges: list[Import], cycles: list[list[str]]) -> str:
 
 
 def test_metrics_has_no_import_cycle() -> None:
-    cycles = _cycles(METRICS_EDGES)
-    assert not cycles, _cycle_report(METRICS_EDGES, cycles)
+    cycles = _cycles(graph_edges(ui=False))
+    assert not cycles, _cycle_report(graph_edges(ui=False), cycles)
 
 
 def test_the_layer_checks_catch_a_cycle_and_an_upward_import() -> None:
@@ -210,7 +218,7 @@ def test_the_layer_checks_catch_a_cycle_and_an_upward_import() -> None:
 
 
 def test_ui_imports_point_down() -> None:
-    offending = [edge for edge in UI_EDGES if _RANK[layer_of(edge.target)] > _RANK[layer_of(edge.source)]]
+    offending = [edge for edge in graph_edges(ui=True) if _RANK[layer_of(edge.target)] > _RANK[layer_of(edge.source)]]
     assert not offending, _report(offending, "imports from a lower layer to a higher one in ui/ and app.py")
 
 
@@ -219,14 +227,14 @@ def _page(module: str) -> str | None:
 
 
 def test_pages_never_import_each_other() -> None:
-    offending = [edge for edge in UI_EDGES
+    offending = [edge for edge in graph_edges(ui=True)
                  if _page(edge.source) and _page(edge.target) and _page(edge.source) != _page(edge.target)]
     assert not offending, _report(offending, "imports of one page from another (switch pages by script path)")
 
 
 def test_metrics_ui_and_app_have_no_import_cycle() -> None:
-    cycles = _cycles(GRAPH)
-    assert not cycles, _cycle_report(GRAPH, cycles)
+    cycles = _cycles(project_graph())
+    assert not cycles, _cycle_report(project_graph(), cycles)
 
 
 def test_the_graph_sees_imports_inside_functions_and_resolves_relative_ones(tmp_path: Path) -> None:
