@@ -10,7 +10,8 @@ number with every unjudged document given the largest gain 1, minus it with gain
 cwl_eval's conventions, as ir_measures' cwl_eval provider runs it: a grade g becomes the gain (clip(max(g, 0),
 min_rel, max_rel) - min_rel) / (max_rel - min_rel) (a document in the qrels with a negative grade is judged, with
 gain 0); the ranking is padded to :data:`CWL_DEPTH` ranks (cwl_eval's ``--max_depth``) with unjudged documents;
-every document costs 1 (no cost file); documents keep the order given (the engine's tie order decides ties).
+every document costs 1 (no cost file); documents keep the order given (the engine's tie order decides ties). An
+empty ranking (a judged query the run lacks, with -c) scores 0 in every quantity.
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ def cwl_measure(name: str, default: float):
                 values.append(_expectations(_continuation(name, gains, k, parameter), gains))
             column = int(quantity) % 5
             out[:, j] = values[-1][:, column] - values[0][:, column] if residual else values[0][:, column]
+        # An empty ranking is a judged query the run lacks (-c): 0, as ir_measures counts it, not a user model run
+        # over 1000 unjudged ranks.
+        out[ctx.batch.lengths == 0] = 0.0
         return out
 
     kernel.__name__ = f"cwl_{name.lower()}"

@@ -121,6 +121,13 @@ WORKED = {
 
 
 
+def test_a_judged_query_missing_from_the_run_scores_0_in_every_cwl_quantity_with_c():
+    qrels, run = {"q": JUDGMENTS, "missing": {"a": 1}}, {"q": SCORES}
+    specs = [f"INST(max_rel=2,quantity={quantity})" for quantity in ("EU", "ED", "ETC", "ResEU", "ResED")]
+    values = metrics.evaluate(qrels, run, specs, missing_queries="zero")
+    assert set(values["missing"].values()) == {0.0} and values["q"]["INST(T=1,max_rel=2,quantity=ED)"] > 1
+
+
 def _cwl_expected_utility(continuation) -> float:
     """EU = sum_r W_r g_r for the worked example's gains, from the C_r of ranks 1..1000 (cwl_eval's depth)."""
     gains = [0.5, 0, 0, 0.25] + [0] * 996
