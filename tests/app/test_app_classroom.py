@@ -8,6 +8,7 @@ from tests.app.support import PASTRY, assert_no_failure, open_app, open_runs_pag
 from ui.common import pages
 from ui.common.classroom import PANELS_PICKER, TOGGLE
 from ui.common.text import shown as as_shown
+from ui.explore import scores
 from ui.runs import TAB as RUNS_TAB
 
 
@@ -36,9 +37,11 @@ def test_a_classroom_link_hides_conventions_holes_and_online_and_keeps_every_num
     assert brackets(at) == [] and not has_conventions_panel(at)
     assert "Online signals (simulated)" not in headers(at) and "What if…" in headers(at)
     assert not any(c.value.startswith("The list shown is the ranking scored") for c in at.caption)
-    # The guide no longer points "further down" to a section that is not there.
-    assert any("classroom mode hides it" in c.value for c in at.caption)
     assert param(at, "mode") == "class"
+    # The guide (drawn once opened) no longer points "further down" to a section that is not there.
+    at.session_state[scores.GUIDE] = True
+    at.run()
+    assert any("classroom mode hides it" in c.value for c in at.caption)
 
 
 def test_the_switch_writes_mode_class_into_the_link_and_that_link_opens_classroom_mode_again():

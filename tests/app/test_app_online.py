@@ -13,7 +13,7 @@ from tests.app.test_app_runs import upload
 from tests.app.test_app_whatif import figures
 from ui.common.query_state import reorder_active
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
-from ui.explore import online
+from ui.explore import online, scores
 
 PASTRY_QRELS = {"sweet pastry": {"donut": 1, "muffin": 1, "scone": 1}}
 PASTRY_RUN = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croissant": 0.7}}
@@ -21,6 +21,8 @@ PASTRY_RUN = {"sweet pastry": {"donut": 0.95, "bagel": 0.9, "muffin": 0.8, "croi
 
 def test_the_metric_guide_lists_when_an_offline_win_needs_online_confirmation():
     at = open_app()
+    at.session_state[scores.GUIDE] = True  # as a click on the closed guide does (closed, it draws nothing)
+    at.run()
     assert_no_failure(at)
     guide = next(e for e in at.expander if e.label == "Which metric should I use?")
     text = "\n".join(m.value for m in guide.markdown)

@@ -1,4 +1,5 @@
-"""What the explorer's cards show while a rerun replaces them, watched on every frame the browser draws.
+"""What the explorer's cards show while a rerun replaces them, watched on every frame the browser draws; and what
+a rerun sends: an edit the sidebar does not show reruns only the query panels (a fragment).
 
 Streamlit replaces a page's elements one by one as a rerun sends them, and keeps showing the ones not yet replaced
 with the run before's values: the row of cards used to show two states side by side for a moment (RR 0.500 of the
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import expect
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.browser.support import ExplorerPage
 
@@ -55,4 +58,37 @@ def test_the_cards_show_one_state_at_a_time_across_reruns(explorer: ExplorerPage
         assert any(frame.items() <= state.items() for state in states), (frame, states)
     # The watch saw every state (a watch that saw nothing would pass anything).
     assert all(any(frame == state for frame in frames) for state in states[1:])
+    explorer.expect_no_traceback()
+
+
+def _sidebar_deltas(frames: list[bytes]) -> int:
+    """How many of these forward messages draw something in the sidebar (delta path 1, ...)."""
+    count = 0
+    for payload in frames:
+        message = ForwardMsg()
+        message.ParseFromString(payload)
+        if message.WhichOneof("type") == "delta" and list(message.metadata.delta_path)[:1] == [1]:
+            count += 1
+    return count
+
+
+def test_an_edit_reruns_the_query_panels_and_the_sidebar_only_when_it_shows_the_change(
+        explorer: ExplorerPage) -> None:
+    frames: list[bytes] = []
+    explorer.page.on("websocket", lambda socket: socket.on(
+        "framereceived", lambda payload: frames.append(payload) if isinstance(payload, bytes) else None))
+    explorer.open()
+    picker = explorer.page.locator(".st-key-sample_picker")
+    expect(picker).to_contain_text("sweet pastry")
+    # k 4 -> 3: the list is no longer the sample as loaded, and the sidebar's picker says so (the whole page ran).
+    frames.clear()
+    explorer.set_k(3)
+    expect(picker).to_contain_text("your own list")
+    assert _sidebar_deltas(frames) > 0
+    # k 3 -> 2 on your own list: the cards follow, the sidebar is not sent again (only the query panels ran).
+    frames.clear()
+    explorer.set_k(2)
+    assert explorer.shown_metrics()["P@2"] == "0.500"
+    assert _sidebar_deltas(frames) == 0 and frames  # frames were watched, none of them for the sidebar
+    expect(picker).to_contain_text("your own list")
     explorer.expect_no_traceback()

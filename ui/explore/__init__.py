@@ -34,6 +34,29 @@ def page() -> None:
     if not view.classroom:  # in class the list and the cards come first
         st.caption(SCORING_MODEL)
 
+    st.session_state[SIDEBAR_SHOWS] = sidebar_shows(query, view)
+    query_panels(view)
+
+
+#: Session key: what the sidebar showed when the whole page last ran (see :func:`sidebar_shows`).
+SIDEBAR_SHOWS = "explore_sidebar_shows"
+
+
+def sidebar_shows(query, view) -> tuple:
+    """What the sidebar's text and widgets depend on: the sample the list still is (or "your own list") and the one
+    it came from, the conventions, and the view."""
+    return state.shown_sample(query), st.session_state.get(state.SAMPLE), query.conventions, view
+
+
+@st.fragment
+def query_panels(view) -> None:
+    """Everything an edit can change below the title: k, the cards, the list, the explanations, the what-if charts,
+    the data sections and the link. A fragment, so a change made here (k, a grade, a move) reruns these panels and
+    neither the sidebar nor the title; a change the sidebar shows (the list is no longer its sample, Undo brings back
+    other conventions) reruns the whole page."""
+    query = state.current()
+    if sidebar_shows(query, view) != st.session_state.get(SIDEBAR_SHOWS):
+        st.rerun(scope="app")
     explanations = explain(query.ranking, dict(query.judgments), query.k, query.conventions)
     labels = {item.parsed.key: item.label for item in explanations}
     baseline = st.session_state.get(state.BASELINE)

@@ -110,10 +110,17 @@ def cards_slide(explanations: list[Explanation], query: str, k: int, conventions
     slides.downloads(lambda: slides.cards_figure(cards, title, footer), f"{query}-cards", key="cards_slide")
 
 
+#: Session key of the metric guide's expander (True while it is open).
+GUIDE = "metric_guide"
+
+
 def metric_guide(online_shown: bool = True) -> None:
     """The guide to choosing a metric; ``online_shown``: whether the page shows its online section (classroom
     mode hides it unless asked for), which the guide's last line points to."""
-    with st.expander("Which metric should I use?"):
+    panel = st.expander("Which metric should I use?", key=GUIDE, on_change="rerun")
+    if not panel.open:  # drawn only while open: a closed expander's table is sent again on every edit
+        return
+    with panel:
         guide = pd.DataFrame(METRIC_GUIDE, columns=["If you evaluate…", "use", "because"])
         st.table(guide.set_index("If you evaluate…"))
         st.markdown("**When an offline win needs online confirmation**\n"

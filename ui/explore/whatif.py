@@ -93,13 +93,15 @@ def _chart_data(scenario: Scenario) -> ChartData:
 
 
 def _chart(figure, name: str, clickable: bool = False) -> None:
-    """The chart, and under it its PNG and SVG for slides (drawn when clicked)."""
-    key = state.editor_key(name)
+    """The chart, and under it its PNG and SVG for slides (drawn when clicked). A chart that takes clicks gets a new
+    key after each edit (a selection left from the list before is dropped); the others keep theirs, so an edit
+    redraws them in place instead of building a new chart."""
     if clickable:
+        key = state.editor_key(name)
         st.plotly_chart(figure, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
                         config={"displaylogo": False})
     else:
-        st.plotly_chart(figure, key=key, config={"displaylogo": False})
+        st.plotly_chart(figure, key=name, config={"displaylogo": False})
     slides.chart_downloads(figure, f"{state.current().query}-{name.removeprefix('chart_')}", key=name)
 
 
