@@ -42,7 +42,16 @@ from .engine import (
 from .io.frames import as_qrels_table, as_run_table
 from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
 from .measures import relevance_strings
-from .model import NO_JUDGMENT, RankingBatch, in_ranking_order, ties_by_keys
+from .model import (
+    NO_JUDGMENT,
+    NO_SUBTOPIC_LINE,
+    RankingBatch,
+    SubtopicJudgments,
+    SubtopicQrels,
+    SubtopicRows,
+    in_ranking_order,
+    ties_by_keys,
+)
 from .names import Measure
 
 
@@ -56,6 +65,45 @@ def batch_for_run(
     """
     ranked = _ranked_lines(qrels, run, conventions)
     return ranked.qids, ranked.batch(None)
+
+
+def subtopic_batch(
+    subtopic_qrels: SubtopicQrels, run: RunTable, conventions: Conventions | None = None
+) -> tuple[list[str], RankingBatch]:
+    """:func:`batch_for_run` for subtopic qrels (``{qid: {doc: {subtopic: grade}}}``, as
+    :func:`metrics.io.trec.read_subtopic_qrels` returns them): the batch carries the subtopic judgments, and each
+    document's grade is its largest over its subtopics (what the other measures see), as ``metrics.evaluate`` gives.
+
+    The run is ordered once, through the same columnar join and sort, with each judged document's row in the
+    subtopic matrix standing for its grade.
+    """
+    conv = conventions if conventions is not None else Conventions()
+    queries = [SubtopicJudgments.from_mapping(docs) for docs in subtopic_qrels.values()]
+    starts = np.cumsum([0] + [len(query.docs) for query in queries]).astype(np.int64)
+    width = max((len(query.subtopics) for query in queries), default=0)
+    grades = np.full((int(starts[-1]), width), NO_SUBTOPIC_LINE, dtype=np.int64)
+    for q, query in enumerate(queries):
+        grades[starts[q]: starts[q + 1], : query.grades.shape[1]] = query.grades
+    best = grades.max(axis=1, initial=NO_SUBTOPIC_LINE)  # a document's largest grade
+    table = QrelsTable(pa.array([qid for qid, query in zip(subtopic_qrels, queries) for _ in query.docs],
+                                type=pa.string()),
+                       pa.array([doc for query in queries for doc in query.docs], type=pa.string()),
+                       np.where(best >= 0, np.arange(best.shape[0]), -1).astype(np.int64))
+    qids, batch = batch_for_run(table, run, conv)
+    judged = batch.judged
+    at = np.where(judged, batch.grades, 0).astype(np.int64)
+    flat = np.where(judged, best[at], batch.grades).astype(np.float64)
+    query_of = {qid: q for q, qid in enumerate(subtopic_qrels)}
+    query_of_row = np.array([query_of[qid] for qid in qids], dtype=np.int64)
+    per_query = [np.sort(best[starts[q]: starts[q + 1]][best[starts[q]: starts[q + 1]] >= 0])[::-1]
+                 for q in range(len(queries))]
+    judged_grades = np.full((len(queries), max(1, max((g.shape[0] for g in per_query), default=0))),
+                            float(NO_JUDGMENT))
+    for q, row in enumerate(per_query):
+        judged_grades[q, : row.shape[0]] = row
+    rows_of = SubtopicRows(grades, starts, query_of_row, np.where(judged, at, -1))
+    return qids, RankingBatch(flat, judged, batch.lengths, judged_grades[query_of_row], batch.tied_with_previous,
+                              rows_of)
 
 
 def batches_for_run(

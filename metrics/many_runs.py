@@ -30,19 +30,23 @@ from .conventions import Conventions
 from .engine import (
     aggregate_columns,
     as_measures,
+    check_gain_range,
     check_grade_range,
+    clear_placeholder_rows,
+    evaluate_batch,
     grade_limit,
+    group_by,
+    judged_only,
     make_conventions,
     nothing_to_evaluate,
 )
-from .evaluate import evaluate
 from .io.compressed import is_gzip
 from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
 from .io.read import read_checked_qrels, read_run_path
 from .io.trec import QrelsTable, RunTable, read_subtopic_qrels
 from .measures import DIVERSITY_NAMES
 from .model import InputError
-from .names import Measure
+from .names import Measure, parse_measures
 from .optional import require
 
 if TYPE_CHECKING:  # pandas is optional (the app's extra): loaded when evaluate_runs builds its table
@@ -177,16 +181,31 @@ def uses_subtopics(measures: Sequence[Measure]) -> bool:
 def evaluate_subtopic_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions):
     """:func:`evaluate_run_files` with the qrels read as NIST's ndeval reads them, ``qid subtopic docno grade``
     (:func:`metrics.io.trec.read_subtopic_qrels`), for the diversity measures; every other measure sees each
-    document's largest grade. ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order."""
+    document's largest grade. ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order; the run goes
+    through the columnar reader and the bulk path (:func:`metrics.bulk.subtopic_batch`)."""
     if qrels_path == "-":
         raise InputError("the subtopic qrels have to be a file, not '-'")
     subtopic_qrels = read_subtopic_qrels(Path(qrels_path))
+    check_gain_range([{doc: max(grades.values()) for doc, grades in docs.items()} for docs in subtopic_qrels.values()],
+                     measures, conventions, names=list(subtopic_qrels))
     run = read_run_path(run_path)
-    per_query = evaluate(subtopic_qrels, run.to_dict(), list(measures) or ["num_q"], conventions=conventions)
-    qids = sorted(per_query)
-    values = {measure.key: np.array([per_query[qid][measure.key] for qid in qids]) for measure in measures}
+    measures = list(measures) or parse_measures("num_q")
+    values: dict[str, object] = {}
+    qids: list[str] = []
+    for condensed, group in group_by(measures, lambda m: judged_only(m, conventions)).items():
+        conv = conventions.replace(unjudged="removed") if condensed else conventions
+        qids, batch = bulk.subtopic_batch(subtopic_qrels, run, conv)
+        values.update(evaluate_batch(batch, group, conventions))
+    if conventions.missing_ranking == "placeholder" and conventions.missing_queries == "zero":
+        answered = set(run.qids)
+        clear_placeholder_rows(values, measures, np.flatnonzero([qid not in answered for qid in qids]))
+    order = np.asarray(sorted(range(len(qids)), key=lambda i: qids[i]), dtype=np.int64)
+    values = {measure.key: values[measure.key][order] for measure in measures}
     values[MISSING_QUERIES] = tuple(sorted(set(subtopic_qrels) - set(run.qids)))
-    return qids, values, run.runid
+    if conventions.missing_queries == "zero":
+        values[ALL_NUM_REL] = float(sum(max(grades.values()) > 0 for docs in subtopic_qrels.values()
+                                        for grades in docs.values()))
+    return [qids[i] for i in order], values, run.runid
 
 
 def missing_from(qrels: QrelsTable, run_qids: Sequence[str]) -> tuple[str, ...]:

@@ -11,7 +11,6 @@ Ties are resolved before a batch exists, so kernels never see scores.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -386,18 +385,20 @@ class SubtopicJudgments:
                 grades[i, index[subtopic]] = grade
         return cls(docs, subtopics, grades)
 
-    def row_of(self, doc: str) -> int:
-        """The row of ``doc`` in ``grades``, or -1 when it is not judged."""
-        i = bisect.bisect_left(self.docs, doc)
-        return i if i < len(self.docs) and self.docs[i] == doc else -1
-
 
 @dataclass(frozen=True, slots=True)
 class SubtopicRows:
-    """The subtopic judgments of a batch: each row's query (``queries[query_of_row[i]]``) and, for each ranked
-    document that query judges, its row in that query's ``grades`` (``judged_row``, (n, width), -1 elsewhere)."""
+    """The subtopic judgments of a batch, every query's in one matrix.
 
-    queries: tuple[SubtopicJudgments, ...]
+    grades: (judged documents, subtopics) int64, each query's :class:`SubtopicJudgments` one block of rows (its
+        ``grades``, padded on the right with :data:`NO_SUBTOPIC_LINE`); query q's rows start at ``starts[q]``
+        (``starts`` has one entry more than there are queries).
+    query_of_row: (n,) the query of each batch row; rows that share a judgments object share its block.
+    judged_row: (n, width) the row of ``grades`` of the document at each rank, -1 where its query does not judge it.
+    """
+
+    grades: np.ndarray
+    starts: np.ndarray
     query_of_row: np.ndarray
     judged_row: np.ndarray
 
@@ -405,27 +406,35 @@ class SubtopicRows:
     def from_rankings(cls, rankings: Sequence[Sequence[str]],
                       judgments: Sequence[Mapping[str, Mapping[str, int]]]) -> SubtopicRows:
         """Rows for rankings (doc ids in rank order, as the batch keeps them) and each one's ``{doc: {subtopic:
-        grade}}``; rankings that share one judgments object share its :class:`SubtopicJudgments`."""
+        grade}}``."""
         built: dict[int, int] = {}
         queries: list[SubtopicJudgments] = []
+        positions: list[dict[str, int]] = []
         query_of_row = np.zeros(len(rankings), dtype=np.int64)
-        width = max(1, max((len(ranking) for ranking in rankings), default=0))
-        judged_row = np.full((len(rankings), width), -1, dtype=np.int64)
-        for i, (ranking, judgment) in enumerate(zip(rankings, judgments)):
+        for i, judgment in enumerate(judgments):
             if id(judgment) not in built:
                 built[id(judgment)] = len(queries)
                 queries.append(SubtopicJudgments.from_mapping(judgment))
+                positions.append({doc: row for row, doc in enumerate(queries[-1].docs)})
             query_of_row[i] = built[id(judgment)]
-            query = queries[query_of_row[i]]
-            judged_row[i, : len(ranking)] = [query.row_of(doc) for doc in ranking]
-        return cls(tuple(queries), query_of_row, judged_row)
+        starts = np.cumsum([0] + [len(query.docs) for query in queries]).astype(np.int64)
+        width = max((len(query.subtopics) for query in queries), default=0)
+        grades = np.full((int(starts[-1]), width), NO_SUBTOPIC_LINE, dtype=np.int64)
+        for q, query in enumerate(queries):
+            grades[starts[q]: starts[q + 1], : query.grades.shape[1]] = query.grades
+        judged_row = np.full((len(rankings), max(1, max((len(r) for r in rankings), default=0))), -1, dtype=np.int64)
+        for i, ranking in enumerate(rankings):
+            q = int(query_of_row[i])
+            position, start = positions[q], int(starts[q])
+            judged_row[i, : len(ranking)] = [start + position[doc] if doc in position else -1 for doc in ranking]
+        return cls(grades, starts, query_of_row, judged_row)
 
     def rows(self, index: np.ndarray) -> SubtopicRows:
-        return SubtopicRows(self.queries, self.query_of_row[index], self.judged_row[index])
+        return SubtopicRows(self.grades, self.starts, self.query_of_row[index], self.judged_row[index])
 
     def reordered(self, row: int, positions: np.ndarray) -> SubtopicRows:
         judged_row = np.where(positions >= 0, self.judged_row[row][np.where(positions >= 0, positions, 0)], -1)
-        return SubtopicRows(self.queries, np.full(positions.shape[0], self.query_of_row[row]), judged_row)
+        return SubtopicRows(self.grades, self.starts, np.full(positions.shape[0], self.query_of_row[row]), judged_row)
 
 
 def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:

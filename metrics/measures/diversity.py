@@ -60,17 +60,11 @@ def _find_hits(ctx: Context) -> _Hits:
         subtopics = np.zeros(rows.shape[0], dtype=np.int64)
         per_subtopic = ctx.num_relevant[:, None].astype(np.int64)
     else:
-        width = max((query.grades.shape[1] for query in rows_of.queries), default=0)
-        relevant = [np.pad(query.grades >= level, ((0, 0), (0, width - query.grades.shape[1])))
-                    for query in rows_of.queries]
-        offsets = np.cumsum([0] + [matrix.shape[0] for matrix in relevant])[:-1]
-        every = np.concatenate(relevant) if relevant else np.zeros((0, width), dtype=bool)
-        counts = np.array([matrix.sum(axis=0) for matrix in relevant]).reshape(len(relevant), width)
-        per_subtopic = counts[rows_of.query_of_row] if len(relevant) else np.zeros((batch.size, 0), dtype=np.int64)
-        judged = rows_of.judged_row >= 0
-        flat = np.flatnonzero(judged)
-        where = offsets[rows_of.query_of_row[flat // batch.width]] + rows_of.judged_row.ravel()[flat]
-        position, subtopics = np.nonzero(every[where])  # row-major: by rank, then subtopic
+        relevant = rows_of.grades >= level
+        per_query = _per_query_counts(relevant, rows_of.starts)
+        per_subtopic = per_query[rows_of.query_of_row]
+        flat = np.flatnonzero(rows_of.judged_row >= 0)
+        position, subtopics = np.nonzero(relevant[rows_of.judged_row.ravel()[flat]])  # by rank, then subtopic
         rows, columns = np.divmod(flat[position], batch.width)
         ranks = columns + 1
     width = max(1, per_subtopic.shape[1])
@@ -80,6 +74,13 @@ def _find_hits(ctx: Context) -> _Hits:
     before = np.empty(rows.shape[0], dtype=np.int64)
     before[order] = np.arange(rows.shape[0]) - starts
     return _Hits(rows, ranks, subtopics, before, (per_subtopic > 0).sum(axis=1), per_subtopic)
+
+
+def _per_query_counts(relevant: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(queries, subtopics) the relevant documents of each query for each subtopic."""
+    cumulative = np.concatenate([np.zeros((1, relevant.shape[1]), dtype=np.int64),
+                                 np.cumsum(relevant, axis=0, dtype=np.int64)])
+    return cumulative[starts[1:]] - cumulative[starts[:-1]]
 
 
 def _powers(base: float, count: int) -> np.ndarray:
@@ -132,33 +133,86 @@ def _nrbp(rows: np.ndarray, ranks: np.ndarray, scores: np.ndarray, covered: np.n
 # ---- the ideal ranking ----------------------------------------------------------------------------------------
 
 
-def _greedy_gains(relevant: np.ndarray, alpha: float) -> list[float]:
-    """ndeval's greedy ideal: the novelty gain at each rank of the documents with a relevant subtopic. ``relevant``
-    is (documents in doc id order, subtopics); ties go to the larger doc id, as in ndeval's idealResult."""
-    if not relevant.any():
-        return []
-    patterns, inverse = np.unique(relevant[relevant.any(axis=1)], axis=0, return_inverse=True)
-    documents = np.flatnonzero(relevant.any(axis=1))
-    # Each pattern's documents, the larger doc id first: equal patterns score alike, so the larger goes first.
-    waiting = [sorted(documents[inverse.ravel() == p].tolist()) for p in range(patterns.shape[0])]
-    members = [np.flatnonzero(pattern).tolist() for pattern in patterns]
-    gain = [1.0] * relevant.shape[1]
+#: Subtopics held as bits of one integer by the greedy ideal; a query with more takes the per-query loop.
+_MAX_BITS = 62
+
+
+def _greedy_ideal(relevant: np.ndarray, starts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """ndeval's greedy ideal ranking of every query at once: ``(gains, lengths)``, gains (queries, deepest) the
+    novelty gain at each rank of the documents with a relevant subtopic, lengths their number per query.
+
+    ``relevant`` is (judged documents, subtopics), each query's documents in doc id order from ``starts[q]``. At
+    each rank ndeval takes the document with the largest gain, ties to the larger doc id (its idealResult). Equal
+    subtopic sets gain alike, so the queries step together over their distinct sets ("patterns"), each taking its
+    documents larger doc id first.
+    """
+    queries, width = starts.shape[0] - 1, relevant.shape[1]
+    docs = np.flatnonzero(relevant.any(axis=1))
+    query = np.searchsorted(starts, docs, side="right") - 1
+    lengths = np.bincount(query, minlength=queries)
+    if width > _MAX_BITS:
+        gains = np.zeros((queries, int(lengths.max(initial=0))))
+        for q in range(queries):
+            ranked = _greedy_gains(relevant[starts[q]: starts[q + 1]], alpha)
+            gains[q, : len(ranked)] = ranked
+        return gains, lengths
+    local = docs - starts[query]
+    masks = (relevant[docs].astype(np.int64) << np.arange(width, dtype=np.int64)).sum(axis=1)
+    order = np.lexsort((-local, masks, query))
+    query, masks, local = query[order], masks[order], local[order]
+    opens = np.ones(docs.shape[0], dtype=bool)
+    opens[1:] = (query[1:] != query[:-1]) | (masks[1:] != masks[:-1])
+    first = np.flatnonzero(opens)
+    pattern_query, pattern_mask = query[first], masks[first]
+    counts = np.diff(np.append(first, docs.shape[0]))
+    slot = np.arange(first.shape[0]) - np.searchsorted(pattern_query, pattern_query, side="left")
+    patterns = int(slot.max(initial=-1)) + 1
+    count = np.zeros((queries, patterns), dtype=np.int64)
+    offset = np.zeros((queries, patterns), dtype=np.int64)
+    members = np.zeros((queries, patterns, width), dtype=bool)
+    count[pattern_query, slot] = counts
+    offset[pattern_query, slot] = first
+    members[pattern_query, slot] = (pattern_mask[:, None] >> np.arange(width)) & 1 == 1
+    taken = np.zeros((queries, patterns), dtype=np.int64)
+    gain = np.ones((queries, width))
     decay = 1.0 - alpha
+    gains = np.zeros((queries, int(lengths.max(initial=0))))
+    last = max(docs.shape[0] - 1, 0)
+    for step in range(gains.shape[1]):
+        score = np.zeros((queries, patterns))
+        for j in range(width):  # in subtopic order, as ndeval adds a document's gains
+            score = score + np.where(members[:, :, j], gain[:, j:j + 1], 0.0)
+        available = taken < count
+        score = np.where(available, score, -np.inf)
+        best = score.max(axis=1)
+        heads = np.where(available & (score == best[:, None]), local[np.minimum(offset + taken, last)], -1)
+        choice = heads.argmax(axis=1)
+        active = np.flatnonzero(step < lengths)
+        gains[active, step] = best[active]
+        taken[active, choice[active]] += 1
+        chosen = members[active, choice[active]]
+        gain[active] = np.where(chosen, gain[active] * decay, gain[active])
+    return gains, lengths
+
+
+def _greedy_gains(relevant: np.ndarray, alpha: float) -> list[float]:
+    """:func:`_greedy_ideal` for one query, a document at a time: for queries with more subtopics than bits."""
+    documents = np.flatnonzero(relevant.any(axis=1))
+    gain = [1.0] * relevant.shape[1]
+    waiting = documents.tolist()
+    members = {doc: np.flatnonzero(relevant[doc]).tolist() for doc in waiting}
     ranked: list[float] = []
-    for _ in range(documents.shape[0]):
-        best, best_score, best_doc = -1, 0.0, -1
-        for p, subtopics in enumerate(members):
-            if not waiting[p]:
-                continue
+    while waiting:
+        best, best_score = -1, 0.0
+        for doc in waiting:  # doc id order: the last of the largest gains wins, as in ndeval
             score = 0.0
-            for j in subtopics:
+            for j in members[doc]:
                 score += gain[j]
-            doc = waiting[p][-1]
-            if best == -1 or score > best_score or (score == best_score and doc > best_doc):
-                best, best_score, best_doc = p, score, doc
-        waiting[best].pop()
+            if best == -1 or score >= best_score:
+                best, best_score = doc, score
+        waiting.remove(best)
         for j in members[best]:
-            gain[j] *= decay
+            gain[j] *= 1.0 - alpha
         ranked.append(best_score)
     return ranked
 
@@ -175,23 +229,27 @@ def _ideal(ctx: Context, alpha: float, beta: float) -> _Ideal:
 
 
 def _build_ideal(ctx: Context, alpha: float, beta: float) -> _Ideal:
-    batch, hits = ctx.batch, _hits(ctx)
-    if batch.subtopics is None:
-        keys = ctx.num_relevant.tolist()
-        sequences = {count: [g for g in _powers(1.0 - alpha, count).tolist()] for count in set(keys)}
-        per_row = [sequences[count] for count in keys]
+    batch = ctx.batch
+    if batch.subtopics is None:  # one subtopic: its R relevant documents gain 1, 1 - alpha, (1 - alpha)^2, ...
+        lengths = ctx.num_relevant.astype(np.int64)
+        covered = (lengths > 0).astype(np.int64)
+        of_row = np.arange(batch.size)
+        rows = np.repeat(of_row, lengths)
+        ranks = np.arange(rows.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
+        scores = _powers(1.0 - alpha, int(lengths.max(initial=0)))[ranks - 1] if rows.shape[0] else np.zeros(0)
     else:
         rows_of = batch.subtopics
-        queries = [_greedy_gains(query.grades >= ctx.level, alpha) for query in rows_of.queries]
-        per_row = [queries[q] for q in rows_of.query_of_row.tolist()]
-    lengths = np.array([len(gains) for gains in per_row], dtype=np.int64)
-    rows = np.repeat(np.arange(batch.size), lengths)
-    ranks = (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1).astype(np.int64)
-    scores = np.array([g for gains in per_row for g in gains], dtype=np.float64)
-    size = batch.size
-    return _Ideal(_cumulative(rows, ranks, scores, hits.covered, alpha, size, err=False),
-                  _cumulative(rows, ranks, scores, hits.covered, alpha, size, err=True),
-                  _nrbp(rows, ranks, scores, hits.covered, alpha, beta, size))
+        relevant = rows_of.grades >= ctx.level
+        covered = (_per_query_counts(relevant, rows_of.starts) > 0).sum(axis=1)
+        gains, lengths = _greedy_ideal(relevant, rows_of.starts, alpha)
+        of_row = rows_of.query_of_row
+        present = np.arange(gains.shape[1])[None, :] < lengths[:, None]
+        rows, columns = np.nonzero(present)
+        ranks, scores = columns + 1, gains[rows, columns]
+    size = covered.shape[0]
+    return _Ideal(_cumulative(rows, ranks, scores, covered, alpha, size, err=False)[of_row],
+                  _cumulative(rows, ranks, scores, covered, alpha, size, err=True)[of_row],
+                  _nrbp(rows, ranks, scores, covered, alpha, beta, size)[of_row])
 
 
 # ---- kernels --------------------------------------------------------------------------------------------------

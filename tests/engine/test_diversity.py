@@ -158,3 +158,40 @@ def test_the_command_line_reads_subtopic_qrels_for_the_diversity_measures(tmp_pa
         ("ERR-IA@20", "0", "0.4659"), ("ERR-IA@20", "1", "0.1803"), ("ERR-IA@20", "all", "0.3231")]
     # P@5 sees each document's largest grade: query 0 retrieves D1, D2 and D3 relevant to some subtopic.
     assert ["P_5", "0", "0.6000"] in [[name.strip(), qid, value] for name, qid, value in lines]
+
+
+@pytest.mark.parametrize("flags", [[], ["-J", "-l", "2"], ["-c", "-M", "5", "--tie-order", "docid_ascending"]])
+def test_the_command_lines_bulk_path_prints_the_librarys_values(tmp_path, flags):
+    qrels, run = random_collection(11, queries=20)
+    run["unjudged query"] = {"d1": 1.0}
+    del run["q5"]  # a judged query the run lacks (-c counts it)
+    (tmp_path / "qrels").write_text("".join(f"{qid} {s} {doc} {grade}\n" for qid, docs in qrels.items()
+                                            for doc, grades in docs.items() for s, grade in grades.items()))
+    (tmp_path / "run").write_text("".join(f"{qid.replace(' ', '_')} Q0 {doc} 0 {score} tag\n"
+                                          for qid, docs in run.items() for doc, score in docs.items()))
+    specs = [*NDEVAL_NAMES, "P.5", "map", "ndcg_cut.10", "nDCG(judged_only=True)@10"]
+    argv = ["-q", *flags, *[arg for spec in specs for arg in ("-m", spec)], str(tmp_path / "qrels"),
+            str(tmp_path / "run")]
+    out, err = io.StringIO(), io.StringIO()
+    assert (main(argv, out, err), err.getvalue()) == (0, "")
+    printed = {(name.strip(), qid): value for name, qid, value in (line.split("\t")
+                                                                  for line in out.getvalue().splitlines())}
+    conventions = metrics.cli.conventions_from(metrics.cli.build_parser().parse_args(argv))
+    expected = metrics.evaluate(qrels, run, specs, conventions=conventions)
+    assert {(key, qid): f"{value:.4f}" for qid, values in expected.items() for key, value in values.items()
+            } == {pair: value for pair, value in printed.items() if pair[1] != "all"}
+
+
+def test_queries_with_more_subtopics_than_bits_take_the_per_query_ideal():
+    rng = np.random.default_rng(9)
+    docs = [f"d{i}" for i in range(30)]
+    qrels = {f"q{q}": {doc: {str(s): int(rng.integers(0, 2)) for s in rng.choice(70, size=5, replace=False)}
+                       for doc in docs} for q in range(3)}
+    run = {qid: {doc: float(rng.integers(0, 5)) for doc in rng.choice(docs, size=20, replace=False)} for qid in qrels}
+    names = ["alpha-nDCG@20", "nERR-IA@10", "nNRBP", "MAP-IA"]
+    lines = [("order", str(s), "d", 0) for s in range(70)]
+    lines += [(qid, s, doc, grade) for qid, judged in qrels.items() for doc, grades in judged.items()
+              for s, grade in grades.items()]
+    scored = [(qid, doc, score) for qid, scores in run.items() for doc, score in scores.items()]
+    theirs = pyndeval.RelevanceEvaluator(lines, names).evaluate(scored)
+    assert_agrees(metrics.evaluate(qrels, run, names, **PYNDEVAL_ORDER), theirs, [(name, name) for name in names])
