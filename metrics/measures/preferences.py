@@ -191,11 +191,11 @@ def _array_group(rows: list[tuple], nj: int, njr: int, pairs: np.ndarray) -> Gro
         prefers[ranks[above], ranks[below]] = True
         start = end
     members = np.unique([row[3] for row in rows])  # only the group's documents can gain preferences
-    prefers[np.ix_(members, members)] = _transitive_closure(prefers[np.ix_(members, members)])
-    conflicted = np.argwhere(prefers & prefers.T)
-    if conflicted.size:
+    closed = _transitive_closure(prefers[np.ix_(members, members)])
+    if closed is None:
         raise PreferenceError(f"the preferences of judgment group {rows[0][0]!r} contradict each other (a document "
                               "preferred to another that is, through other sub-groups, preferred to it)")
+    prefers[np.ix_(members, members)] = closed
     pairs += prefers
     relevant, nonrelevant = level_of > 0.0, level_of == 0.0
     fr = int(np.triu(prefers[:njr, :njr], 1).sum())
@@ -210,18 +210,33 @@ def _array_group(rows: list[tuple], nj: int, njr: int, pairs: np.ndarray) -> Gro
                        _array_rnonrel(prefers, level_of, int(relevant.sum()), njr, njr))
 
 
-def _transitive_closure(prefers: np.ndarray) -> np.ndarray:
-    """The relation closed under transitivity (trec_eval multiplies it by itself until it stops changing)."""
-    n = prefers.shape[0]
-    closed = (prefers | np.eye(n, dtype=bool)).astype(np.float32)
-    while True:
-        step = (closed @ closed) > 0
-        if np.array_equal(step, closed > 0):
-            break
-        closed = step.astype(np.float32)
-    result = closed > 0
-    np.fill_diagonal(result, False)
-    return result
+def _transitive_closure(prefers: np.ndarray) -> np.ndarray | None:
+    """The relation closed under transitivity (what trec_eval's repeated self-multiplication reaches), or None when
+    it has a cycle (trec_eval then finds a pair preferred both ways and aborts).
+
+    The relation is a DAG: documents are taken in layers of a topological order, and each document reaches its
+    successors and what they reach, as rows of bits, from the last layer back (about n^2 / 8 bytes of work per
+    layer instead of n^3 per multiplication)."""
+    direct = prefers.copy()
+    np.fill_diagonal(direct, False)  # a document at two levels of one sub-group prefers nothing new
+    n = direct.shape[0]
+    remaining_in = direct.sum(axis=0)
+    placed = np.zeros(n, dtype=bool)
+    layers = []
+    while not placed.all():
+        layer = np.flatnonzero(~placed & (remaining_in == 0))
+        if layer.size == 0:
+            return None
+        placed[layer] = True
+        remaining_in = remaining_in - direct[layer].sum(axis=0)
+        layers.append(layer)
+    reach = np.packbits(direct, axis=1)
+    for layer in reversed(layers):
+        for node in layer:
+            successors = np.flatnonzero(direct[node])
+            if successors.size:
+                reach[node] |= np.bitwise_or.reduce(reach[successors], axis=0)
+    return np.unpackbits(reach, axis=1, count=n).astype(bool)
 
 
 def _array_rnonrel(prefers: np.ndarray, level_of: np.ndarray, r: int, searched: int, njr: int) -> tuple[int, int]:
