@@ -7,10 +7,8 @@ import math
 import numpy as np
 import pytest
 
-scipy_stats = pytest.importorskip("scipy.stats")
-
-import metrics  # noqa: E402
-from metrics.compare import (  # noqa: E402
+import metrics
+from metrics.compare import (
     compare_runs,
     compare_values,
     paired_t_test,
@@ -22,6 +20,13 @@ from metrics.compare import (  # noqa: E402
 QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}}
 RUN_A = {"q1": {"d1": 1.0, "x": 0.5}, "q2": {"x": 1.0, "d2": 0.5}, "q3": {"x": 1.0}, "q4": {"d4": 1.0}}
 RUN_B = {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}, "q3": {"x": 1.0, "y": 0.9, "d3": 0.8}, "q5": {"d5": 1.0}}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def scipy_stats():
+    """scipy.stats, or every test here skipped without it; imported by the first test that runs here, not at
+    collection, where every pytest-xdist worker would pay for it."""
+    return pytest.importorskip("scipy.stats")
 
 
 def test_deltas_are_b_minus_a_on_the_judged_queries_both_runs_answer():
@@ -70,7 +75,7 @@ def test_a_count_cannot_be_compared_as_a_score():
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 10, 50, 500, 5000])
-def test_paired_t_test_agrees_with_scipy_ttest_rel(n):
+def test_paired_t_test_agrees_with_scipy_ttest_rel(n, scipy_stats):
     rng = np.random.default_rng(n)
     a = rng.random(n)
     b = np.clip(a + rng.normal(0.02, 0.1, n), 0, 1)
@@ -83,7 +88,7 @@ def test_paired_t_test_agrees_with_scipy_ttest_rel(n):
 
 @pytest.mark.parametrize("t", [1e-6, 0.001, 0.3, 1.0, 2.5, 5.0, 40.0])
 @pytest.mark.parametrize("df", [1, 2, 3, 7, 30, 1000, 7000])
-def test_student_t_tail_agrees_with_scipy(t, df):
+def test_student_t_tail_agrees_with_scipy(t, df, scipy_stats):
     expected = 2 * scipy_stats.t.sf(t, df)
     assert student_t_two_sided_p(t, df) == pytest.approx(expected, rel=1e-9, abs=1e-300)
 
@@ -95,7 +100,7 @@ def test_regularized_incomplete_beta_agrees_with_scipy(a, b, x):
 
 
 @pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")
-def test_equal_nonzero_deltas_give_infinite_t_and_p_zero_as_scipy_does():
+def test_equal_nonzero_deltas_give_infinite_t_and_p_zero_as_scipy_does(scipy_stats):
     ours = paired_t_test(np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0]))
     theirs = scipy_stats.ttest_rel([2.0, 3.0, 4.0], [1.0, 2.0, 3.0])
     assert ours.statistic == theirs.statistic == math.inf and ours.p_value == theirs.pvalue == 0.0
@@ -114,20 +119,20 @@ def test_a_single_query_has_no_t_test():
 # ---- the randomisation test against scipy ---------------------------------------------------------
 
 
-def _scipy_sign_flip(a, b, permutations, seed):
+def _scipy_sign_flip(scipy_stats, a, b, permutations, seed):
     return scipy_stats.permutation_test(
         (b, a), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
         n_resamples=permutations, vectorized=True, alternative="two-sided", random_state=seed).pvalue
 
 
 @pytest.mark.parametrize("n", [3, 6, 10, 12])
-def test_with_few_queries_every_sign_vector_is_enumerated_and_p_equals_scipys_exact_p(n):
+def test_with_few_queries_every_sign_vector_is_enumerated_and_p_equals_scipys_exact_p(n, scipy_stats):
     rng = np.random.default_rng(100 + n)
     a = rng.random(n)
     b = a + rng.normal(0.05, 0.1, n)
     ours = randomisation_test(a, b, permutations=10_000)
     assert ours.exact and ours.permutations == 2**n
-    assert ours.p_value == pytest.approx(_scipy_sign_flip(a, b, 10_000, 0), rel=1e-12)
+    assert ours.p_value == pytest.approx(_scipy_sign_flip(scipy_stats, a, b, 10_000, 0), rel=1e-12)
 
 
 def test_exact_enumeration_counts_sign_vectors_tied_with_the_observed_sum():
@@ -135,13 +140,13 @@ def test_exact_enumeration_counts_sign_vectors_tied_with_the_observed_sum():
     assert randomisation_test(np.zeros(2), np.ones(2)).p_value == 0.5
 
 
-def test_with_many_queries_the_sampled_p_value_agrees_with_scipy_within_monte_carlo_error():
+def test_with_many_queries_the_sampled_p_value_agrees_with_scipy_within_monte_carlo_error(scipy_stats):
     rng = np.random.default_rng(7)
     a = rng.random(60)
     b = np.clip(a + rng.normal(0.03, 0.12, 60), 0, 1)
     permutations = 20_000
     ours = randomisation_test(a, b, permutations=permutations, seed=1)
-    theirs = _scipy_sign_flip(a, b, permutations, 2)
+    theirs = _scipy_sign_flip(scipy_stats, a, b, permutations, 2)
     assert not ours.exact
     spread = math.sqrt(theirs * (1 - theirs) / permutations) * 2
     assert abs(ours.p_value - theirs) < 4 * spread + 1e-4
