@@ -21,7 +21,7 @@ from metrics.conventions import CONVENTIONS_BY_NAME, TREC_EVAL
 from metrics.measures import MEASURES
 from metrics.names import Measure
 from metrics.profiles import ANY, ANY_LEVEL, PROFILE_TESTS, PROFILES, RULES, Profile, Switch, markdown_table
-from tests.engine.test_attributions import _labels, _lightgbm_ndcg, _per_query, _ranx_values, collection
+from tests.engine.test_attributions import _labels, _lightgbm_ndcg, _per_query, _ranx_values, collection, has_ties
 from tests.support.paths import REPO
 
 TOLERANCE = 1e-12
@@ -209,7 +209,8 @@ def _cwl_residuals(ir_measures, measure, judgments, ranked) -> list[float]:
 def test_cwl_eval_cwl_measures_profile():
     ir_measures = pytest.importorskip("ir_measures")
     pytest.importorskip("cwl", reason="cwl_eval does not install here")
-    qrels, run = collection(48, 16)
+    qrels, run = collection(48, 10)
+    assert has_ties(run)
     rng = np.random.default_rng(48)  # input order unrelated to the scores: as_given means the input's order
     run = {q: dict(sorted(scores.items(), key=lambda item: rng.random())) for q, scores in run.items()}
     qrels = {q: js for q, js in qrels.items() if q in run}
@@ -227,13 +228,13 @@ def test_cwl_eval_cwl_measures_profile():
         for q in run:
             ranked = metrics.order_documents(run[q], tie_order="as_given", score_precision="float64")
             expected = list(reference[(str(measure), q)])
-            if q in list(run)[:5]:  # cwl_eval's own residuals, on a few queries (each is one more cwl_eval pass)
+            if q in list(run)[:3]:  # cwl_eval's own residuals, on a few queries (each is one more cwl_eval pass)
                 expected += _cwl_residuals(ir_measures, measure, qrels[q], ranked)
                 residuals_checked += 1
             for quantity, value in zip(quantities, expected):
                 key = metrics.parse_measure(name.replace(")", f",quantity={quantity})"))[0].key
                 assert mine[q][key] == pytest.approx(value, abs=1e-10), (name, quantity, q)
-    assert residuals_checked == 5 * len(_CWL_MEASURES)
+    assert residuals_checked == 3 * len(_CWL_MEASURES)
     assert sum(value > 0 for key, value in mine[next(iter(run))].items() if "quantity=Res" in key) > 5
 
 
