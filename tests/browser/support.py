@@ -28,6 +28,10 @@ from playwright.sync_api import expect, sync_playwright
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
+#: Pictures of the tests' steps for a look by eye (in ARTIFACTS) are taken when BROWSER_SCREENSHOTS=1 asks for them:
+#: a whole-page picture grows the viewport to the page's height and draws it all again, and no test reads one. A
+#: failing test always leaves a picture of where it stopped (conftest.py).
+SCREENSHOTS = os.environ.get("BROWSER_SCREENSHOTS", "") not in ("", "0")
 #: Debian's Chromium; the CHROMIUM environment variable names another build (or, naming a missing file, shows what
 #: a machine without one does: the browser tests skip).
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -48,6 +52,9 @@ SERVER_START_SECONDS = 90
 WAIT_MS = 300_000
 #: How long rerun_after looks for the run its action caused; a loaded page can skip showing the state change.
 RERUN_SEEN_MS = 20_000
+#: How often a wait on a JavaScript condition looks again (Playwright's default, every animation frame, makes the
+#: tab draw frames for as long as it waits).
+POLL_MS = 100
 
 #: Counts the script runs the page has finished (``data-test-script-state`` turning to ``notRunning``), so a test
 #: can wait for the rerun its own action caused rather than for a page that merely has not started it yet.
@@ -136,6 +143,26 @@ def _wait_until_healthy(base_url: str, process: subprocess.Popen, log_path: Path
     raise RuntimeError(f"streamlit did not answer on {base_url} within {SERVER_START_SECONDS} s; see {log_path}")
 
 
+def new_context(browser, viewport: dict[str, int] = VIEWPORT):
+    """A browser context (its own cookies and caches) whose tabs prefer reduced motion: Streamlit's spinners and
+    loading shimmer stand still, which took Chromium's compositor 4-9 CPU-s per page opened (0.5-1 s without);
+    nothing a test reads is animated."""
+    return browser.new_context(viewport=viewport, reduced_motion="reduce")
+
+
+def _prepared(page) -> list[str]:
+    """Make ``page`` count its script runs and wait as long as a loaded machine needs, once however many page
+    objects wrap it (a tab reused across tests); returns the list its JavaScript errors go to."""
+    errors = getattr(page, "_app_page_errors", None)
+    if errors is None:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.add_init_script(COUNT_SCRIPT_RUNS)
+        page.set_default_timeout(WAIT_MS)
+        page._app_page_errors = errors
+    return errors
+
+
 @contextlib.contextmanager
 def chromium_browser() -> Iterator[object]:
     """Debian's Chromium, headless, driven by Playwright (never a downloaded browser)."""
@@ -155,10 +182,8 @@ class AppPage:
         self.page = page
         self.base_url = base_url
         self.artifact_prefix = artifact_prefix
-        self.page_errors: list[str] = []
-        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
-        page.add_init_script(COUNT_SCRIPT_RUNS)
-        page.set_default_timeout(WAIT_MS)
+        self.page_errors: list[str] = _prepared(page)
+        self.page_errors.clear()  # a tab reused by the next test starts with no errors of the last one
         expect.set_options(timeout=WAIT_MS)
 
     # ---- waiting ------------------------------------------------------------------------------------
@@ -180,8 +205,9 @@ class AppPage:
         before = self.script_runs_finished()
         action()
         try:
+            # A count only grows, so a poll every 100 ms cannot miss it (polling on every frame kept the tab drawing).
             self.page.wait_for_function("before => window.__scriptRunsFinished > before", arg=before,
-                                        timeout=RERUN_SEEN_MS)
+                                        timeout=RERUN_SEEN_MS, polling=POLL_MS)
         except PlaywrightTimeout:
             pass  # the page drew the whole run at once (no state change to see): the idle wait below decides
         self.wait_until_idle()
@@ -278,7 +304,10 @@ class AppPage:
 
     # ---- pictures -----------------------------------------------------------------------------------
 
-    def screenshot(self, name: str, *, whole_page: bool = False) -> Path:
+    def screenshot(self, name: str, *, whole_page: bool = False) -> Path | None:
+        """A picture of this step in ARTIFACTS, when BROWSER_SCREENSHOTS=1 asks for one (else None)."""
+        if not SCREENSHOTS:
+            return None
         path = ARTIFACTS / f"{self.artifact_prefix}-{name}.png"
         save_screenshot(self.page, path, whole_page=whole_page)
         return path
@@ -552,7 +581,7 @@ class PlotlyChart:
         self.graph.locator(".main-svg").first.wait_for()
         self.page.wait_for_function(
             "graph => Boolean(graph._fullLayout && graph.calcdata && graph.querySelector('.hoverlayer'))",
-            arg=self.graph.element_handle(),
+            arg=self.graph.element_handle(), polling=POLL_MS,
         )
         return self
 

@@ -7,7 +7,6 @@ Expected numbers come from the engine on the same vectors and index settings; no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
@@ -42,12 +41,8 @@ class AnnPage(AppPage):
 
 
 @pytest.fixture
-def ann_page(browser_context, app_url, request) -> Iterator[AnnPage]:
-    page = browser_context.new_page()
-    try:
-        yield AnnPage(page, app_url, artifact_prefix=artifact_prefix(request))
-    finally:
-        page.close()
+def ann_page(tab, app_url, request) -> AnnPage:
+    return AnnPage(tab, app_url, artifact_prefix=artifact_prefix(request))
 
 
 def test_the_index_against_the_exact_search_then_ivf_then_one_query_in_the_explorer(ann_page: AnnPage) -> None:

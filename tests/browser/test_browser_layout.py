@@ -188,20 +188,16 @@ def test_the_run_page_fits_1280_by_900_on_each_tab_with_the_holes_opt_in(runs_pa
     runs_page.expect_no_traceback()
 
 
-def test_the_ann_page_fits_1280_by_900_and_a_difference_too_small_to_show_has_no_sign(browser_context, app_url,
-                                                                                        request) -> None:
-    page = AppPage(browser_context.new_page(), app_url, artifact_prefix=artifact_prefix(request))
-    try:
-        page.page.set_viewport_size(LAPTOP)
-        page.page.goto(app_url + "/ann")
-        page.page.get_by_test_id("stMetric").first.wait_for()
-        expect_everything_fits(page, "the ANN page as it opens")
-        # Digits with the default index: nDCG@10 of the ANN list is 0.00003 below the exact list's.
-        page.rerun_after(lambda: page._pick("ann_collection", "Handwritten digits (scikit-learn)"))
-        deltas = page.page.get_by_test_id("stMetricDelta")
-        expect(deltas).to_have_text(["0.000 vs exact", "0.000 vs exact"])
-        expect_everything_fits(page, "the ANN page on the digits")
-        page.screenshot("ann-digits-1280x900")
-        page.expect_no_traceback()
-    finally:
-        page.page.close()
+def test_the_ann_page_fits_1280_by_900_and_a_difference_too_small_to_show_has_no_sign(tab, app_url, request) -> None:
+    page = AppPage(tab, app_url, artifact_prefix=artifact_prefix(request))
+    page.page.set_viewport_size(LAPTOP)
+    page.page.goto(app_url + "/ann")
+    page.page.get_by_test_id("stMetric").first.wait_for()
+    expect_everything_fits(page, "the ANN page as it opens")
+    # Digits with the default index: nDCG@10 of the ANN list is 0.00003 below the exact list's.
+    page.rerun_after(lambda: page._pick("ann_collection", "Handwritten digits (scikit-learn)"))
+    deltas = page.page.get_by_test_id("stMetricDelta")
+    expect(deltas).to_have_text(["0.000 vs exact", "0.000 vs exact"])
+    expect_everything_fits(page, "the ANN page on the digits")
+    page.screenshot("ann-digits-1280x900")
+    page.expect_no_traceback()

@@ -6,7 +6,6 @@ AppTest: tests/app/test_app_lessons.py.)"""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
@@ -51,12 +50,8 @@ class LessonsPage(AppPage):
 
 
 @pytest.fixture
-def lessons(browser_context, app_url, request) -> Iterator[LessonsPage]:
-    page = browser_context.new_page()
-    try:
-        yield LessonsPage(page, app_url, artifact_prefix=artifact_prefix(request))
-    finally:
-        page.close()
+def lessons(tab, app_url, request) -> LessonsPage:
+    return LessonsPage(tab, app_url, artifact_prefix=artifact_prefix(request))
 
 
 def _facts(lesson):

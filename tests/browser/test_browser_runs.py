@@ -2,7 +2,8 @@
 collection), reads the tables, checks a reported score and compares two runs.
 
 Expected numbers come from trec_eval's own output for its test files (tests/data/trec_eval/out.test) or from the
-engine on the same files; nothing is typed in by hand. Screenshots of each step land in tests/artifacts/.
+engine on the same files; nothing is typed in by hand. With BROWSER_SCREENSHOTS=1, screenshots of each step land in
+tests/artifacts/.
 """
 
 from __future__ import annotations
