@@ -1,8 +1,8 @@
 """The explorer in a real browser: Debian's Chromium, driven by Playwright, against `streamlit run app.py`.
 
 Each test does what a person would do on the page and checks the numbers the metric cards show. The expected
-values are the seed's worked examples, written as the fractions they come from. A screenshot of every step lands
-in tests/artifacts/ (git-ignored) for a look by eye.
+values are the seed's worked examples, written as the fractions they come from. With BROWSER_SCREENSHOTS=1 a
+screenshot of every step lands in tests/artifacts/ (git-ignored) for a look by eye.
 """
 
 from __future__ import annotations
@@ -30,7 +30,34 @@ PASTRY = {
 }
 
 
-def test_the_page_opens_on_the_sweet_pastry_sample_with_its_numbers(explorer: ExplorerPage) -> None:
+def test_the_page_opens_on_sweet_pastry_then_judging_bagel_and_removing_muffin_move_its_numbers(
+        explorer: ExplorerPage) -> None:
+    the_page_opens_on_the_sweet_pastry_sample_with_its_numbers(explorer)
+    removing_muffin_drops_recall_and_putting_it_back_restores_it(explorer)
+    judging_bagel_relevant_in_the_grid_raises_precision_to_three_of_four(explorer)
+    undo_gives_back_sweet_pastry(explorer)
+
+
+def test_moving_documents_then_choosing_another_sample(explorer: ExplorerPage) -> None:
+    explorer.open()
+    moving_muffin_up_one_rank_raises_ap_and_ndcg_but_not_precision_recall_or_rr(explorer)
+    undo_gives_back_sweet_pastry(explorer)
+    typing_rank_one_and_pressing_move_puts_croissant_on_top(explorer)
+    undo_gives_back_sweet_pastry(explorer)
+    after_choosing_another_sample_the_move_box_names_its_first_document(explorer)
+
+
+# ---- the steps of those two walks: each starts from sweet pastry as it opens (or as Undo gives it back) -----
+
+
+def undo_gives_back_sweet_pastry(explorer: ExplorerPage) -> None:
+    explorer.rerun_after(explorer.press_undo)
+    explorer.wait_for_url_ranking(["donut", "bagel", "muffin", "croissant"])
+    explorer.wait_for_url_parameter("qrels", "donut:1,muffin:1,scone:1")
+    explorer.expect_metrics(PASTRY)
+
+
+def the_page_opens_on_the_sweet_pastry_sample_with_its_numbers(explorer: ExplorerPage) -> None:
     explorer.open()
     explorer.expect_heading("Ranked list · sweet pastry")
     explorer.expect_metrics(PASTRY)
@@ -39,8 +66,7 @@ def test_the_page_opens_on_the_sweet_pastry_sample_with_its_numbers(explorer: Ex
     assert explorer.url_parameters()["qrels"] == "donut:1,muffin:1,scone:1"
 
 
-def test_judging_bagel_relevant_in_the_grid_raises_precision_to_three_of_four(explorer: ExplorerPage) -> None:
-    explorer.open()
+def judging_bagel_relevant_in_the_grid_raises_precision_to_three_of_four(explorer: ExplorerPage) -> None:
     explorer.type_in_cell(row=2, column="grade", text="1")
     # bagel joins donut and muffin in the top 4, and there are now four relevant documents (scone unretrieved).
     explorer.expect_metrics({
@@ -56,8 +82,7 @@ def test_judging_bagel_relevant_in_the_grid_raises_precision_to_three_of_four(ex
     explorer.expect_no_traceback()
 
 
-def test_moving_muffin_up_one_rank_raises_ap_and_ndcg_but_not_precision_recall_or_rr(explorer: ExplorerPage) -> None:
-    explorer.open()
+def moving_muffin_up_one_rank_raises_ap_and_ndcg_but_not_precision_recall_or_rr(explorer: ExplorerPage) -> None:
     explorer.choose_document_to_move("3. muffin")
     explorer.press_move_button("move_up")
     explorer.expect_metrics({
@@ -72,8 +97,7 @@ def test_moving_muffin_up_one_rank_raises_ap_and_ndcg_but_not_precision_recall_o
     explorer.expect_no_traceback()
 
 
-def test_typing_rank_one_and_pressing_move_puts_croissant_on_top(explorer: ExplorerPage) -> None:
-    explorer.open()
+def typing_rank_one_and_pressing_move_puts_croissant_on_top(explorer: ExplorerPage) -> None:
     explorer.choose_document_to_move("4. croissant")
     explorer.move_to_rank(1)
     explorer.wait_for_url_ranking(["croissant", "donut", "bagel", "muffin"])
@@ -86,13 +110,25 @@ def test_typing_rank_one_and_pressing_move_puts_croissant_on_top(explorer: Explo
     explorer.screenshot("croissant-on-top")
 
 
-def test_after_choosing_another_sample_the_move_box_names_its_first_document(explorer: ExplorerPage) -> None:
+def after_choosing_another_sample_the_move_box_names_its_first_document(explorer: ExplorerPage) -> None:
     lunch = next(sample for sample in load_samples() if sample.slug == "suitable-for-lunch")
-    explorer.open()
     explorer.choose_sample(lunch.title)
     explorer.wait_for_url_ranking([doc for doc, _ in lunch.ranking])
     explorer.screenshot("lunch-chosen")
     assert explorer.document_to_move() == f"1. {lunch.ranking[0][0]}"
+
+
+def removing_muffin_drops_recall_and_putting_it_back_restores_it(explorer: ExplorerPage) -> None:
+    explorer.toggle_removed(row=3)
+    explorer.expect_metrics({"P@4": 1 / 4, "Recall@4": 1 / 3, "AP@4": 1 / 3})
+    explorer.wait_for_url_parameter("removed", "3")
+    explorer.screenshot("muffin-removed")
+    # A removed document leaves the numbering and waits below the list: muffin is now row 4, without a rank.
+    explorer.toggle_removed(row=4)
+    explorer.expect_metrics(PASTRY)
+    explorer.wait_for_url_parameter("removed", None)
+    explorer.screenshot("muffin-back")
+    explorer.expect_no_traceback()
 
 
 def test_a_link_with_a_ranking_opens_that_ranking(explorer: ExplorerPage) -> None:
@@ -154,17 +190,3 @@ def test_uploading_trec_qrels_and_run_opens_the_chosen_query(explorer: ExplorerP
     })
     explorer.expect_no_traceback()
     explorer.screenshot("jam-opened", whole_page=True)
-
-
-def test_removing_muffin_drops_recall_and_putting_it_back_restores_it(explorer: ExplorerPage) -> None:
-    explorer.open()
-    explorer.toggle_removed(row=3)
-    explorer.expect_metrics({"P@4": 1 / 4, "Recall@4": 1 / 3, "AP@4": 1 / 3})
-    explorer.wait_for_url_parameter("removed", "3")
-    explorer.screenshot("muffin-removed")
-    # A removed document leaves the numbering and waits below the list: muffin is now row 4, without a rank.
-    explorer.toggle_removed(row=4)
-    explorer.expect_metrics(PASTRY)
-    explorer.wait_for_url_parameter("removed", None)
-    explorer.screenshot("muffin-back")
-    explorer.expect_no_traceback()
