@@ -44,10 +44,14 @@ class Watch:
     def __init__(self, tab: AppPage) -> None:
         self.tab = tab
         self.requests: list[str] = []
-        tab.page.on("request", lambda request: self.requests.append(request.url))
+        tab.page.on("request", self._seen)
+
+    def _seen(self, request) -> None:
+        self.requests.append(request.url)
 
     def expect_nothing_leaves_the_app(self) -> None:
         self.tab.wait_until_idle()
+        self.tab.page.remove_listener("request", self._seen)  # the tab serves the next tests
         outside = [url for url in self.requests
                    if urlsplit(url).scheme in ("http", "https", "ws", "wss")
                    and urlsplit(url).hostname not in ("127.0.0.1", "localhost")]
