@@ -273,7 +273,7 @@ def evaluate_each(qrels: QrelsTable, runs: Sequence[tuple[str, RunSource]], meas
             qids, values, runid = evaluate_run_path(qrels, str(source), measures, conventions, relstring=relstring,
                                                     stop=stop)
         else:
-            qids, values, runid = evaluate_run(qrels, _as_run_table(source, name), measures, conventions,
+            qids, values, runid = evaluate_run(qrels, run_table_of(source, name), measures, conventions,
                                                relstring=relstring)
         return RunValues(name, qids, values, runid)
 
@@ -341,9 +341,9 @@ def evaluate_runs(
     if len(runs) > MAX_RUNS:
         raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call (the table holds every run's values); "
                          "split them over several calls, or use the command line, which streams any number")
-    named = _named_runs(runs)
+    named = named_runs(runs)
     check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
-    qrels_table = _as_qrels_table(qrels, parsed, conv)
+    qrels_table = checked_qrels_table(qrels, parsed, conv)
     columns: dict[str, list] = {"run": [], "qid": [], "measure": [], "value": []}
     for result in evaluate_each(qrels_table, named, parsed, conv, workers=workers):
         if not result.qids:
@@ -366,9 +366,9 @@ def per_query_values(qrels: object, runs: Mapping[str, RunSource], measures: Seq
     (scored as empty rankings); otherwise they are not."""
     if len(runs) > MAX_RUNS:
         raise InputError(f"{len(runs)} runs: at most {MAX_RUNS} per call")
-    named = _named_runs(runs)
+    named = named_runs(runs)
     check_run_paths([str(source) for source in runs.values() if isinstance(source, (str, Path))])
-    table = _as_qrels_table(qrels, measures, conventions)
+    table = checked_qrels_table(qrels, measures, conventions)
     values: dict[str, dict[str, dict[str, float]]] = {m.key: {} for m in measures}
     missing: dict[str, tuple[str, ...]] = {}
     for result in evaluate_each(table, named, measures, conventions, workers=workers):
@@ -378,7 +378,7 @@ def per_query_values(qrels: object, runs: Mapping[str, RunSource], measures: Seq
     return values, missing
 
 
-def _named_runs(runs: Mapping[object, RunSource]) -> list[tuple[str, RunSource]]:
+def named_runs(runs: Mapping[object, RunSource]) -> list[tuple[str, RunSource]]:
     """``(name as text, run)`` pairs; two names that are the same text (``1`` and ``'1'``) are refused, since their
     rows could not be told apart."""
     seen: dict[str, object] = {}
@@ -409,7 +409,9 @@ def result_rows(result: RunValues, measures: Sequence[Measure]) -> Iterator[tupl
         yield "all", key, float(means[key])
 
 
-def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> QrelsTable:
+def checked_qrels_table(qrels: object, measures: Sequence[Measure], conv: Conventions) -> QrelsTable:
+    """The judgments as one table (a path is read, a frame or dict converted), their grades checked against what
+    ``measures`` under ``conv`` accept; every error is one line."""
     if isinstance(qrels, (str, Path)):
         check_run_paths([str(qrels)])  # the same one line for a qrels file that cannot be opened
         return read_checked_qrels(str(qrels), measures, conv)
@@ -422,7 +424,8 @@ def _as_qrels_table(qrels: object, measures: Sequence[Measure], conv: Convention
     return table
 
 
-def _as_run_table(source: RunSource, name: str) -> RunTable:
+def run_table_of(source: RunSource, name: str) -> RunTable:
+    """One run as a table (a TREC or Parquet path read, a frame or dict converted), its errors naming ``name``."""
     if isinstance(source, (str, Path)):
         return read_run_path(str(source))  # TREC or Parquet; '-' is standard input
     if isinstance(source, (RunTable, Mapping)) or is_frame(source):
@@ -431,6 +434,7 @@ def _as_run_table(source: RunSource, name: str) -> RunTable:
                      f"{{qid: {{doc: score}}}}, got {type(source).__name__}")
 
 
-__all__ = ["ALL_NUM_REL", "MAX_RUNS", "MISSING_QUERIES", "NOT_PRINTED", "STREAM_FROM_BYTES", "RunSource",
-           "RunValues", "check_run_paths", "default_workers", "evaluate_each", "evaluate_run", "evaluate_run_files",
-           "evaluate_run_path", "evaluate_runs", "missing_from", "per_query_values", "result_rows"]
+__all__ = ["ALL_NUM_REL", "MAX_RUNS", "MISSING_QUERIES", "NOT_PRINTED", "STREAM_FROM_BYTES", "RunSource", "RunValues",
+           "check_run_paths", "checked_qrels_table", "default_workers", "evaluate_each", "evaluate_run",
+           "evaluate_run_files", "evaluate_run_path", "evaluate_runs", "missing_from", "named_runs",
+           "per_query_values", "result_rows", "run_table_of"]

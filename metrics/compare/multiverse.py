@@ -34,7 +34,7 @@ from .. import bulk
 from ..conventions import CONVENTIONS_BY_NAME, Conventions
 from ..engine import make_conventions
 from ..io.trec import value_codes
-from ..many_runs import _as_qrels_table, _as_run_table, _named_runs, check_run_paths, missing_from
+from ..many_runs import check_run_paths, checked_qrels_table, missing_from, named_runs, run_table_of
 from ..model import InputError, Qrels, Run
 from ..names import Measure
 from .many import (
@@ -362,9 +362,9 @@ def multiverse(
         count = len(runs) if isinstance(runs, Mapping) else type(runs).__name__
         raise InputError(f"a multiverse compares 2 to {MAX_RUNS} runs given as {{name: run}}, got {count}")
     base = make_conventions(conventions, **convention_changes)
-    named = _named_runs(runs)
+    named = named_runs(runs)
     check_run_paths([str(source) for _, source in named if isinstance(source, str)])
-    qrels_table = _as_qrels_table(qrels, parsed, base)
+    qrels_table = checked_qrels_table(qrels, parsed, base)
     dimensions = plausible_values(target, qrels_table.grade, base)
     if vary is not None:
         if isinstance(vary, str) or not vary:
@@ -382,7 +382,7 @@ def multiverse(
         names = ", ".join(name for name, _ in dimensions)
         raise InputError(f"{target.key} under every plausible convention is {sizes} = {count:,} settings, more than "
                          f"{max_settings:,}; vary fewer conventions (some of {names})")
-    tables = [(name, _as_run_table(source, name)) for name, source in named]
+    tables = [(name, run_table_of(source, name)) for name, source in named]
     settings = [base.replace(**dict(zip([n for n, _ in dimensions], values)))
                 for values in itertools.product(*(values for _, values in dimensions))]
     per_setting = _values_per_setting(qrels_table, tables, target, settings)

@@ -111,6 +111,8 @@ class DeltaAttribution:
         if self.method == "no edits":
             return "The two lists are the same as the measure reads them: there is nothing to split."
         where = f"the top {self.window} of each list" if self.window else "the whole lists"
+        if len(self.contributions) == 1:
+            return f"Edits between {where}: one, which carries the whole difference."
         if self.method == "shapley":
             how = (f"Shapley values: each edit's change averaged over every order of the {len(self.contributions)} "
                    "edits")

@@ -9,9 +9,9 @@ The edits, each one step: a **swap** of two of B's top :data:`~metrics.whatif.sw
 retrieved, to another grade among 0, 1 and those the judgments use (:data:`MAX_GRADES` of them at most; a grade
 change holds for both lists, as the judgments are shared). Every such edit is scored, each list exactly as
 :func:`metrics.evaluate_rankings` scores it under the judge's conventions. The smallest is the first by: its size
-(a swap of ranks i and j is j - i, a removal 1, a grade change the distance between the grades, an unjudged
-document counting as grade 0), then a full disagreement (one judge says A, the other B) before a tie against a
-verdict, then the highest rank it touches, then swap, removal, grade change.
+(a swap of ranks i and j is j - i, a removal 1, a grade change the distance between the grades and at least 1,
+an unjudged document counting as grade 0), then a full disagreement (one judge says A, the other B) before a tie
+against a verdict, then the highest rank it touches, then swap, removal, grade change.
 
 >>> judges = (Judge("P@2"), Judge("nDCG@2"))
 >>> found = find_disagreement(["a", "b"], ["a", "b"], {"a": 2, "b": 1, "c": 2}, judges)
@@ -101,7 +101,7 @@ class LabEdit:
             return self.target - self.index
         if self.kind == "remove":
             return 1
-        return abs(self.grade - max(judgments.get(self.doc, 0), 0))
+        return max(1, abs(self.grade - max(judgments.get(self.doc, 0), 0)))
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,7 @@ def test_a_missing_query_is_empty_under_minus_c_and_refused_when_skipped():
     delta = attribute_delta({"a": 1}, None, ["a"], "P@1", Conventions(missing_queries="zero"))
     assert (delta.before, delta.after) == (0.0, 1.0)
     assert [(c.kind, c.exact) for c in delta.contributions] == [("inserted", 1)]
+    assert delta.method_sentence == "Edits between the whole lists: one, which carries the whole difference."
     with pytest.raises(InputError, match="run A does not have this query: trec_eval skips it"):
         attribute_delta({"a": 1}, None, ["a"], "P@1", qid="q1")
 

@@ -15,6 +15,7 @@ from metrics.check.granularity import check_granularity
 from metrics.check.table import check_table, read_table
 from metrics.check.variants import find_with_variants
 from tests.support.paths import TEST_DATA
+from tests.support.ranx_kernels import compiled_ranx
 
 DATA = TEST_DATA / "trec_eval"
 
@@ -94,9 +95,8 @@ def test_neighbouring_cut_offs_and_uncut_measures_are_tried():
 
 def test_a_table_made_by_ranx_and_ir_measures_under_one_convention_is_explained_by_it():
     import ir_measures
-    from ranx import Qrels as RanxQrels
-    from ranx import Run as RanxRun
-    from ranx import evaluate as ranx_evaluate
+    ranx = compiled_ranx()
+    RanxQrels, RanxRun, ranx_evaluate = ranx.Qrels, ranx.Run, ranx.evaluate
 
     qrels = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"d": 1, "e": 2}, "q3": {"f": 1, "g": 2}}
     runs = {"r1": {"q1": {"a": 0.9, "c": 0.8, "b": 0.7}, "q2": {"x": 0.9, "e": 0.6, "d": 0.5},
@@ -177,9 +177,8 @@ def test_command_line_errors_are_one_line(argv, message):
 
 def test_a_table_mixing_ranx_burges_and_ir_measures_linear_ndcg_names_the_row_that_does_not_fit():
     import ir_measures
-    from ranx import Qrels as RanxQrels
-    from ranx import Run as RanxRun
-    from ranx import evaluate as ranx_evaluate
+    ranx = compiled_ranx()
+    RanxQrels, RanxRun, ranx_evaluate = ranx.Qrels, ranx.Run, ranx.evaluate
 
     qrels = {"q1": {"a": 3, "b": 1, "c": 0}, "q2": {"d": 1, "e": 2}, "q3": {"f": 1, "g": 3}}
     runs = {"r1": {"q1": {"b": 0.9, "a": 0.8, "c": 0.7}, "q2": {"x": 0.9, "d": 0.6, "e": 0.5},

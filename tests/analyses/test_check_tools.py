@@ -25,6 +25,7 @@ from tests.engine.test_profiles import (
     _torchmetrics_query,
     _xgboost,
 )
+from tests.support.ranx_kernels import compiled_ranx
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def _ir_measures(qrels, run, measure: Measure):
 
 
 def _ranx(qrels, run, measure: Measure):
-    ranx = pytest.importorskip("ranx")
+    ranx = compiled_ranx()
     name = {"ndcg": "ndcg", "ndcg_burges": "ndcg_burges", "map": "map", "P": "precision", "RR": "mrr"}.get(
         measure.kind)
     if name is None:

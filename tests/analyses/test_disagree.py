@@ -42,7 +42,7 @@ def every_single_edit(a, b, judgments):
         for grade in grades:
             if grade != old:
                 was = "unjudged" if old < 0 else f"grade {old}"
-                yield (abs(grade - max(old, 0)), top, 2, f"Judging {doc} grade {grade} (was {was})", list(b),
+                yield (max(1, abs(grade - max(old, 0))), top, 2, f"Judging {doc} grade {grade} (was {was})", list(b),
                        {**judgments, doc: grade})
 
 

@@ -23,6 +23,8 @@ def test_the_multiverse_panel_computes_only_once_opened_and_shows_the_librarys_c
     at.run()
     assert_no_failure(at)
     assert calls["multiverse"] == 1
+    assert [e.label for e in at.expander if "multiverse" in e.label] == [
+        "Do the conclusions survive other conventions? (multiverse)"]  # the label docs/multiverse.md names
     key, expected = at.session_state[panel.RESULT]  # what the library computed for the panel
     assert key[1:3] == ("recip_rank", "holm") and key[3].relevance_level == 2
     assert len(expected.runs) == 2 and expected.settings[0] == key[3]

@@ -18,6 +18,7 @@ import pytest
 import metrics
 from metrics.conventions import CONVENTION_INFO
 from tests.support.paths import REPO
+from tests.support.ranx_kernels import compiled_ranx
 from tests.support.strategies import pytrec_eval_safe, random_collection
 
 TOLERANCE = 1e-12
@@ -202,7 +203,7 @@ def test_ir_measures_missing_queries():
 
 
 def _ranx_values(qrels, run, metric) -> dict[str, float]:
-    ranx = pytest.importorskip("ranx", reason="ranx does not install here")
+    ranx = compiled_ranx()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ranx_run = ranx.Run(run)
@@ -244,7 +245,7 @@ def test_ranx_ndcg_burges():
 
 @pytest.mark.slow
 def test_ranx_make_comparable():
-    ranx = pytest.importorskip("ranx", reason="ranx does not install here")
+    ranx = compiled_ranx()
     qrels, run = _ranx_collection(10)
     run = dict(list(run.items())[10:])
     with warnings.catch_warnings():

@@ -14,6 +14,7 @@ import pytest
 
 import metrics
 from metrics.conventions import CONVENTION_INFO, Conventions
+from tests.support.ranx_kernels import compiled_ranx
 from tests.support.strategies import random_collection
 
 L2 = math.log2
@@ -296,7 +297,7 @@ def _untied_collection(seed: int, n_queries: int = 300):
 
 @pytest.fixture(scope="module")
 def ranx_evaluate():
-    ranx = pytest.importorskip("ranx")
+    ranx = compiled_ranx()
 
     def evaluate(qrels, run, metric):
         with warnings.catch_warnings():
@@ -375,7 +376,7 @@ def test_ir_measures_scores_judged_queries_missing_from_the_run_as_zero():
 def test_ranx_refuses_missing_queries_unless_asked_to_score_them_zero():
     # Evidence for CONVENTION_INFO: ranx 0.3.21 raises on differing query sets; make_comparable=True adds an empty
     # ranking (score 0) for each judged query absent from the run, i.e. missing_queries="zero".
-    ranx = pytest.importorskip("ranx")
+    ranx = compiled_ranx()
     qrels = {"a": {"d1": 1}, "b": {"d1": 1}}
     run = {"a": {"d1": 1.0}}
     with warnings.catch_warnings():

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import metrics
+from tests.support.ranx_kernels import compiled_ranx
 
 
 def _collection(seed: int, n_queries: int = 200, max_docs: int = 30, max_grade: int = 3, negative: bool = False):
@@ -47,7 +48,8 @@ RANX_NAMES = {  # our name -> ranx's name
 
 
 def test_ranx_names_give_ranx_values():
-    from ranx import Qrels, Run, evaluate
+    ranx = compiled_ranx()
+    Qrels, Run, evaluate = ranx.Qrels, ranx.Run, ranx.evaluate
 
     qrels, run = _collection(11)
     reference = evaluate(Qrels(qrels), Run(run), list(RANX_NAMES.values()), return_mean=False)
@@ -62,7 +64,8 @@ def test_ranx_names_give_ranx_values():
 def test_rbp_gives_ranx_values_on_binary_judgments():
     """ranx's rbp multiplies p^(r-1) by the grade itself; trec_eval scales grades by the largest one. On 0/1
     judgments the two agree, and so do RBP(rel=1) (relevant or not) and trec_eval's rbp.p."""
-    from ranx import Qrels, Run, evaluate
+    ranx = compiled_ranx()
+    Qrels, Run, evaluate = ranx.Qrels, ranx.Run, ranx.evaluate
 
     qrels, run = _collection(15)
     qrels = {qid: {doc: min(grade, 1) for doc, grade in docs.items()} for qid, docs in qrels.items()}
