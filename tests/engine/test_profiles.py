@@ -238,6 +238,18 @@ def test_cwl_eval_cwl_measures_profile():
     assert sum(value > 0 for key, value in mine[next(iter(run))].items() if "quantity=Res" in key) > 5
 
 
+def test_ir_measures_own_cwl_eval_cases():
+    # ir_measures' test/test_cwl_eval.py: cwl_eval's values to 4 decimals, compared within its delta of 0.0001.
+    import json
+
+    case = json.loads((REPO / "tests" / "data" / "cwl_eval_cases.json").read_text(encoding="utf-8"))
+    assert len(case["expected"]) == 11
+    for name, expected in case["expected"].items():
+        mine = ours(case["qrels"], case["run"], [name], "cwl_eval C/W/L")
+        key = metrics.parse_measure(name)[0].key
+        assert {q: mine[q][key] for q in expected} == pytest.approx(expected, abs=1e-4), name
+
+
 def test_ir_measures_compat_profile():
     ir_measures = pytest.importorskip("ir_measures")
     qrels, run = collection(49, 60)
