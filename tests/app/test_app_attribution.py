@@ -71,3 +71,17 @@ def test_one_run_asks_for_another(calls):
     assert_no_failure(at)
     assert any(info.value.startswith("Needs two runs") for info in at.info)
     assert calls == {}
+
+
+def test_the_query_with_the_largest_difference_comes_first_and_a_missing_rank_is_blank(calls):
+    qrels = QRELS + b"q3 0 y 1\n"
+    run_a = RUN_A + b"q3 Q0 w 1 0.9 A\nq3 Q0 y 2 0.8 A\n"
+    run_b = RUN_B + b"q3 Q0 y 1 0.9 B\n"  # q3: map 0.5 in A, 1.0 in B; q1: 0.25 and 1.0; q2 only in A
+    at = upload(open_runs_page(), ("qrels", qrels), ("a.run", run_a), ("b.run", run_b))
+    at.multiselect(key="runs_measures").set_value(["map"]).run()
+    at.session_state[ui.runs.attribution.EXPANDER] = True
+    at.run()
+    assert_no_failure(at)
+    assert at.selectbox(key="attribution_qid").options == ["q1", "q3", "q2"]
+    frame = next(frame.value for frame in at.dataframe if "share" in frame.value.columns)
+    assert list(frame["rank in A"]) == ["", "1", "3"] and list(frame["rank in B"]) == ["2", "3", ""]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from metrics import Conventions, InputError
+from metrics import Conventions, InputError, parse_measure
 from metrics.whatif import DeltaAttribution, attribute_delta
 from ui.common import state
 from ui.common.text import literal
@@ -47,13 +47,24 @@ def attribution_section(collection: data.Collection, results: dict, measures: li
         if not qids:
             st.info("Neither run has a judged query.")
             return
-        qid = st.selectbox("Query", qids, key="attribution_qid")
+        qid = st.selectbox("Query (largest difference first)", by_difference(results, run_a, run_b, measure, qids),
+                           key="attribution_qid")
         try:
             delta = attribute(collection, run_a, run_b, qid, measure, conventions)
         except InputError as error:
             st.error(literal(error))
             return
         show(delta, run_a, run_b, qid)
+
+
+def by_difference(results: dict, run_a: str, run_b: str, measure: str, qids: list[str]) -> list[str]:
+    """``qids`` with the largest difference of ``measure`` between the two runs first (the query a reviewer opens
+    first), ties in the table's order; queries one run lacks come last."""
+    key = parse_measure(measure)[0].key
+    values = [dict(zip(results[name][0], results[name][1][key])) for name in (run_a, run_b)]
+    both = [qid for qid in qids if qid in values[0] and qid in values[1]]
+    both.sort(key=lambda qid: -abs(float(values[1][qid]) - float(values[0][qid])))
+    return both + [qid for qid in qids if qid not in values[0] or qid not in values[1]]
 
 
 def attribute(collection: data.Collection, run_a: str, run_b: str, qid: str, measure: str,
@@ -66,9 +77,14 @@ def attribute(collection: data.Collection, run_a: str, run_b: str, qid: str, mea
 
 def table(delta: DeltaAttribution) -> pd.DataFrame:
     """One row per edit, largest share first."""
-    return pd.DataFrame([{"document": c.doc, "edit": EDIT_WORDS[c.kind], "rank in A": c.rank_before,
-                          "rank in B": c.rank_after, "share": c.value} for c in delta.contributions],
+    return pd.DataFrame([{"document": c.doc, "edit": EDIT_WORDS[c.kind], "rank in A": _rank(c.rank_before),
+                          "rank in B": _rank(c.rank_after), "share": c.value} for c in delta.contributions],
                         columns=["document", "edit", "rank in A", "rank in B", "share"])
+
+
+def _rank(rank: int | None) -> str:
+    """A rank as text, blank where the document is not in that list (an empty cell, not "None")."""
+    return "" if rank is None else str(rank)
 
 
 def show(delta: DeltaAttribution, run_a: str, run_b: str, qid: str) -> None:
@@ -85,5 +101,5 @@ def show(delta: DeltaAttribution, run_a: str, run_b: str, qid: str) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)),
                  key="attribution_table",
                  column_config={"share": st.column_config.NumberColumn(format="%+.4f"),
-                                "rank in A": st.column_config.NumberColumn(format="%d"),
-                                "rank in B": st.column_config.NumberColumn(format="%d")})
+                                "rank in A": st.column_config.TextColumn(help="Blank: not in list A"),
+                                "rank in B": st.column_config.TextColumn(help="Blank: not in list B")})
