@@ -21,6 +21,7 @@ from .many_runs import evaluate_runs
 from .measures import MEASURES, TREC_DEFAULT_MEASURES, MeasureInfo
 from .model import InputError, RankingBatch, order_documents
 from .names import Measure, describe_reading, parse_measure, parse_measures, reading_note
+from .preferences import evaluate_preferences
 
 __all__ = [
     "CONVENTION_INFO",
@@ -40,6 +41,7 @@ __all__ = [
     "aggregate",
     "evaluate",
     "evaluate_batch",
+    "evaluate_preferences",
     "evaluate_rankings",
     "evaluate_runs",
     "is_count",

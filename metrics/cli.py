@@ -56,7 +56,7 @@ from .measures import MEASURES, TREC_DEFAULT_MEASURES
 from .measures.display import naming_lines
 from .measures.registry import PREFERENCE_MEASURES, PREFERENCE_NICKNAMES
 from .names import _ST_PREFIXES, ALIASES, AMBIGUOUS, Measure, parse_measure
-from .preferences import PreferenceSelection, evaluate_preference_files, zscores_of
+from .preferences import evaluate_preference_files, preference_selections, zscores_of
 from .ties import TieTable, tie_intervals
 
 PROG = "python -m metrics"
@@ -622,73 +622,31 @@ def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions
         err.write("".join(f"{PROG}: {note}\n" for note in notes))
 
 
-def select_preference_measures(specs: Sequence[str], rel_format: str) -> tuple[list[PreferenceSelection], bool, bool]:
-    """The measures of ``-R prefs``, ``-R qrels_prefs`` or ``-R qrels_jg`` named by ``-m`` (names, trec_eval's
-    nicknames all_prefs, prefs and qrels_jg, and cut-offs such as ``P_avgjg.5,10``), in trec_eval's order, and
-    whether the runid and num_q lines are wanted."""
-    if not specs:
-        wanted = [n for n, m in PREFERENCE_MEASURES.items() if rel_format in m.formats]
-        nicknames = "qrels_jg" if rel_format == "qrels_jg" else "all_prefs or prefs"
-        raise UsageError(f"-R {rel_format}: name the measures with -m ({nicknames}, or some of {', '.join(wanted)})")
-    chosen: dict[str, tuple[float, ...]] = {}
-    runid = num_q = False
-    for spec in specs:
-        spec = spec.strip()
-        name, _, params = spec.partition(".")
-        if spec in PREFERENCE_NICKNAMES:
-            runid = num_q = True
-            for member in PREFERENCE_NICKNAMES[spec]:
-                chosen.setdefault(member, PREFERENCE_MEASURES[member].cutoffs)
-        elif spec in ("runid", "num_q"):
-            runid |= spec == "runid"
-            num_q |= spec == "num_q"
-        elif name in PREFERENCE_MEASURES and (not params or PREFERENCE_MEASURES[name].cutoffs):
-            chosen[name] = _preference_cutoffs(spec, name, params) if params else PREFERENCE_MEASURES[name].cutoffs
-        else:
-            wanted = [n for n, m in PREFERENCE_MEASURES.items() if rel_format in m.formats]
-            shown = spec if len(spec) <= 60 else spec[:40] + "..."
-            raise UsageError(f"-m {shown}: with -R {rel_format} the measures are {', '.join(wanted)} (nicknames "
-                             f"{', '.join(PREFERENCE_NICKNAMES)}, runid, num_q)")
-    selections = [PreferenceSelection(name, chosen[name]) for name in PREFERENCE_MEASURES if name in chosen]
-    return selections, runid, num_q
-
-
-def _preference_cutoffs(spec: str, name: str, params: str) -> tuple[float, ...]:
-    """``P_avgjg.5,10`` -> (5, 10); ``Rprec_mult_avgjg.0.5,1`` -> (0.5, 1.0): sorted, each once, as trec_eval."""
-    values = []
-    for text in params.split(","):
-        try:
-            value = float(text) if len(text) <= MAX_NUMBER_CHARS else None
-        except ValueError:
-            value = None
-        if value is None or not np.isfinite(value) or value <= 0 or (name == "P_avgjg" and value != int(value)):
-            kind = "whole numbers of documents" if name == "P_avgjg" else "positive multiples of R"
-            raise UsageError(f"-m {spec[:60]}: the cut-offs of {name} are {kind}, e.g. {name}.5,10")
-        values.append(int(value) if name == "P_avgjg" else value)
-    return tuple(sorted(set(values)))
-
-
 def _print_preferences(args: argparse.Namespace, conventions: Conventions, zscores, out: TextIO) -> None:
-    """``-R prefs``, ``-R qrels_prefs`` or ``-R qrels_jg``: trec_eval's output of those measures for one run."""
+    """``-R prefs``, ``-R qrels_prefs`` or ``-R qrels_jg``: trec_eval's output of those measures for one run. With
+    -c, 9.0.8 prints no line for a judged query the run lacks (its means still count it), 10.0 prints the values of
+    its placeholder ranking there."""
     if len(args.runs) != 1:
         raise UsageError(f"-R {args.rel_format} evaluates one run at a time: give QRELS and one RUN")
-    if conventions.missing_queries == "zero" or conventions.unjudged == "removed":
-        raise UsageError(f"-R {args.rel_format}: -c and -J are not supported with these judgments")
     if args.bounds or args.ties:
         raise UsageError(f"-R {args.rel_format}: --bounds and --ties are for qrels (-R qrels)")
-    measures, runid, num_q = select_preference_measures(args.measures, args.rel_format)
-    result = evaluate_preference_files(args.qrels, args.runs[0], args.rel_format, measures,
-                                       depth=conventions.depth, relevance_level=conventions.relevance_level,
-                                       single_precision=conventions.score_precision == "float32")
-    if not result.qids:
+    measures, runid, num_q = preference_selections(args.measures, args.rel_format)
+    result = evaluate_preference_files(args.qrels, args.runs[0], args.rel_format, measures, conventions)
+    if len(result.qids) == len(result.missing):
         raise UsageError(nothing_to_evaluate(args.runs[0], args.qrels))
     keys = [key for selection in measures for key in selection.keys]
     z = zscores is not None
     values = zscores_of(result.qids, result.values, zscores) if z else result.values
+    unprinted = set(result.missing) if conventions.missing_ranking != "placeholder" else set()
+    for row, qid in enumerate(result.qids):
+        if qid in unprinted:  # 9.0.8 evaluates nothing there, not even a z-score: 0 in the sums
+            for column in values.values():
+                column[row] = 0.0
     lines = []
     if args.per_query:
         for row, qid in enumerate(result.qids):
-            lines.extend(format_line(key, qid, values[key][row], z=z, count=key in result.counts) for key in keys)
+            if qid not in unprinted:
+                lines.extend(format_line(key, qid, values[key][row], z=z, count=key in result.counts) for key in keys)
     if args.summary:
         if runid:
             lines.append(f"{'runid':<{FIELD_WIDTH}}\tall\t{result.runid}")

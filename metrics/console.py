@@ -12,6 +12,7 @@ from typing import NoReturn, TextIO, TypeVar
 
 from .conventions import DEFAULT_TREC_EVAL, TREC_EVAL_BUILDS, Conventions, trec_eval_conventions, trec_eval_values
 from .model import InputError
+from .names import MAX_NUMBER_CHARS
 
 T = TypeVar("T")
 
@@ -94,8 +95,6 @@ def run_command(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
     return one_line_errors(prog, err, body)
 
 
-#: The longest number a command line reads as given; longer text is refused with its start and its length.
-MAX_NUMBER_CHARS = 30
 
 
 def whole_number(text: str) -> int:

@@ -129,6 +129,9 @@ _NDEVAL_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+(?:-[A-Za-z]+)?)@(?P<cutoff>\d
 _IR_PATTERN = re.compile(
     r"^(?P<name>[A-Za-z0-9_α]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+(?:\.\d*)?|\.\d+))?$")
 _MAX_CUTOFF = 10_000_000
+#: The longest number read as given (a command-line value, a cut-off); longer text is refused with its start and
+#: its length.
+MAX_NUMBER_CHARS = 30
 #: The longest measure string read: every cut-off of it is a column of results, so the list has to be bounded.
 MAX_MEASURE_CHARS = 2_000
 #: The largest magnitude of a measure's parameter (a gain, a utility weight, F's beta): sums and products of larger

@@ -7,9 +7,15 @@
 - ``-R qrels_jg``: ``qid jg docno rel``, a qrels file with one set of judgments per judgment group (integer grades).
 - ``-Z``: ``qid measure mean stddev``, one line per query and measure.
 
-Lines starting with ``#`` and blank lines are skipped, as trec_eval 10.0 skips comment lines; levels and numbers
-are read as decimal numbers (trec_eval's ``atof``), grades of ``qrels_jg`` as integers. Errors name the file, the
-line and what the line should hold.
+Comment lines follow the build (``trec_eval="9.0.8"``, the default, or ``"10.0"``), as get_prefs.c,
+get_qrels_prefs.c and get_qrels_jg.c of each read them. trec_eval 10.0 skips a line whose first byte is ``#``,
+unless the line above was one it skipped (it then parses the line as data). 9.0.8 has no comments: a ``#`` line is
+data, so one with the format's number of fields is a judgment of a query whose id starts with ``#`` (``# judged by
+assessor 3`` in a prefs file), and any other stops it ("Malformed line"); the readers here do the same, and say why
+in the message. A ``#`` after leading blanks is data in both. Blank lines are skipped (both builds stop at them).
+A ``-Z`` file's lines starting with ``#`` and blank lines are skipped. Levels and numbers are read as decimal
+numbers (trec_eval's ``atof``), grades of ``qrels_jg`` as integers. Errors name the file, the line and what the
+line should hold.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from ..conventions import DEFAULT_TREC_EVAL, TREC_EVAL_BUILDS
 from .trec import (
     MAX_GRADE,
     MIN_GRADE,
@@ -51,18 +58,20 @@ class Preference:
     rel: float
 
 
-def read_preferences(source: Source, format: str, *, name: str | None = None,
-                     max_bytes: int | None = None) -> dict[str, list[Preference]]:
+def read_preferences(source: Source, format: str, *, name: str | None = None, max_bytes: int | None = None,
+                     trec_eval: str = DEFAULT_TREC_EVAL) -> dict[str, list[Preference]]:
     """A ``-R prefs`` or ``-R qrels_prefs`` file: each query's lines in file order. In ``qrels_prefs`` the second
-    column is the judgment group and every group has the one sub-group ``0``, as trec_eval reads it."""
+    column is the judgment group and every group has the one sub-group ``0``, as trec_eval reads it. Comment lines
+    as build ``trec_eval`` reads them (see the module)."""
     if format not in ("prefs", "qrels_prefs"):
         raise ValueError(f"Argument `format` has to be 'prefs' or 'qrels_prefs', but got {format!r}")
     columns = PREFS_COLUMNS if format == "prefs" else QRELS_PREFS_COLUMNS
     width = len(columns.split())
     queries: dict[str, list[Preference]] = {}
-    for where, fields in _lines(source, name, max_bytes, format, columns):
+    for where, fields in _lines(source, name, max_bytes, format, columns, trec_eval):
         if len(fields) != width:
-            raise TrecFormatError(f"{where}: expected {width} columns ({columns}), found {len(fields)}")
+            raise TrecFormatError(f"{where}: expected {width} columns ({columns}), found {len(fields)}"
+                                  + _comment_hint(fields, trec_eval))
         qid, jg = _text(fields[0], where, "qid"), _text(fields[1], where, "jg")
         jsg = _text(fields[2], where, "jsg") if format == "prefs" else "0"
         docno = _text(fields[-2], where, "docno")
@@ -71,14 +80,15 @@ def read_preferences(source: Source, format: str, *, name: str | None = None,
     return queries
 
 
-def read_qrels_jg(source: Source, *, name: str | None = None,
-                  max_bytes: int | None = None) -> dict[str, dict[str, dict[str, int]]]:
+def read_qrels_jg(source: Source, *, name: str | None = None, max_bytes: int | None = None,
+                  trec_eval: str = DEFAULT_TREC_EVAL) -> dict[str, dict[str, dict[str, int]]]:
     """A ``-R qrels_jg`` file: ``{qid: {jg: {docno: grade}}}``; a document judged twice in one group is refused
-    (trec_eval: "duplicate docs")."""
+    (trec_eval: "duplicate docs"). Comment lines as build ``trec_eval`` reads them (see the module)."""
     queries: dict[str, dict[str, dict[str, int]]] = {}
-    for where, fields in _lines(source, name, max_bytes, "qrels_jg", QRELS_PREFS_COLUMNS):
+    for where, fields in _lines(source, name, max_bytes, "qrels_jg", QRELS_PREFS_COLUMNS, trec_eval):
         if len(fields) != 4:
-            raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_PREFS_COLUMNS}), found {len(fields)}")
+            raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_PREFS_COLUMNS}), found {len(fields)}"
+                                  + _comment_hint(fields, trec_eval))
         qid, jg, docno = (_text(fields[i], where, column) for i, column in ((0, "qid"), (1, "jg"), (2, "docno")))
         if not _INTEGER.fullmatch(fields[3]):
             raise TrecFormatError(f"{where}: relevance grade {_show(fields[3])} is not an integer; write grades as "
@@ -100,7 +110,7 @@ def read_zscores(source: Source, *, name: str | None = None,
     """A ``-Z`` file: ``{(qid, measure): (mean, stddev)}``, ``measure`` as trec_eval prints it (``P_5``). A pair
     given twice keeps its first line (trec_eval's binary search finds one of them)."""
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    for where, fields in _lines(source, name, max_bytes, "zscores", ZSCORE_COLUMNS):
+    for where, fields in _data_file_lines(source, name, max_bytes, "zscores", ZSCORE_COLUMNS):
         if len(fields) != 4:
             raise TrecFormatError(f"{where}: expected 4 columns ({ZSCORE_COLUMNS}), found {len(fields)}")
         key = (_text(fields[0], where, "qid"), _text(fields[1], where, "measure"))
@@ -110,13 +120,18 @@ def read_zscores(source: Source, *, name: str | None = None,
     return table
 
 
-def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str):
-    """(where, fields) of each data line, ``where`` naming the file and line for messages."""
+def _loaded(source: Source, name: str | None, max_bytes: int | None, kind: str) -> tuple[str, bytes | bytearray]:
     label, buffer = load_bytes(source, name=name, max_bytes=max_bytes, kind=kind)
     binary = _binary_kind(buffer)
     if binary:
         raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
     _check_control_bytes(buffer, label)
+    return label, buffer
+
+
+def _data_file_lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str):
+    """(where, fields) of each data line of a ``-Z`` file, ``where`` naming the file and line for messages."""
+    label, buffer = _loaded(source, name, max_bytes, kind)
     seen = False
     for number, fields in _data_lines(buffer, label):
         seen = True
@@ -124,6 +139,43 @@ def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, c
     if not seen:
         what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
         raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
+
+
+def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str, trec_eval: str):
+    """(where, fields) of each data line of a judgments file, its comment lines read as build ``trec_eval`` reads
+    them (get_prefs.c, get_qrels_prefs.c, get_qrels_jg.c)."""
+    if trec_eval not in TREC_EVAL_BUILDS:
+        raise ValueError(f"Argument `trec_eval` has to be one of {', '.join(map(repr, TREC_EVAL_BUILDS))}, "
+                         f"but got {trec_eval!r}")
+    label, buffer = _loaded(source, name, max_bytes, kind)
+    seen = skipped = False
+    start, size, number = 0, len(buffer), 0
+    while start < size:
+        end = buffer.find(b"\n", start)
+        end = size if end == -1 else end
+        line = bytes(buffer[start:end])
+        start, number = end + 1, number + 1
+        if trec_eval != "9.0.8" and line.startswith(b"#") and not skipped:
+            skipped = True  # 10.0 skips it, and parses the line after it as data whatever it holds
+            continue
+        skipped = False
+        fields = line.split()
+        if fields:
+            seen = True
+            yield f"{label} line {number}", fields
+    if not seen:
+        what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
+        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
+
+
+def _comment_hint(fields: list[bytes], trec_eval: str) -> str:
+    if not fields or not fields[0].startswith(b"#"):
+        return ""
+    if trec_eval == "9.0.8":
+        return ("; trec_eval 9.0.8 reads comment lines as data (it stops here: 'Malformed line'): delete the line, "
+                "or read the file as trec_eval 10.0 does, which skips it (--trec-eval 10.0, trec_eval=\"10.0\")")
+    return ("; trec_eval 10.0 skips a comment line only when '#' is its first byte and the line above is not one "
+            "it skipped (it reads this one as data)")
 
 
 def _number(field: bytes, where: str, what: str, column: str) -> float:

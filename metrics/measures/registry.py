@@ -586,7 +586,7 @@ IR_NAMES: dict[str, tuple[str | None, str | None]] = _ir_names()
 
 _AGGREGATE_OF_NAME: dict[str, Aggregate] = {
     name: info.aggregate for info in MEASURES.values() for name in (info.name, *info.ir_names)
-}
+} | {name: "sum" for name, info in PREFERENCE_MEASURES.items() if info.is_count}
 
 
 def aggregation(key: str) -> Aggregate:

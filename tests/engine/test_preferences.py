@@ -43,6 +43,11 @@ def test_each_build_is_reproduced_byte_for_byte(case, tmp_path):
     flags = [str(paths["zscores"]) if flag == "{zscores}" else flag for flag in case["flags"]]
     status, output, errors = run_cli(["--trec-eval", case["build"], *flags, str(paths["judgments"]),
                                       str(paths["run"])])
+    if case["status"] == 2:
+        # The build stops at a comment line it does not skip ("Malformed line"): one message, nothing printed.
+        assert "Malformed line" in case["stderr"] and (status, output) == (2, ""), errors
+        assert f"trec_eval {case['build']} " in errors and "comment line" in errors, errors
+        return
     assert status == 0, errors
     if case["status"] == 4:
         # trec_eval 10.0 stops at the first judged query the run lacks ("result qid not found in qrels"), after
@@ -59,6 +64,11 @@ def test_the_recorded_cases_cover_every_format_both_builds_and_z_scores():
     assert any("-Z" in case["flags"] and case["status"] == 0 for case in CASES)
     assert any("-M" in case["flags"] for case in CASES) and any("-l" in case["flags"] for case in CASES)
     assert {"-c", "-J"} <= {flag for case in CASES if "yaap" in case["flags"] for flag in case["flags"]}
+    for judgments in ("prefs", "qrels_prefs", "qrels_jg"):  # -c under -R (half the seeds lack a judged query)
+        assert any("-c" in case["flags"] and judgments in case["flags"] for case in CASES), judgments
+    assert any("-J" in case["flags"] and "qrels_jg" in case["flags"] for case in CASES)
+    comments = {(case["build"], case["status"]) for case in CASES if "#" in case["judgments"]}
+    assert {("9.0.8", 0), ("9.0.8", 2), ("10.0", 0), ("10.0", 2)} <= comments
 
 
 class Pref:
@@ -123,3 +133,29 @@ def test_the_command_lines_page_examples_run():
     status, output, _ = run_cli(["-m", "map", "-Z", str(TREC / "zscores_file"), str(TREC / "qrels.test"),
                                  str(TREC / "results.test")])
     assert status == 0 and output.startswith("Zmap                   \tall\t")
+
+
+def test_the_library_front_door_gives_the_recorded_outputs_of_both_builds():
+    import metrics
+
+    chosen = [case for case in CASES if case["case"] in ("prefs-c-J-2", "qrels_prefs-c-2", "qrels_jg-c-J-M-2")]
+    assert len(chosen) == 6
+    for case in chosen:
+        flags = case["flags"]
+        format = flags[flags.index("-R") + 1]
+        values = metrics.evaluate_preferences(
+            case["judgments"].encode(), metrics.io.trec.read_run(case["run"].encode()).to_dict(),
+            flags[flags.index("-m") + 1], format=format, trec_eval=case["build"], missing_queries="zero",
+            judged_docs_only="-J" in flags, depth=int(flags[flags.index("-M") + 1]) if "-M" in flags else None)
+        printed = {(name.strip(), qid): value for name, qid, value in (line.split("\t")
+                                                                      for line in case["stdout"].splitlines())}
+        means = metrics.aggregate(values)
+        assert printed[("num_q", "all")] == str(len(values)) == "5", case["case"]
+        for key, mean in means.items():
+            assert printed[(key, "all")] == (f"{mean:.0f}" if metrics.is_count(key) else f"{mean:.4f}"), key
+        shown = {qid for _, qid in printed} - {"all"}
+        # 9.0.8 prints no line for the judged query the run lacks (q4), and scores it 0; 10.0 prints its placeholder's
+        assert shown == (set(values) if case["build"] == "10.0" else set(values) - {"q4"}), case["case"]
+        for (key, qid), text in printed.items():
+            if qid != "all" and key != "runid":
+                assert text == (f"{values[qid][key]:.0f}" if metrics.is_count(key) else f"{values[qid][key]:.4f}")

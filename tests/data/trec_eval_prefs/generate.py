@@ -6,8 +6,9 @@ one trec_eval measure over qrels that its all_trec leaves out).
 
 Writes ``cases.jsonl.gz``: one JSON object a line with ``case``, ``build``, ``flags``, the two input files' text
 (``judgments``, ``run``; a ``-Z`` file's text as ``zscores``), ``status`` and ``stdout``, what the build printed
-(status 0, or 4 where trec_eval 10.0 stops at a judged query the run lacks). tests/engine/test_preferences.py
-replays them; tests never run trec_eval.
+(status 0, or 4 where trec_eval 10.0 stops at a judged query the run lacks), and ``stderr`` where it refused the
+judgments (status 2: a comment line that build does not skip). tests/engine/test_preferences.py replays them;
+tests never run trec_eval.
 """
 
 from __future__ import annotations
@@ -99,6 +100,18 @@ def zscores_text(rng: np.random.Generator) -> str:
     return "".join(lines)
 
 
+def with_comments(rng: np.random.Generator, text: str, consecutive: bool) -> str:
+    """``text`` with comment lines at the top and between lines (never last: after a comment on the last line
+    trec_eval 10.0 reads past the end of its buffer); ``consecutive``: also two in a row, of which 10.0 skips only
+    the first and reads the second as a (malformed) line."""
+    lines = text.splitlines(keepends=True)
+    for position in sorted(rng.choice(len(lines), size=min(3, len(lines)), replace=False).tolist(), reverse=True):
+        lines.insert(int(position), f"# judged by assessor {position}\n")
+    if consecutive:
+        lines.insert(len(lines) // 2, "# first of two\n# second of two\n")
+    return "".join(lines)
+
+
 def cases(seed: int) -> list[tuple[str, list[str], str, str, str | None]]:
     """(case name, flags, judgments, run, zscores) of one seed."""
     rng = np.random.default_rng(seed)
@@ -110,7 +123,20 @@ def cases(seed: int) -> list[tuple[str, list[str], str, str, str | None]]:
     groups, group_pools = qrels_text(rng, 3)
     groups_run = run_text(rng, group_pools, lacks_one)
     zscores = zscores_text(rng)
+    # -c, -J and comment lines under -R: the first four seeds (two of them lack a judged query).
+    more = [] if seed > 4 else [
+        (f"prefs-c-J-{seed}", ["-q", "-c", "-J", "-m", "all_prefs", "-R", "prefs"], prefs, prefs_run, None),
+        (f"qrels_prefs-c-{seed}", ["-q", "-c", "-m", "all_prefs", "-R", "qrels_prefs"], single, single_run, None),
+        (f"qrels_jg-J-{seed}", ["-q", "-J", "-m", "qrels_jg", "-R", "qrels_jg"], groups, groups_run, None),
+        (f"qrels_jg-c-J-M-{seed}", ["-q", "-c", "-J", "-M", "4", "-m", "qrels_jg", "-R", "qrels_jg"], groups,
+         groups_run, None),
+        (f"prefs-comments-{seed}", ["-q", "-m", "all_prefs", "-R", "prefs"],
+         with_comments(rng, prefs, consecutive=seed == 1), prefs_run, None),
+        (f"qrels_jg-comments-{seed}", ["-q", "-m", "qrels_jg", "-R", "qrels_jg"],
+         with_comments(rng, groups, consecutive=False), groups_run, None),
+    ]
     return [
+        *more,
         (f"prefs-{seed}", ["-q", "-m", "all_prefs", "-R", "prefs"], prefs, prefs_run, None),
         (f"prefs-M-{seed}", ["-q", "-M", "3", "-m", "prefs", "-R", "prefs"], prefs, prefs_run, None),
         (f"qrels_prefs-{seed}", ["-q", "-m", "all_prefs", "-R", "qrels_prefs"], single, single_run, None),
@@ -141,11 +167,12 @@ def main(builds: list[str]) -> None:
                                           capture_output=True, text=True, check=False)
                     shown = subprocess.run([build, "-v"], capture_output=True, text=True)
                     version = "10.0" if "10.0" in shown.stdout + shown.stderr else "9.0.8"
-                    if done.returncode != 0 and not (version == "10.0" and done.returncode == 4):
+                    refused = "comments" in name and "Malformed line" in done.stderr
+                    if done.returncode != 0 and not (version == "10.0" and done.returncode == 4) and not refused:
                         raise SystemExit(f"{build} {name}: exit {done.returncode}: {done.stderr}")
                     records.append({"case": name, "build": version, "flags": flags, "judgments": judgments,
                                     "run": run, "zscores": zscores, "status": done.returncode,
-                                    "stdout": done.stdout})
+                                    "stdout": done.stdout} | ({"stderr": done.stderr} if refused else {}))
     with gzip.open(HERE / "cases.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as out:
         for record in records:
             out.write(json.dumps(record) + "\n")
