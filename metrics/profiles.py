@@ -122,6 +122,7 @@ _SENTENCE_TRANSFORMERS = ("https://github.com/UKPLab/sentence-transformers/blob/
 _SENTENCE_TRANSFORMERS_5 = ("https://github.com/UKPLab/sentence-transformers/blob/v5.1.2/sentence_transformers/"
                             "evaluation/InformationRetrievalEvaluator.py")
 _MS_MARCO = "https://github.com/microsoft/MSMARCO-Passage-Ranking/blob/master/ms_marco_eval.py"
+_PYNDEVAL = "https://github.com/seanmacavaney/pyndeval"
 _BEIR = "https://github.com/beir-cellar/beir/blob/main/beir/retrieval/"
 
 #: trec_eval 9.0.8's measures (10.0 adds rbp and unj); the two builds' presets are
@@ -148,6 +149,9 @@ _IR_MEASURES_PYTREC_EVAL = _PYTREC_EVAL_SETTINGS | {
     "unjudged": Switch({"nonrelevant": "", "removed": "judged_only=True"}), "missing_queries": "zero"}
 _IR_MEASURES_PYTREC_EVAL_MEASURES = ("P", "recall", "success", "recip_rank", "map", "map_cut", "ndcg", "ndcg_cut",
                                      "Rprec", "bpref")
+
+#: The TREC Web track's diversity measures (metrics.measures.diversity), as ndeval names them.
+_DIVERSITY_MEASURES = ("alpha-nDCG", "alpha-DCG", "ERR-IA", "nERR-IA", "NRBP", "nNRBP", "MAP-IA", "P-IA", "strec")
 
 #: Conventions a tool's profile fixes to trec_eval's because they only matter for measures it does not have.
 _DCG_TREC = {"gain": "linear", "ideal_from": "judgments", "discount": "log2", "tied_gains": "ordered",
@@ -249,6 +253,17 @@ PROFILES: tuple[Profile, ...] = (
              "unjudged": "nonrelevant", "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_ir_measures_accuracy_profile", level_option="rel={level}",
             rules=("relevant_and_nonrelevant_in_top_k",), tested="0.4.3", note="its accuracy provider"),
+    *(Profile(tool, name, _DIVERSITY_MEASURES,
+              {"relevance_level": ANY_LEVEL, "tie_order": "docid_ascending", "score_precision": "float64",
+               "unjudged": "nonrelevant", "missing_queries": missing},
+              f"{PROFILE_TESTS}::test_pyndeval_profile", level_option=level, source=_PYNDEVAL, tested=tested, note=note)
+      for tool, name, level, missing, tested, note in (
+          ("pyndeval", "pyndeval", "relevance_level={level}", "skip", "0.0.8",
+           "NIST's ndeval.c 4.5 inside (alpha = beta = 0.5, cut-offs to 20, unjudged documents not relevant); "
+           "each query's documents ordered by (-score, docno); the queries of both qrels and run"),
+          ("ir_measures", "ir_measures (pyndeval)", "rel={level}", "zero", "0.4.3",
+           "its pyndeval provider: a judged query the run lacks scores 0 (nNRBP: pyndeval's NaN where no subtopic "
+           "has a relevant document, 0 here)"))),
     _ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
                    "Rprec", "F", "dcg", "dcg_cut")),
     _ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),

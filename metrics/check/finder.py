@@ -22,6 +22,7 @@ engine's bulk path does, and a measure cut at k reads only the top k ranks.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -31,12 +32,14 @@ import numpy as np
 
 from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
 from ..engine import MAX_EXPONENTIAL_GRADE, aggregate_columns, evaluate_batch, is_count
+from ..evaluate import split_subtopic_qrels
 from ..model import (
     NO_JUDGMENT,
     InputError,
     Qrels,
     RankingBatch,
     Run,
+    SubtopicRows,
     check_grades,
     compared_scores,
     in_ranking_order,
@@ -44,7 +47,7 @@ from ..model import (
     ties_by_keys,
 )
 from ..names import Measure, parse_one_measure
-from ..profiles import PROFILES, TOOLS, matching_profiles
+from ..profiles import PROFILES, TOOLS, matching_profiles, profiles_for
 from .reported import ReportedValue, parse_reported_value
 
 #: The tools the finder names, in the order it lists them (the tool profiles' order, trec_eval first).
@@ -287,7 +290,7 @@ def find_conventions(
         aggregated = aggregate_columns({plain.key: ordered})[plain.key]
         qids = data.qids[: column.size]
         no_difference = _no_difference(conventions, members, options, dimensions)
-        tools, credits = _credits(members, [*dimensions, *fixed], plain.name, data, no_difference)
+        tools, credits = _credits(members, [*dimensions, *fixed], plain, data, no_difference)
         candidates.append(Candidate(
             conventions=conventions,
             value=aggregated,
@@ -368,19 +371,27 @@ def _explain(name: str, value: object, options: Sequence[Option]) -> str:
             + (f" Used by {tools}." if tools else ""))
 
 
-def _credits(members: Sequence[tuple], conventions: Sequence[str], measure_name: str, data: _PreparedRun,
+def _credits(members: Sequence[tuple], conventions: Sequence[str], measure: Measure, data: _PreparedRun,
              no_difference: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The tools, and their credits, whose whole profile for the measure is one of the combinations giving this
     outcome (each combination read on the conventions searched or fixed), where the profile's rules hold. Each
     profile is credited once, with the fewest options; an option for a convention that makes no difference here
-    is left out (ranx needs make_comparable=True only when queries are missing)."""
+    is left out (ranx needs make_comparable=True only when queries are missing). Rules on the rankings (what the top
+    k holds) are read on the combination's own rankings, and only for a measure whose profiles list them."""
     best: dict[int, tuple[int, str]] = {}
+    ranking_rules = _RANKING_RULES.intersection(rule for profile in profiles_for(measure.name)
+                                                for rule in profile.rules)
     for member in members:
         combination = {name: getattr(member[2], name) for name in conventions}
-        holds = data.rules_holding(combination.get("relevance_level", 1),
-                                   combination.get("missing_queries", "skip") == "zero")
+        level = combination.get("relevance_level", 1)
+        with_missing = combination.get("missing_queries", "skip") == "zero"
+        holds = data.rules_holding(level, with_missing)
+        if ranking_rules:
+            conv = member[2]
+            batch_id = data.batch_id(conv.tie_order, conv.score_precision, conv.unjudged == "removed", conv.depth)
+            holds = holds | data.ranking_rules(batch_id, level, measure.cutoff, with_missing)
         shown = {name: value for name, value in combination.items() if name not in no_difference}
-        for profile, _ in matching_profiles(measure_name, [combination], holds):
+        for profile, _ in matching_profiles(measure.name, [combination], holds):
             options = profile.options_for(shown)
             index = PROFILES.index(profile)
             if index not in best or len(options) < best[index][0]:
@@ -388,6 +399,10 @@ def _credits(members: Sequence[tuple], conventions: Sequence[str], measure_name:
     credits = tuple(dict.fromkeys(best[index][1] for index in sorted(best)))
     found = {PROFILES[index].tool for index in best}
     return tuple(tool for tool in TOOL_FAMILIES if tool in found), credits
+
+
+#: The rules of :data:`metrics.profiles.RULES` read on one combination's rankings (:meth:`_PreparedRun.ranking_rules`).
+_RANKING_RULES = frozenset({"relevant_and_nonrelevant_in_top_k"})
 
 
 class _PreparedRun:
@@ -398,6 +413,8 @@ class _PreparedRun:
     """
 
     def __init__(self, qrels: Qrels, run: Run):
+        # Subtopic qrels (the diversity measures'): the other measures see each document's best grade, as in evaluate.
+        qrels, self.subtopics = split_subtopic_qrels(qrels)
         for qid, judgments in qrels.items():
             check_grades(judgments, qid=qid)
         run_qids = [qid for qid in run if qid in qrels]
@@ -412,6 +429,7 @@ class _PreparedRun:
         # Every query's grades >= 0, sorted descending, one after the other (ragged: a query with 100,000
         # judgments pads no other).
         grade_lists = [sorted((g for g in qrels[qid].values() if g >= 0), reverse=True) for qid in self.qids]
+        self._qrels = qrels  # read again only for the order of its lines (rule relevant_ties_in_qrels_order)
         self.judgment_counts = np.fromiter(map(len, grade_lists), dtype=np.int64, count=self.num_queries)
         self.judgment_grades = np.fromiter(itertools.chain.from_iterable(grade_lists), dtype=np.float64,
                                            count=int(self.judgment_counts.sum()))
@@ -475,7 +493,45 @@ class _PreparedRun:
             "binary_grades": bool((self.judgment_grades <= 1).all()),
             "no_identical_ids": not any(doc == qids[row] for doc, row in zip(self.docs, query.tolist())),
             "two_documents_each": bool((self.counts >= 2).all()),
+            "relevant_ties_in_qrels_order": self._relevant_ties_in_qrels_order(),
         }
+
+    def _relevant_ties_in_qrels_order(self) -> bool:
+        """Whether every two retrieved documents of one query with the same grade > 0 and equal scores (as doubles)
+        are listed in the qrels in doc id order (byte order), as the ranking orders them under docid_ascending."""
+        lines = np.flatnonzero(self.grades > 0)
+        if lines.size < 2:
+            return True
+        query, grades, scores = self.query_index[lines], self.grades[lines], self.scores[lines]
+        order = np.lexsort((self._doc_codes(lines), scores, grades, query))
+        lines, query, grades, scores = lines[order], query[order], grades[order], scores[order]
+        tied = np.flatnonzero((query[1:] == query[:-1]) & (grades[1:] == grades[:-1]) & (scores[1:] == scores[:-1]))
+        if not tied.size:
+            return True
+        positions: dict[int, dict[str, int]] = {}
+        for row in np.unique(query[np.concatenate((tied, tied + 1))]).tolist():
+            positions[row] = {doc: i for i, doc in enumerate(self._qrels[self.qids[row]])}
+        before = [positions[int(query[i])][self.docs[int(lines[i])]] for i in tied.tolist()]
+        after = [positions[int(query[i + 1])][self.docs[int(lines[i + 1])]] for i in tied.tolist()]
+        return all(b < a for b, a in zip(before, after))
+
+    def ranking_rules(self, batch_id: tuple[int, bool, int | None], relevance_level: int, cutoff: int | None,
+                      with_missing: bool) -> dict[str, bool]:
+        """The rules of :data:`_RANKING_RULES` on the rankings of ``batch_id``: whether the top ``cutoff`` (the
+        whole ranking for None) of every ranking counted holds a relevant document (grade >= the level) and one
+        that is not (non-relevant or unjudged); a judged query the run lacks holds neither."""
+        key = ("ranking", batch_id, relevance_level, cutoff, with_missing)
+        if key not in self._rules:
+            holds = not (with_missing and self.num_queries > self.num_run_queries)
+            for rows, batch in (self.batch(batch_id, cutoff) if holds else ()):
+                top = np.minimum(batch.lengths, batch.width if cutoff is None else cutoff)
+                inside = np.arange(batch.width) < top[:, None]
+                relevant = inside & batch.judged & (batch.grades >= relevance_level)
+                both = relevant.any(axis=1) & (inside & ~relevant).any(axis=1)
+                run_rows = (np.arange(both.shape[0]) if rows is None else rows) < self.num_run_queries
+                holds = holds and bool(both[run_rows].all())
+            self._rules[key] = {"relevant_and_nonrelevant_in_top_k": holds}
+        return self._rules[key]
 
     def batch_id(self, tie_order: str, score_precision: str, judged_only: bool,
                  depth: int | None) -> tuple[int, bool, int | None]:
@@ -629,8 +685,25 @@ class _PreparedRun:
             tied_matrix[flat] = tied[lines]
             batches.append((rows, RankingBatch(grade_matrix.reshape(count, row_width),
                                                judged_matrix.reshape(count, row_width), row_lengths,
-                                               self.judged_grades(rows), tied_matrix.reshape(count, row_width))))
+                                               self.judged_grades(rows), tied_matrix.reshape(count, row_width),
+                                               subtopics=self._subtopic_rows(rows, count, row_width, local_query,
+                                                                             order[lines]))))
         return batches
+
+    def _subtopic_rows(self, rows: np.ndarray | None, count: int, width: int, local_query: np.ndarray,
+                       lines: np.ndarray) -> SubtopicRows | None:
+        """The subtopic judgments of one batch's rows (None for ordinary qrels): its documents, in rank order."""
+        if self.subtopics is None:
+            return None
+        rankings: list[list[str]] = [[] for _ in range(count)]
+        for row, line in zip(local_query.tolist(), lines.tolist()):  # each query's lines are in rank order
+            rankings[row].append(self.docs[line])
+        qids = self.qids if rows is None else [self.qids[row] for row in rows.tolist()]
+        found = SubtopicRows.from_rankings(rankings, [self.subtopics[qid] for qid in qids])
+        if found.judged_row.shape[1] < width:
+            padding = np.full((count, width - found.judged_row.shape[1]), -1, dtype=np.int64)
+            found = dataclasses.replace(found, judged_row=np.concatenate((found.judged_row, padding), axis=1))
+        return found
 
     def judged_grades(self, rows: np.ndarray | None) -> np.ndarray:
         """The judged-grade matrix of the given rows (``None``: all): grades >= 0 sorted descending, padded with

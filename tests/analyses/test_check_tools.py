@@ -232,3 +232,72 @@ def test_ranx_is_not_credited_where_its_unstable_sort_decides():
     value = _ranx(qrels, run, Measure("RR", None))
     finding = find_conventions(qrels, run, "RR", f"{value:.6f}")
     assert all("ranx" not in match.tools for match in finding.matches)
+
+
+def _compat_and_accuracy_cases():
+    """(profile, measure, qrels, run, whether its rules hold) for ir_measures' Compat and Accuracy."""
+    from metrics import order_documents
+
+    qrels, run = collection(49, 30)
+    run = {q: {d: s + 10.0 for d, s in scores.items()} for q, scores in run.items()}  # rule positive_scores
+    in_order = {q: dict(sorted(js.items())) for q, js in qrels.items()}  # rule relevant_ties_in_qrels_order
+    cases = [("ir_measures Compat", "Compat", in_order, run, True),
+             ("ir_measures Compat", "Compat(p=0.8)", {q: dict(sorted(js.items(), reverse=True)) for q, js in
+                                                      qrels.items()}, run, False),
+             ("ir_measures Compat", "Compat", in_order, {q: {d: s - 10.0 for d, s in scores.items()}
+                                                         for q, scores in run.items()}, False)]
+    qrels, run = collection(51, 60)
+    for name, k in (("Accuracy", None), ("Accuracy(cutoff=5)", 5)):
+        top = {q: order_documents(s, tie_order="as_given", score_precision="float64")[:k] for q, s in run.items()}
+        relevant = {q: sum(qrels[q].get(d, 0) >= 1 for d in docs) for q, docs in top.items()}
+        kept = [q for q in run if 0 < relevant[q] < len(top[q])]  # rule relevant_and_nonrelevant_in_top_k
+        none = next(q for q in run if relevant[q] == 0)
+        every = {"only relevant": {d: 1 for d in top[kept[0]]}}
+        for extra, judged in (({}, {}), ({none: run[none]}, {none: qrels[none]}),
+                              ({"only relevant": dict(run[kept[0]])}, every)):
+            cases.append(("ir_measures Accuracy", name, {q: qrels[q] for q in kept} | judged,
+                          {q: run[q] for q in kept} | extra, not extra))
+    return cases
+
+
+def test_compat_and_accuracy_are_credited_when_and_only_when_their_rules_hold_and_give_their_number():
+    ir_measures = pytest.importorskip("ir_measures")
+    import metrics
+    from tests.engine.test_profiles import ours
+
+    for profile, name, qrels, run, holds in _compat_and_accuracy_cases():
+        key = metrics.parse_measure(name)[0].key
+        mine = metrics.aggregate(ours(qrels, run, [name], profile))[key]
+        try:
+            parsed = ir_measures.parse_measure(name)
+            theirs = ir_measures.calc_aggregate([parsed], qrels, run)[parsed]
+        except ZeroDivisionError:  # Accuracy on a top k without a non-relevant document
+            theirs = None
+        finding = find_conventions(qrels, run, name, f"{mine:.6f}")
+        credited = any(profile in match.credits for match in finding.matches)
+        assert credited == holds == (theirs is not None and abs(theirs - mine) <= 1e-9), (profile, name, mine, theirs)
+
+
+def test_pyndeval_and_its_ir_measures_provider_are_credited_for_their_own_numbers_only():
+    pyndeval = pytest.importorskip("pyndeval")
+    import metrics
+    from tests.engine.test_diversity import random_collection
+
+    qrels, run = random_collection(53, queries=30)
+    del run["q2"]  # pyndeval skips a judged query the run lacks; ir_measures' provider scores it 0
+    lines = [(q, s, d, g) for q, docs in qrels.items() for d, grades in docs.items() for s, g in grades.items()]
+    scored = [(q, d, score) for q, docs in run.items() for d, score in docs.items()]
+    for name in ("alpha-nDCG@10", "ERR-IA@20", "MAP-IA", "strec@5"):
+        theirs = pyndeval.RelevanceEvaluator(lines, [name]).evaluate(scored)
+        value = sum(values[name] for values in theirs.values()) / len(theirs)
+        zero = value * len(theirs) / (len(theirs) + 1)  # what ir_measures' provider gives: q2 counts 0
+        for wanted, tool, other in ((value, "pyndeval", "ir_measures (pyndeval)"),
+                                    (zero, "ir_measures (pyndeval)", "pyndeval")):
+            finding = find_conventions(qrels, run, name, f"{wanted:.6f}")
+            credits = [credit for match in finding.matches for credit in match.credits]
+            assert tool in credits and other not in credits, (name, tool, credits)
+        # trec_eval's tie order (ndeval -traditional's, the engine's default) ranks the tied scores otherwise
+        default = metrics.aggregate(metrics.evaluate(qrels, run, [name]))[name]
+        assert abs(default - value) > 1e-6
+        finding = find_conventions(qrels, run, name, f"{default:.6f}")
+        assert not any("pyndeval" in credit for match in finding.matches for credit in match.credits), name

@@ -283,6 +283,38 @@ def test_ir_measures_accuracy_profile():
         assert max(abs(mine[q][key] - reference[q]) for q in kept) <= TOLERANCE, name
 
 
+def test_pyndeval_profile():
+    pyndeval = pytest.importorskip("pyndeval")
+    ir_measures = pytest.importorskip("ir_measures")
+    from tests.engine.test_diversity import NDEVAL_NAMES, random_collection
+
+    qrels, run = random_collection(52, queries=30)
+    rng = np.random.default_rng(52)  # some tied integer scores split by 1e-9: equal as float32, not as doubles
+    run = {q: {d: s + (1e-9 if rng.random() < 0.3 else 0.0) for d, s in scores.items()} for q, scores in run.items()}
+    del run["q4"]  # a judged query the run lacks: pyndeval skips it, ir_measures scores it 0
+    lines = [(q, s, d, g) for q, docs in qrels.items() for d, grades in docs.items() for s, g in grades.items()]
+    scored = [(q, d, score) for q, docs in run.items() for d, score in docs.items()]
+    for level in (1, 2):
+        theirs = pyndeval.RelevanceEvaluator(lines, NDEVAL_NAMES, relevance_level=level).evaluate(scored)
+        mine = ours(qrels, run, NDEVAL_NAMES, "pyndeval", relevance_level=level)
+        assert set(mine) == set(theirs) == set(run)
+        for q, values in theirs.items():
+            for name, value in values.items():  # ndeval's nNRBP is 0/0 where no subtopic has a relevant document
+                assert mine[q][name] == (0.0 if math.isnan(value) else pytest.approx(value, abs=TOLERANCE)), (q, name)
+    # ir_measures' pyndeval provider on the same subtopic qrels (its iteration column is the subtopic)
+    frame = pytest.importorskip("pandas").DataFrame(lines, columns=["query_id", "iteration", "doc_id", "relevance"])
+    names = {"alpha_nDCG(rel=2)@20": "alpha-nDCG@20", "ERR_IA(rel=2)@5": "ERR-IA@5", "AP_IA(rel=2)": "MAP-IA",
+             "StRecall(rel=2)@10": "strec@10", "NRBP(rel=2)": "NRBP", "P_IA(rel=2)@10": "P-IA@10"}
+    parsed = [ir_measures.parse_measure(name) for name in names]
+    reference = {}
+    for metric in ir_measures.pyndeval.iter_calc(parsed, frame, run):
+        reference.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    mine = ours(qrels, run, list(names.values()), "ir_measures (pyndeval)", relevance_level=2)
+    assert set(mine) == set(qrels)  # q4 scores 0, as the provider's 0 for a query the run lacks
+    for name, ndeval_name in names.items():
+        assert {q: mine[q][ndeval_name] for q in qrels} == pytest.approx(reference[name], abs=TOLERANCE), name
+
+
 # ---- ranx ----------------------------------------------------------------------------------------------------
 
 
