@@ -22,7 +22,10 @@ from typing import NoReturn, TextIO
 from ..console import add_trec_eval_argument, cannot_write, run_guarded, trec_eval_preset, whole_number
 from ..conventions import Conventions, trec_eval_values
 from ..io.read import read_qrels_path, read_run_path
+from ..io.trec import read_subtopic_qrels
+from ..many_runs import uses_subtopics
 from ..model import InputError
+from ..names import parse_measures
 from .depth import DepthShortfall, finding_shortfalls
 from .finder import Candidate, Finding, find_conventions
 from .granularity import Granularity, check_granularity
@@ -173,7 +176,12 @@ def _run(args: argparse.Namespace) -> tuple[Finding, list[Variant], list[DepthSh
     base = trec_eval_preset(args, Conventions(depth=args.depth))
     hold = trec_eval_values(args.trec_eval) if args.trec_eval else None
     # Paths, never file content: a file name with spaces is still a name.
-    qrels = read_qrels_path(args.qrels).to_dict()  # TREC (plain or gzip) or Parquet, as every command line reads
+    if uses_subtopics(parse_measures(args.measure)):  # ndeval's qid subtopic docno grade, as python -m metrics reads
+        if args.qrels == "-":
+            raise InputError("the subtopic qrels have to be a file, not '-'")
+        qrels = read_subtopic_qrels(Path(args.qrels))
+    else:
+        qrels = read_qrels_path(args.qrels).to_dict()  # TREC (plain or gzip) or Parquet, as every command line reads
     run = read_run_path(args.run).to_dict()
     finding = find_conventions(qrels, run, args.measure, args.value, base=base, hold=hold)
     if finding.matches and not (args.variants or args.subset or args.cutoff):

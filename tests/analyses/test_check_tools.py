@@ -301,3 +301,20 @@ def test_pyndeval_and_its_ir_measures_provider_are_credited_for_their_own_number
         assert abs(default - value) > 1e-6
         finding = find_conventions(qrels, run, name, f"{default:.6f}")
         assert not any("pyndeval" in credit for match in finding.matches for credit in match.credits), name
+
+
+def test_the_finders_command_line_reads_subtopic_qrels_for_a_diversity_measure(tmp_path):
+    import io
+    import json
+
+    from metrics.check.__main__ import main
+    from tests.support.paths import TEST_DATA
+
+    case = json.loads((TEST_DATA / "ndeval" / "ir_measures_pyndeval.json").read_text())
+    (tmp_path / "qrels").write_text(case["subtopic_qrels"])  # qid subtopic docno grade
+    (tmp_path / "run").write_text(case["run"])
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--measure", case["measure"], "--value", str(case["expected"]["all"]), str(tmp_path / "qrels"),
+            str(tmp_path / "run")]
+    assert (main(argv, out=out, err=err), err.getvalue()) == (0, "")
+    assert "(pyndeval, ir_measures (pyndeval))" in out.getvalue().splitlines()[0], out.getvalue()
