@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -32,6 +34,15 @@ def cards(at: AppTest) -> dict[str, str]:
     return {metric.label: metric.value for metric in at.metric}
 
 
+def waterfall_stages(at: AppTest) -> dict[str, int]:
+    """The waterfall chart's bars, stage -> relevant documents kept (the page has no table of them: the bars say
+    it, with what each stage lost and gained in their labels)."""
+    (figure,) = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")
+                 if json.loads(chart.proto.spec)["layout"]["title"]["text"].startswith("Relevant documents after")]
+    (bars,) = figure["data"]
+    return dict(zip(bars["x"], bars["y"]))
+
+
 def test_the_page_opens_on_an_hnsw_index_and_shows_the_engines_numbers(ann_page):
     shown = cards(ann_page)
     means = engine_means("topics", ann_index.IndexSpec("hnsw", m=16), 10, 16)
@@ -58,8 +69,7 @@ def test_the_exact_list_is_what_the_index_converges_to_not_a_bound_and_the_page_
 
 def test_the_sweep_chart_and_the_waterfall_are_drawn(ann_page):
     assert len(ann_page.get("plotly_chart")) == 2  # the sweep and the waterfall
-    stages = [table.value for table in ann_page.dataframe if "stage" in table.value.columns][0]
-    assert list(stages["stage"]) == ["judged relevant", "exact top 10", "ANN top 10"]
+    assert list(waterfall_stages(ann_page)) == ["judged relevant", "exact top 10", "ANN top 10"]
 
 
 def test_every_querys_table_and_its_csv_are_built_only_once_their_expander_is_opened(ann_page):
@@ -92,10 +102,9 @@ def test_changing_k_relabels_every_card_and_the_context_cut_off_adds_a_stage():
     at.toggle(key="ann_use_context").set_value(True).run()
     at.slider(key="ann_context").set_value(2).run()
     assert_no_failure(at)
-    stages = [table.value for table in at.dataframe if "stage" in table.value.columns][0]
-    assert list(stages["stage"]) == ["judged relevant", "exact top 5", "ANN top 5", "context top 2"]
-    kept = list(stages["kept"])
-    assert kept[3] <= kept[2]
+    stages = waterfall_stages(at)
+    assert list(stages) == ["judged relevant", "exact top 5", "ANN top 5", "context top 2"]
+    assert stages["context top 2"] <= stages["ANN top 5"]
 
 
 def test_digits_with_a_small_hnsw_graph():
@@ -128,10 +137,14 @@ def test_a_difference_too_small_to_show_has_no_sign_and_no_difference_says_same_
 def test_one_query_side_by_side_and_open_the_ann_list_in_the_explorer():
     at = open_ann_page()
     qid = at.selectbox(key="ann_query").value
-    tables = [table.value for table in at.dataframe if "status" in table.value.columns]
-    assert len(tables) == 2 and len(tables[0]) == 10
-    assert set(tables[0]["status"]) <= {"kept by the index", "lost by the index"}
-    assert set(tables[1]["status"]) <= {"true neighbour", "not in the exact top k"}
+    (table,) = [table.value for table in at.dataframe if "status" in table.value.columns]  # both lists, one table
+    for rank in ("exact rank", "ANN rank"):
+        assert sorted(table[rank].dropna()) == list(range(1, 11))
+    both = table["exact rank"].notna() & table["ANN rank"].notna()
+    assert set(table["status"][both]) <= {"kept by the index"}
+    assert set(table["status"][table["ANN rank"].isna()]) <= {"lost by the index"}
+    assert set(table["status"][table["exact rank"].isna()]) <= {"not in the exact top k"}
+    assert table["exact score"].notna().sum() == table["ANN score"].notna().sum() == 10
     at.button(key="ann_open_ann").click().run()
     assert_no_failure(at)
     assert any(qid in header.value for header in at.subheader)  # the explorer shows the query
@@ -195,8 +208,7 @@ def test_k_1_with_the_context_cut_off_keeps_one_passage():
     at.select_slider(key="ann_k").set_value(1).run()
     at.toggle(key="ann_use_context").set_value(True).run()
     assert_no_failure(at)
-    stages = [table.value for table in at.dataframe if "stage" in table.value.columns][0]
-    assert list(stages["stage"])[-1] == "context top 1"
+    assert list(waterfall_stages(at))[-1] == "context top 1"
 
 
 def check_the_three_definitions_on_the_digits(at):

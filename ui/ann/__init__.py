@@ -35,16 +35,27 @@ def page() -> None:
     st.markdown(INTRO)
     source = st.segmented_control("Lists from", ["A faiss index built here", "Your own runs"], key="ann_source",
                                   default="A faiss index built here")
-    k = st.select_slider("k (the cut-off of every measure)", K_CHOICES, value=10, key="ann_k")
     if source == "Your own runs":
-        lists = data.uploaded_lists(k)
-        setup = None
+        uploaded = data.uploaded_runs()
+        if uploaded is None:
+            state.keep_values(("ann_k",))  # not drawn until the runs are there: k stays as chosen
+        else:
+            panels(None, uploaded)
     else:
-        setup = index_settings(k)
-        lists = data.search_lists(setup)
-    if lists is None:
-        return
-    comparison = compare_ann(lists.exact, lists.ann, lists.qrels, k)
+        panels(index_settings(), None)
+
+
+@st.fragment
+def panels(index: tuple[str, ann_index.IndexSpec, int] | None, uploaded: dict | None) -> None:
+    """k and every view of the lists (the index built with the settings above, or the uploaded runs): each view
+    depends on k, and nothing above does, so a k change, or any change made in a view, reruns this part alone."""
+    k = st.select_slider("k (the cut-off of every measure)", K_CHOICES, value=10, key="ann_k")
+    if index is None:
+        setup, lists = None, data.AnnLists("your runs", k=k, **uploaded)
+        comparison = compare_ann(lists.exact, lists.ann, lists.qrels, k)
+    else:
+        setup = data.Setup(*index, k)
+        lists, comparison = data.search_lists(setup), data.index_comparison(setup)
     summary(comparison, lists)
     definitions_section(lists, setup, comparison)
     if setup is not None:
@@ -53,7 +64,8 @@ def page() -> None:
     one_query(lists, comparison, waterfall)
 
 
-def index_settings(k: int) -> data.Setup:
+def index_settings() -> tuple[str, ann_index.IndexSpec, int]:
+    """The collection, the index and its search parameter (efSearch or nprobe), as chosen."""
     with st.container(border=True):
         left, middle, right = st.columns(3)
         collection = left.selectbox("Vectors", list(ann_index.COLLECTIONS), key="ann_collection",
@@ -76,7 +88,7 @@ def index_settings(k: int) -> data.Setup:
             value = st.select_slider("nprobe (clusters searched)", choices, value=min(4, nlist), key="ann_nprobe")
         st.caption(ann_index.COLLECTIONS[collection]().description + ". Distances are L2; searches run on one "
                    "thread and are timed on this machine (best of three).")
-    return data.Setup(collection, spec, value, k)
+    return collection, spec, value
 
 
 def summary(comparison, lists: data.AnnLists) -> None:
@@ -212,16 +224,18 @@ def waterfall_section(lists: data.AnnLists) -> Waterfall:
     waterfall = recall_waterfall(lists.qrels, stages)
     stages = charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
                                      waterfall.relevant)
+    # The bars' labels say what a table of the stages would (kept, lost and gained at each): no table repeats them.
     st.plotly_chart(stages, key="ann_waterfall_chart")
     slides.chart_downloads(stages, "ann-waterfall", key="ann_waterfall_chart")
-    st.dataframe(pd.DataFrame(waterfall.rows()), hide_index=True, width="stretch")
     st.caption(f"The ANN stage loses true neighbours that were relevant, and gains relevant documents from beyond "
                f"the exact top {lists.k}: the exact list is what the index converges to as its search widens, not "
                "a bound on retrieval recall.")
     return waterfall
 
 
+@st.fragment
 def one_query(lists: data.AnnLists, comparison, waterfall: Waterfall | None) -> None:
+    """One query's two lists in one table; choosing another query reruns this view alone (not the charts above)."""
     st.subheader("One query")
     qids = list(comparison.per_query)
     if not qids:
@@ -231,18 +245,15 @@ def one_query(lists: data.AnnLists, comparison, waterfall: Waterfall | None) -> 
     exact_list = data.top_k(lists.exact.get(qid, {}), lists.k)
     ann_list = data.top_k(lists.ann.get(qid, {}), lists.k)
     shown = {doc for doc, _ in exact_list} | {doc for doc, _ in ann_list}
-    judgments = lists.judgments(qid, shown)
-    exact_side, ann_side = st.columns(2)
-    for column, title, ranked, other, role in ((exact_side, "Exact top k", exact_list, ann_list, "exact"),
-                                               (ann_side, "ANN top k", ann_list, exact_list, "ann")):
-        with column:
-            st.markdown(f"**{title}**")
-            st.dataframe(data.list_table(ranked, other, judgments, role), hide_index=True, width="stretch",
-                         key=f"ann_{role}_table")
-            scores = (lists.exact if role == "exact" else lists.ann).get(qid, {})
-            st.button(f"Open the {role if role == 'exact' else 'ANN'} list in the explorer", key=f"ann_open_{role}",
-                      on_click=_open, args=(qid, lists.judgments(qid, scores), scores, lists.k, role),
-                      icon=":material/open_in_new:")
+    # One table for both lists: each document once, with its rank in each (two tables said the same twice).
+    st.dataframe(data.query_table(exact_list, ann_list, lists.judgments(qid, shown)), hide_index=True,
+                 width="stretch", key="ann_query_table")
+    buttons = st.container(horizontal=True, key="ann_open_buttons")
+    for role, run in (("exact", lists.exact), ("ann", lists.ann)):
+        scores = run.get(qid, {})
+        buttons.button(f"Open the {role if role == 'exact' else 'ANN'} list in the explorer", key=f"ann_open_{role}",
+                       on_click=_open, args=(qid, lists.judgments(qid, scores), scores, lists.k, role),
+                       icon=":material/open_in_new:")
     if waterfall is not None:
         lost_relevant(qid, waterfall)
 
@@ -267,3 +278,4 @@ def lost_relevant(qid: str, waterfall: Waterfall) -> None:
 def _open(qid: str, judgments: dict[str, int], scores: dict[str, float], k: int, role: str) -> None:
     state.open_query(qid, judgments, scores, k=k, source=" (exact list)" if role == "exact" else " (ANN list)")
     st.session_state[SWITCH] = True
+    st.rerun()  # the whole page, whose first line switches (the button sits in a fragment)

@@ -98,6 +98,14 @@ def search_lists(setup: Setup) -> AnnLists:
                     exact, ann, data.qrels, setup.k, timing=timing, collection=data)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def index_comparison(setup: Setup):
+    """:func:`metrics.ann.compare_ann` of the index's lists (cached like the searches: going back to a k or a
+    setting seen before computes nothing)."""
+    lists = search_lists(setup)
+    return compare_ann(lists.exact, lists.ann, lists.qrels, setup.k)
+
+
 @dataclass(frozen=True)
 class SweepPoint:
     value: int
@@ -124,8 +132,9 @@ def sweep(collection: str, spec: ann_index.IndexSpec, k: int) -> tuple[list[Swee
     return points, exact_recall, exact_ndcg
 
 
-def uploaded_lists(k: int) -> AnnLists | None:
-    """Exact and ANN runs (and optional qrels and reranked run) uploaded by the user, or None with a message."""
+def uploaded_runs() -> dict | None:
+    """Exact and ANN runs (and optional qrels and reranked run) uploaded by the user, as the keyword arguments of
+    ``AnnLists`` bar the label and k; or None with a message."""
     with st.container(border=True):
         left, middle, right = st.columns(3)
         exact_upload = uploader("Exact run (TREC)", key="ann_exact_run", container=left)
@@ -143,7 +152,7 @@ def uploaded_lists(k: int) -> AnnLists | None:
     except InputError as error:
         st.error(literal(str(error)))
         return None
-    return AnnLists("your runs", exact, ann, qrels, k, reranked=reranked)
+    return {"exact": exact, "ann": ann, "qrels": qrels, "reranked": reranked}
 
 
 def _as_dict(kind: str, upload) -> dict:
@@ -159,18 +168,25 @@ def top_k(scores: dict[str, float], k: int) -> list[tuple[str, float]]:
     return [(doc, scores[doc]) for doc in ranked(scores, TREC_EVAL)[:k]]
 
 
-def list_table(ranked: list[tuple[str, float]], other: list[tuple[str, float]], judgments: dict[str, int],
-               role: str):
-    """One side of the query view: rank, document, score, grade, and what the other list did with it."""
-    in_other = {doc for doc, _ in other}
-    if role == "exact":
-        status = ["kept by the index" if doc in in_other else "lost by the index" for doc, _ in ranked]
-    else:
-        status = ["true neighbour" if doc in in_other else "not in the exact top k" for doc, _ in ranked]
+def query_table(exact: list[tuple[str, float]], ann: list[tuple[str, float]], judgments: dict[str, int]):
+    """One query's exact and ANN top k as one table: every document of either list once (the exact list's order,
+    then the ANN list's other documents in its order), its rank and score in each list (empty where a list lacks
+    it), its grade, and what the index did with it."""
+    exact_at = {doc: (rank, score) for rank, (doc, score) in enumerate(exact, start=1)}
+    ann_at = {doc: (rank, score) for rank, (doc, score) in enumerate(ann, start=1)}
+    docs = [doc for doc, _ in exact] + [doc for doc, _ in ann if doc not in exact_at]
+    status = {doc: ("kept by the index" if doc in ann_at else "lost by the index") if doc in exact_at
+              else "not in the exact top k" for doc in docs}
+
+    def column(found: dict, field: int, dtype: str):
+        return pd.array([found[doc][field] if doc in found else None for doc in docs], dtype=dtype)
+
     return pd.DataFrame({
-        "rank": range(1, len(ranked) + 1),
-        "document": [doc for doc, _ in ranked],
-        "score": [score for _, score in ranked],
-        "grade": [str(judgments[doc]) if doc in judgments else "unjudged" for doc, _ in ranked],
-        "status": status,
+        "document": docs,
+        "grade": [str(judgments[doc]) if doc in judgments else "unjudged" for doc in docs],
+        "exact rank": column(exact_at, 0, "Int64"),
+        "ANN rank": column(ann_at, 0, "Int64"),
+        "exact score": column(exact_at, 1, "Float64"),
+        "ANN score": column(ann_at, 1, "Float64"),
+        "status": [status[doc] for doc in docs],
     })
