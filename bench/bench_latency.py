@@ -11,7 +11,7 @@ on the explorer (/), change k, edit a grade, move a document, open the swap heat
 run page (/runs), with the built-in collection loaded and a reported value typed in the finder, change k (the
 "Judge the holes" tab's cut-off) and change the relevance threshold; on the ANN page (/ann), change k.
 
-    python bench/bench_latency.py [--repeats 7]
+    python bench/bench_latency.py [--repeats 7] [--only ann,runs]
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def main() -> None:
                         help="the checkout whose app.py is measured (default this one), e.g. a worktree of an older "
                              "commit for a before-and-after")
     parser.add_argument("--only", default="", help="time only the interactions whose name starts with this, e.g. "
-                        "'explorer' (the peer is always timed)")
+                        "'explorer', or with one of several: 'ann,runs' (the peer is always timed)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     timings: dict[str, list[float]] = {}
@@ -283,7 +283,7 @@ def main() -> None:
             ("runs: change the relevance threshold", runs.page, lambda r: runs.change_level()),
             ("ann: change k", ann, lambda r: ann.change_k()),
         ]
-        interactions = [entry for entry in interactions if entry[0].startswith(args.only)]
+        interactions = [entry for entry in interactions if entry[0].startswith(tuple(args.only.split(",")))]
         # Two untimed passes learn each state's cards and warm every cache a first visit fills.
         for repeat in range(args.repeats + 2):
             for name, page, interaction in interactions:

@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect, sync_playwright
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
@@ -172,6 +173,42 @@ def chromium_browser() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+class SentMessages:
+    """The forward messages a tab's websocket receives, decoded with Streamlit's own protobuf classes: what a rerun
+    sends, to count. A listener sees only websockets opened after it, so enter before the page is opened; leaving
+    removes the listener (the tab serves the next tests)."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.frames: list[bytes] = []
+
+    def _watch(self, socket) -> None:
+        socket.on("framereceived", lambda payload: self.frames.append(payload) if isinstance(payload, bytes) else None)
+
+    def __enter__(self) -> SentMessages:
+        self.page.on("websocket", self._watch)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.page.remove_listener("websocket", self._watch)
+
+    def clear(self) -> None:
+        self.frames.clear()
+
+    def deltas(self) -> list:
+        """The deltas received since the last :meth:`clear` (each draws or replaces one element or block)."""
+        messages = []
+        for payload in self.frames:
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "delta":
+                messages.append(message)
+        return messages
+
+    def bytes(self) -> int:
+        return sum(len(frame) for frame in self.frames)
 
 
 class AppPage:
