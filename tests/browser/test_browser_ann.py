@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from metrics.ann import index as ann_index
-from tests.browser.support import AppPage, artifact_prefix
+from tests.browser.support import AppPage, SentMessages, artifact_prefix
 from tests.support.ann import engine_means
 
 pytestmark = [
@@ -68,4 +68,25 @@ def test_the_index_against_the_exact_search_then_ivf_then_one_query_in_the_explo
     ann_page.wait_for_url_parameter("query", query)  # the explorer writes the opened query into its link
     expect(ann_page.page.get_by_role("heading", name=re.compile(f"Ranked list.*{query}"))).to_be_visible()
     ann_page.wait_until_idle()
+    ann_page.expect_no_traceback()
+
+
+#: What a k change sends (measured: 38 deltas; 56 when the whole page reran, with four data grids).
+MAX_K_CHANGE_DELTAS = 50
+
+
+def test_a_k_change_reruns_the_lists_panels_alone_and_sends_few_deltas(ann_page: AnnPage) -> None:
+    with SentMessages(ann_page.page) as sent:
+        ann_page.open_from_the_sidebar()
+        ann_page.wait_for_charts()
+        for key, k in (("ArrowRight", 20), ("ArrowLeft", 10)):  # one step of the slider, and back
+            sent.clear()
+            ann_page.rerun_after(lambda key=key: ann_page.page.locator(".st-key-ann_k input[type=range]").press(key))
+            hnsw = engine_means("topics", ann_index.IndexSpec("hnsw", m=16), k, 16)
+            ann_page.expect_metrics({f"ANN recall@{k}": hnsw[f"ann_recall_{k}"]})
+            deltas = sent.deltas()
+            assert 0 < len(deltas) <= MAX_K_CHANGE_DELTAS, len(deltas)
+            # Nothing for the sidebar (delta path 1, ...), the title (0, 0) or the intro (0, 1) above the panels.
+            paths = [list(message.metadata.delta_path) for message in deltas]
+            assert not [path for path in paths if path[:1] == [1] or path in ([0, 0], [0, 1])], paths
     ann_page.expect_no_traceback()

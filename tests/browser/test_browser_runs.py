@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from metrics.bulk import evaluate_files, evaluate_tables
 from metrics.compare import compare_values
 from metrics.io.trec import TrecFormatError, read_run
-from tests.browser.support import RunsPage
+from tests.browser.support import RunsPage, SentMessages
 from tests.support.paths import TEST_DATA
 
 pytestmark = [
@@ -161,4 +161,34 @@ def test_a_new_measure_starts_the_document_box_at_the_head_of_its_table(runs_pag
     head = under_ndcg[0]
     expect(runs_page.page.locator(".st-key-judge_pick [role=combobox]")).to_have_value(
         f"{head.qid} · {head.doc} ({head.influence:+.5f})")
+    runs_page.expect_no_traceback()
+
+
+#: What a change of k in "Judge the holes" sends, the tab rerun alone (measured: 31 deltas; 85 when the whole page
+#: reran), and a change of the relevance threshold, which changes every number and reruns the whole page
+#: (measured: 87).
+MAX_K_CHANGE_DELTAS, MAX_THRESHOLD_CHANGE_DELTAS = 40, 110
+
+
+def test_with_a_value_in_the_finder_a_k_change_reruns_the_holes_tab_alone(runs_page: RunsPage) -> None:
+    with SentMessages(runs_page.page) as sent:
+        runs_page.open()
+        runs_page.use_built_in_collection()
+        runs_page.open_tab("Check a reported score")
+        runs_page.check_reported_score("nDCG@10", "0.5")
+        runs_page.open_tab("Judge the holes")
+        caption = runs_page.page.get_by_text(re.compile(r"unjudged documents? in the top \d+ of"))
+        for k, key, most in ((5, "judge_k", MAX_K_CHANGE_DELTAS), (10, "judge_k", MAX_K_CHANGE_DELTAS),
+                             (2, "runs_level", MAX_THRESHOLD_CHANGE_DELTAS),
+                             (1, "runs_level", MAX_THRESHOLD_CHANGE_DELTAS)):
+            sent.clear()
+            box = runs_page.page.locator(f".st-key-{key} input")
+            runs_page.rerun_after(lambda box=box, k=k: (box.fill(str(k)), box.press("Enter")))
+            if key == "judge_k":
+                expect(caption).to_contain_text(f"in the top {k} of")
+            paths = [list(message.metadata.delta_path) for message in sent.deltas()]
+            assert 0 < len(paths) <= most, (key, len(paths))
+            if key == "judge_k":  # the sidebar (delta path 1, ...) is not sent again
+                assert not [path for path in paths if path[:1] == [1]], paths
+    expect(runs_page.page.locator(".st-key-check_value input")).to_have_count(0)  # the finder's tab stays closed
     runs_page.expect_no_traceback()

@@ -47,7 +47,11 @@ def added_banner(collection: data.Collection) -> None:
                  width="stretch")
 
 
+@st.fragment
 def judge_tab(collection: data.Collection, results: dict, measures: list[str], conventions) -> None:
+    """A change of the tab's own widgets (runs, measure, k, filter, documents shown) reruns the tab alone: the
+    sidebar, the other panels and the hidden tabs' kept values are as they were. Adding or discarding a judgment
+    changes every number of the page, so those callbacks rerun the whole page."""
     st.markdown("The unjudged documents of the top k, most influential first: the **influence** is how far the mean "
                 "(or, for two runs, the mean difference B − A) moves if that one document is judged relevant at its "
                 "query's highest grade instead of non-relevant, as trec_eval counts it. Grade them here: the whole "
@@ -265,13 +269,16 @@ def _add_from_editor(editor_key: str, pairs: list[tuple[str, str]]) -> None:
         if "grade" in change and int(row) < len(pairs):
             _add(pairs[int(row)], change["grade"])
     st.session_state["judge_editor_generation"] = st.session_state.get("judge_editor_generation", 0) + 1
+    st.rerun()  # every number of the page uses the judgments: the whole page, not the tab's fragment
 
 
 def _add_one(pairs: dict[str, tuple[str, str]]) -> None:
     choice = st.session_state.get("judge_pick")
     if choice in pairs:
         _add(pairs[choice], st.session_state.get("judge_grade"))
+    st.rerun()  # every number of the page uses the judgments: the whole page, not the tab's fragment
 
 
 def _discard() -> None:
     st.session_state[data.ADDED]["grades"] = {}
+    st.rerun()  # from the tab's fragment too: every number of the page changes back
