@@ -11,6 +11,7 @@ ascending for preferences (form_prefs_counts.c) and descending for qrels_jg (for
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -86,7 +87,15 @@ def evaluate_preferences(judgments: object, run: object, measures: str | Sequenc
     if format not in FORMATS or format == "qrels":
         raise InputError(f"Argument `format` has to be 'prefs', 'qrels_prefs' or 'qrels_jg', but got {format!r}; "
                          "qrels go to metrics.evaluate")
+    if not isinstance(measures, (str, Sequence)):
+        raise InputError(f"Argument `measures` has to be a measure name or a list of them (e.g. ['prefs_simp']), "
+                         f"got {type(measures).__name__}")
     selections, _, _ = preference_selections([measures] if isinstance(measures, str) else list(measures), format)
+    for name, given in (("judgments", judgments), ("run", run)):
+        if not isinstance(given, (Mapping, str, bytes, bytearray, os.PathLike)) and not hasattr(given, "read"):
+            shape = "{qid: {doc: score}}" if name == "run" else "as its reader returns them"
+            raise InputError(f"Argument `{name}` has to be a dict {shape} or a file (a path, bytes or a binary "
+                             f"stream), got {type(given).__name__}")
     if isinstance(run, Mapping):
         check_run(run)
         rankings = run
