@@ -318,3 +318,18 @@ def test_the_finders_command_line_reads_subtopic_qrels_for_a_diversity_measure(t
             str(tmp_path / "run")]
     assert (main(argv, out=out, err=err), err.getvalue()) == (0, "")
     assert "(pyndeval, ir_measures (pyndeval))" in out.getvalue().splitlines()[0], out.getvalue()
+
+
+def test_cwl_eval_is_credited_for_its_own_numbers():
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("cwl", reason="cwl_eval does not install here")
+    qrels, run = collection(48, 20)
+    rng = np.random.default_rng(48)  # input order unrelated to the scores: cwl_eval keeps ties as given
+    run = {q: dict(sorted(scores.items(), key=lambda item: rng.random())) for q, scores in run.items()}
+    qrels = {q: js for q, js in qrels.items() if q in run}
+    for name, profile in (("BPM(T=1,max_rel=3)@10", "cwl_eval C/W/L"), ("SDCG(max_rel=3)@10", "cwl_eval C/W/L"),
+                          ("AP", "cwl_eval")):
+        parsed = ir_measures.parse_measure(name)
+        value = ir_measures.cwl_eval.calc_aggregate([parsed], qrels, run)[parsed]
+        matches = find_conventions(qrels, run, name, f"{value:.6f}").matches
+        assert any(profile in match.credits and abs(match.value - value) <= 1e-9 for match in matches), name
