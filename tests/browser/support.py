@@ -57,18 +57,71 @@ RERUN_SEEN_MS = 20_000
 #: tab draw frames for as long as it waits).
 POLL_MS = 100
 
-#: Counts the script runs the page has finished (``data-test-script-state`` turning to ``notRunning``), so a test
-#: can wait for the rerun its own action caused rather than for a page that merely has not started it yet.
+#: Counts the script runs the page has finished and shown, so a test can wait for the rerun its own action caused
+#: rather than for a page that merely has not started it yet. ``data-test-script-state`` turning to ``notRunning``
+#: alone is not a finished run: a run the server stops for a rerun (a second request while the first runs, or
+#: ``st.rerun``) turns it to ``notRunning`` for a moment with the old elements still on the page, and a read there
+#: saw the last run's table. So the app's own messages are read too: each ForwardMsg whose ``script_finished``
+#: (field 6) is not FINISHED_EARLY_FOR_RERUN (2) counts as received, and a turn to ``notRunning`` shows every run
+#: received by then (the frontend handles each message in the task that delivers it, before the page draws).
 COUNT_SCRIPT_RUNS = """
 window.__scriptRunsFinished = 0;
+window.__scriptRunsReceived = 0;
+(() => {
+    const varint = (bytes, at) => {
+        let value = 0, shift = 0, byte;
+        do { byte = bytes[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
+        return [value, at];
+    };
+    const finishStatus = bytes => {  // the script_finished field of a ForwardMsg, or -1
+        let at = 0;
+        while (at < bytes.length) {
+            let tag, value;
+            [tag, at] = varint(bytes, at);
+            const field = Math.floor(tag / 8), wire = tag & 7;
+            if (wire === 0) { [value, at] = varint(bytes, at); if (field === 6) return value; }
+            else if (wire === 2) { [value, at] = varint(bytes, at); at += value; }
+            else if (wire === 1) at += 8;
+            else if (wire === 5) at += 4;
+            else return -1;
+        }
+        return -1;
+    };
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener('message', event => {  // added before the app's own listener: it runs first
+                if (!(event.data instanceof ArrayBuffer)) return;
+                const status = finishStatus(new Uint8Array(event.data));
+                if (status >= 0 && status !== 2) window.__scriptRunsReceived += 1;
+            });
+        }
+    };
+})();
 new MutationObserver(records => {
     for (const record of records) {
         if (record.target.getAttribute('data-test-script-state') === 'notRunning'
-                && record.oldValue !== 'notRunning') window.__scriptRunsFinished += 1;
+                && record.oldValue !== 'notRunning') window.__scriptRunsFinished = window.__scriptRunsReceived;
     }
 }).observe(document, {attributes: true, subtree: true, attributeOldValue: true,
                       attributeFilter: ['data-test-script-state']});
 """
+
+#: A data frame's text twin (its accessibility table) as a list of ``{column header: cell text}``.
+READ_CELLS = """grid => {
+    const headers = [...grid.querySelectorAll('thead th')].map(cell => cell.textContent.trim());
+    return [...grid.querySelectorAll('tbody tr')].map(row => Object.fromEntries(
+        [...row.querySelectorAll('td')].map((cell, column) => [headers[column], cell.textContent.trim()])));
+}"""
+#: Whether that table shows the cells asked for (``AppPage.table_rows``'s ``showing``).
+SHOWS_CELLS = f"""([grid, showing]) => {{
+    const rows = ({READ_CELLS})(grid);
+    return Object.entries(showing).every(([first, cells]) => rows.some(row =>
+        Object.values(row)[0] === first && Object.entries(cells).every(([column, want]) =>
+            typeof want === 'number' ? Math.abs(Number(row[column]) - want) <= 1e-9 * Math.max(1, Math.abs(want))
+                                     : row[column] === want)));
+}}"""
 
 #: The ranked-list editor's columns, left to right (ui/explore/editor.py), and the grid's geometry in CSS pixels.
 RANKING_COLUMNS = ("rank", "document", "score", "grade", "judged", "removed")
@@ -322,15 +375,18 @@ class AppPage:
         """The data frames on screen (those of closed tabs are hidden), top to bottom."""
         return self.page.get_by_test_id("stDataFrame").filter(visible=True)
 
-    def table_rows(self, table) -> list[dict[str, str]]:
+    def table_rows(self, table, showing: dict[str, dict[str, str | float]] | None = None) -> list[dict[str, str]]:
         """The rows of a data frame as ``{column header: cell text}``. The grid is drawn on a canvas; its
-        accessibility table holds the same cells as text (each cell's full value, not its rounded display)."""
+        accessibility table holds the same cells as text (each cell's full value, not its rounded display).
+
+        That text twin follows the grid's data 200 ms late (glide-data-grid debounces it), so a table read just
+        after a rerun can be the last run's even on an idle page; ``showing`` waits for the run's own cells first:
+        ``{first cell of a row: {column: text}}``, a number standing for a cell within 1e-9 of it."""
         table.locator("[role=gridcell]").first.wait_for(state="attached")  # the text twin is never shown
-        return table.locator("table[role=grid]").first.evaluate("""grid => {
-            const headers = [...grid.querySelectorAll('thead th')].map(cell => cell.textContent.trim());
-            return [...grid.querySelectorAll('tbody tr')].map(row => Object.fromEntries(
-                [...row.querySelectorAll('td')].map((cell, column) => [headers[column], cell.textContent.trim()])));
-        }""")
+        grid = table.locator("table[role=grid]").first
+        if showing:
+            self.page.wait_for_function(SHOWS_CELLS, arg=[grid.element_handle(), showing], polling=POLL_MS)
+        return grid.evaluate(f"grid => ({READ_CELLS})(grid)")
 
     def chart(self, title: str) -> PlotlyChart:
         """The visible plotly chart whose title starts with ``title``, once drawn."""
@@ -590,12 +646,13 @@ class ExplorerPage(AppPage):
         box = self.page.locator(".st-key-online_bias input")
         self.rerun_after(lambda box=box, text=text: (box.fill(text), box.press("Enter")))
 
-    def online_signals(self) -> dict[str, dict[str, str]]:
-        """The signals table: ``{signal: {"closed form": …, "simulated": …, "standard error": …}}`` (full values)."""
+    def online_signals(self, showing: dict[str, dict[str, str | float]] | None = None) -> dict[str, dict[str, str]]:
+        """The signals table: ``{signal: {"closed form": …, "simulated": …, "standard error": …}}`` (full values),
+        once it shows the cells in ``showing`` (see table_rows)."""
         self.open_online_signals()
         table = self.page.locator(".st-key-online_signals [data-testid=stDataFrame]")
         table.scroll_into_view_if_needed()
-        return {row["signal"]: row for row in self.table_rows(table)}
+        return {row["signal"]: row for row in self.table_rows(table, showing)}
 
     def online_click_chart(self) -> PlotlyChart:
         self.open_online_signals()
@@ -738,9 +795,14 @@ class RunsPage(AppPage):
                          .get_by_text("Use the built-in sample collection instead").click())
         expect(self.page.locator(".st-key-runs_use_samples input")).to_be_checked()
 
-    def means_table(self) -> dict[str, str]:
-        """The one row of means in the open "Per-query results" tab, ``{measure: value}``."""
-        (row,) = self.table_rows(self.visible_tables().nth(0))
+    def means_table(self, showing: dict[str, str | float] | None = None) -> dict[str, str]:
+        """The one row of means in the open "Per-query results" tab, ``{measure: value}``, once it shows the cells
+        in ``showing`` (see table_rows)."""
+        table = self.visible_tables().nth(0)
+        if showing:
+            (row,) = self.table_rows(table)
+            self.table_rows(table, {next(iter(row.values())): showing})
+        (row,) = self.table_rows(table)
         return row
 
     def per_query_table(self) -> list[dict[str, str]]:
