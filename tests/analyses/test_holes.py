@@ -119,6 +119,14 @@ def _partial_judgments(rng, ranking, judgments, k, level, copies):
     return out
 
 
+def _by_hole(measures, relevance_level: int) -> dict[tuple, list]:
+    """The measures grouped by their hole: cut-off and relevance level (the measure's own, else the conventions')."""
+    groups: dict[tuple, list] = {}
+    for m in measures:
+        groups.setdefault((hole_cutoff(m), m.relevance_level or relevance_level), []).append(m)
+    return groups
+
+
 @pytest.mark.parametrize("conventions", [metrics.Conventions(), metrics.Conventions(relevance_level=2),
                                          metrics.Conventions(depth=7, precision_short_list="retrieved"),
                                          metrics.Conventions(missing_queries="zero")],
@@ -129,9 +137,10 @@ def test_bounded_measures_stay_within_low_and_high_for_every_partial_judgment_of
     table = holes(qrels, run, BOUNDED_SPECS, conventions=conventions)
     rankings = dict(zip(*metrics.model.rankings_for_run(qrels, run, include_missing=True)))
     checked = 0
-    for m in table.measures:
-        assert m.name in BOUNDED and table.bounded(m.key)
-        k, level = hole_cutoff(m), m.relevance_level or conventions.relevance_level
+    index = {qid: i for i, qid in enumerate(table.qids)}
+    for (k, level), group in _by_hole(table.measures, conventions.relevance_level).items():
+        assert all(m.name in BOUNDED and table.bounded(m.key) for m in group)
+        # The measures of one hole (cut-off and level) share its partial judgments: one evaluation for them all.
         variants_qrels, variants_run, origin = {}, {}, {}
         for qid in table.qids:
             ranking = rankings[qid][: conventions.depth] if conventions.depth else rankings[qid]
@@ -140,13 +149,14 @@ def test_bounded_measures_stay_within_low_and_high_for_every_partial_judgment_of
                 variants_qrels[name], origin[name] = changed, qid
                 if qid in run:
                     variants_run[name] = run[qid]
-        values = metrics.evaluate(variants_qrels, variants_run, [m], conventions=conventions)
-        low, high = table.low[m.key], table.high[m.key]
-        index = {qid: i for i, qid in enumerate(table.qids)}
-        for name, result in values.items():
-            i = index[origin[name]]
-            assert low[i] - 1e-12 <= result[m.key] <= high[i] + 1e-12, (m.key, name, low[i], result[m.key], high[i])
-            checked += 1
+        values = metrics.evaluate(variants_qrels, variants_run, group, conventions=conventions)
+        for m in group:
+            low, high = table.low[m.key], table.high[m.key]
+            for name, result in values.items():
+                i = index[origin[name]]
+                assert low[i] - 1e-12 <= result[m.key] <= high[i] + 1e-12, (m.key, name, low[i], result[m.key],
+                                                                            high[i])
+                checked += 1
     assert checked > 10_000
 
 
@@ -159,20 +169,20 @@ def test_scenario_measures_leave_their_range_under_some_partial_judgment():
     table = holes(qrels, run, SCENARIO_SPECS)
     escaped = set()
     rankings = dict(zip(*metrics.model.rankings_for_run(qrels, run)))
-    for m in table.measures:
-        assert not table.bounded(m.key)
-        k = hole_cutoff(m)
+    index = {qid: i for i, qid in enumerate(table.qids)}
+    for (k, _), group in _by_hole(table.measures, 1).items():
+        assert not any(table.bounded(m.key) for m in group)
         variants_qrels, variants_run, origin = {}, {}, {}
         for qid in table.qids:
             for a, changed in enumerate(_partial_judgments(rng, rankings[qid], qrels[qid], k, 1, 6)):
                 variants_qrels[f"{qid}#{a}"], variants_run[f"{qid}#{a}"], origin[f"{qid}#{a}"] = changed, run[qid], qid
-        values = metrics.evaluate(variants_qrels, variants_run, [m])
-        index = {qid: i for i, qid in enumerate(table.qids)}
-        for name, result in values.items():
-            i = index[origin[name]]
-            if not table.low[m.key][i] - 1e-12 <= result[m.key] <= table.high[m.key][i] + 1e-12:
-                escaped.add(m.name)
-                break
+        values = metrics.evaluate(variants_qrels, variants_run, group)
+        for m in group:
+            for name, result in values.items():
+                i = index[origin[name]]
+                if not table.low[m.key][i] - 1e-12 <= result[m.key] <= table.high[m.key][i] + 1e-12:
+                    escaped.add(m.name)
+                    break
     # num_nonrel_judged_ret rises when a hole is judged non-relevant: the all-relevant scenario leaves it unchanged.
     assert {m.name for m in table.measures} - escaped == {"rbp_resid", "utility", "relative_P", "set_map",
                                                           "set_relative_P"}
