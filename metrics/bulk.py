@@ -40,14 +40,23 @@ from .engine import (
     make_conventions,
 )
 from .io.frames import as_qrels_table, as_run_table
-from .io.trec import QrelsTable, RunTable, Source, docno_keys, from_numpy, read_qrels, read_run, to_numpy, value_codes
+from .io.trec import (
+    QrelsTable,
+    RunTable,
+    Source,
+    SubtopicQrelsTable,
+    docno_keys,
+    from_numpy,
+    read_qrels,
+    read_run,
+    to_numpy,
+    value_codes,
+)
 from .measures import relevance_strings
 from .model import (
     NO_JUDGMENT,
     NO_SUBTOPIC_LINE,
     RankingBatch,
-    SubtopicJudgments,
-    SubtopicQrels,
     SubtopicRows,
     in_ranking_order,
     ties_by_keys,
@@ -67,41 +76,108 @@ def batch_for_run(
     return ranked.qids, ranked.batch(None)
 
 
+@dataclass(frozen=True)
+class SubtopicMatrix:
+    """Subtopic qrels as the diversity kernels read them, built from the columns (no Python per line): every
+    query's :class:`~metrics.model.SubtopicJudgments` as one block of rows of one matrix.
+
+    documents: one row per judged (query, document), a query's documents in doc id order (byte order, ndeval's),
+        queries in order of first appearance; its grade is the document's largest over its subtopics.
+    grades: (documents, subtopics) int64, a query's subtopics by number (in order of first appearance when one is
+        not a number, documents taken in file order), :data:`~metrics.model.NO_SUBTOPIC_LINE` where no line.
+    starts: the first document row of each query, and one past the last.
+    """
+
+    documents: QrelsTable
+    grades: np.ndarray
+    starts: np.ndarray
+
+
+def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
+    """The :class:`SubtopicMatrix` of subtopic qrels read by :func:`metrics.io.trec.read_subtopic_table`."""
+    codes, qid_values = _query_codes(table)
+    docno, subtopic = _single(table.docno), _single(table.subtopic)
+    n, n_queries = len(table), len(qid_values)
+    # Lines by query, then doc id; the sort is stable, so each document's lines stay in file order.
+    order = to_numpy(pc.sort_indices(pa.table({"query": from_numpy(codes), "docno": docno}),
+                                     sort_keys=[("query", "ascending"), ("docno", "ascending")]))
+    sorted_codes, sorted_docno = codes[order], docno.take(from_numpy(order))
+    new_document = np.ones(n, dtype=bool)
+    if n > 1:
+        new_document[1:] = (sorted_codes[1:] != sorted_codes[:-1]) | to_numpy(
+            pc.not_equal(sorted_docno.slice(1), sorted_docno.slice(0, n - 1)))
+    document_of_line = np.empty(n, dtype=np.int64)
+    document_of_line[order] = np.cumsum(new_document) - 1
+    first = np.flatnonzero(new_document)  # each document's first line, in sorted order
+    document_query = sorted_codes[first]
+    starts = np.zeros(n_queries + 1, dtype=np.int64)
+    starts[1:] = np.cumsum(np.bincount(document_query, minlength=n_queries))
+
+    # Each query's subtopic columns: (query, subtopic) pairs, numbered by ndeval's order within the query.
+    subtopic_codes, subtopic_values = value_codes(subtopic)
+    stride = max(1, len(subtopic_values))
+    pairs, pair_of_line = np.unique(codes.astype(np.int64) * stride + subtopic_codes, return_inverse=True)
+    pair_query, pair_subtopic = pairs // stride, pairs % stride
+    numbered = to_numpy(pc.match_substring_regex(subtopic_values, "^[0-9]+$"))
+    by_number = np.ones(n_queries, dtype=bool)
+    by_number[pair_query[~numbered[pair_subtopic]]] = False  # a query with a subtopic id that is not a number
+    appearance = np.zeros(pairs.shape[0], dtype=np.int64)
+    if not by_number.all():
+        # ndeval's order there is first appearance as {doc: {subtopic: grade}} lists them: documents in order of
+        # first appearance, each document's lines in file order.
+        lines = np.flatnonzero(~by_number[codes])
+        listed = lines[np.lexsort((lines, order[first][document_of_line[lines]]))]
+        seen, at = np.unique(pair_of_line[listed], return_index=True)
+        appearance[seen] = at
+    digits = pc.take(subtopic_values, from_numpy(pair_subtopic))
+    number = pc.utf8_ltrim(digits, characters="0")  # numbers compare as (length without leading zeros, digits)
+    use_number = from_numpy(by_number[pair_query])
+    empty = pa.scalar("", type=pa.string())
+    keys = pa.table({"query": from_numpy(pair_query), "length": from_numpy(np.where(
+        by_number[pair_query], to_numpy(pc.utf8_length(number)).astype(np.int64), 0)),
+        "number": pc.if_else(use_number, number, empty), "id": pc.if_else(use_number, digits, empty),
+        "appearance": from_numpy(appearance)})
+    ranked = to_numpy(pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in keys.column_names]))
+    column_of_pair = np.empty(pairs.shape[0], dtype=np.int64)
+    column_of_pair[ranked] = np.arange(pairs.shape[0]) - np.searchsorted(pair_query[ranked], pair_query[ranked])
+    per_query = np.bincount(pair_query, minlength=n_queries)
+    grades = np.full((first.shape[0], int(per_query.max(initial=0))), NO_SUBTOPIC_LINE, dtype=np.int64)
+    grades[document_of_line, column_of_pair[pair_of_line]] = table.grade
+    best = grades.max(axis=1, initial=NO_SUBTOPIC_LINE)
+    documents = QrelsTable(pc.take(qid_values, from_numpy(document_query)), sorted_docno.take(from_numpy(first)),
+                           best, table.name, qid_code=document_query.astype(np.int32), qid_values=qid_values)
+    return SubtopicMatrix(documents, grades, starts)
+
+
 def subtopic_batch(
-    subtopic_qrels: SubtopicQrels, run: RunTable, conventions: Conventions | None = None
+    subtopic_qrels: SubtopicMatrix | SubtopicQrelsTable, run: RunTable, conventions: Conventions | None = None
 ) -> tuple[list[str], RankingBatch]:
-    """:func:`batch_for_run` for subtopic qrels (``{qid: {doc: {subtopic: grade}}}``, as
-    :func:`metrics.io.trec.read_subtopic_qrels` returns them): the batch carries the subtopic judgments, and each
+    """:func:`batch_for_run` for subtopic qrels (a :class:`SubtopicMatrix`, or the table
+    :func:`metrics.io.trec.read_subtopic_table` reads): the batch carries the subtopic judgments, and each
     document's grade is its largest over its subtopics (what the other measures see), as ``metrics.evaluate`` gives.
 
     The run is ordered once, through the same columnar join and sort, with each judged document's row in the
     subtopic matrix standing for its grade.
     """
     conv = conventions if conventions is not None else Conventions()
-    queries = [SubtopicJudgments.from_mapping(docs) for docs in subtopic_qrels.values()]
-    starts = np.cumsum([0] + [len(query.docs) for query in queries]).astype(np.int64)
-    width = max((len(query.subtopics) for query in queries), default=0)
-    grades = np.full((int(starts[-1]), width), NO_SUBTOPIC_LINE, dtype=np.int64)
-    for q, query in enumerate(queries):
-        grades[starts[q]: starts[q + 1], : query.grades.shape[1]] = query.grades
-    best = grades.max(axis=1, initial=NO_SUBTOPIC_LINE)  # a document's largest grade
-    table = QrelsTable(pa.array([qid for qid, query in zip(subtopic_qrels, queries) for _ in query.docs],
-                                type=pa.string()),
-                       pa.array([doc for query in queries for doc in query.docs], type=pa.string()),
-                       np.where(best >= 0, np.arange(best.shape[0]), -1).astype(np.int64))
+    matrix = subtopic_qrels if isinstance(subtopic_qrels, SubtopicMatrix) else subtopic_matrix(subtopic_qrels)
+    documents = matrix.documents
+    best = documents.grade
+    table = QrelsTable(documents.qid, documents.docno, np.where(best >= 0, np.arange(best.shape[0]), -1),
+                       documents.name, qid_code=documents.qid_code, qid_values=documents.qid_values)
     qids, batch = batch_for_run(table, run, conv)
     judged = batch.judged
     at = np.where(judged, batch.grades, 0).astype(np.int64)
     flat = np.where(judged, best[at], batch.grades).astype(np.float64)
-    query_of = {qid: q for q, qid in enumerate(subtopic_qrels)}
-    query_of_row = np.array([query_of[qid] for qid in qids], dtype=np.int64)
-    per_query = [np.sort(best[starts[q]: starts[q + 1]][best[starts[q]: starts[q + 1]] >= 0])[::-1]
-                 for q in range(len(queries))]
-    judged_grades = np.full((len(queries), max(1, max((g.shape[0] for g in per_query), default=0))),
-                            float(NO_JUDGMENT))
-    for q, row in enumerate(per_query):
-        judged_grades[q, : row.shape[0]] = row
-    rows_of = SubtopicRows(grades, starts, query_of_row, np.where(judged, at, -1))
+    query_of_row = _index_in(pa.array(qids, type=pa.string()), documents.qid_values).astype(np.int64)
+    # Each query's grades >= 0, descending, padded with NO_JUDGMENT.
+    use = best >= 0
+    query, grade = documents.qid_code[use], best[use]
+    counts = np.bincount(query, minlength=matrix.starts.shape[0] - 1)
+    present = np.arange(max(1, int(counts.max(initial=0)))) < counts[:, None]
+    judged_grades = np.full(present.shape, float(NO_JUDGMENT))
+    judged_grades[present] = grade[np.lexsort((-grade, query))]
+    rows_of = SubtopicRows(matrix.grades, matrix.starts, query_of_row, np.where(judged, at, -1))
     return qids, RankingBatch(flat, judged, batch.lengths, judged_grades[query_of_row], batch.tied_with_previous,
                               rows_of)
 
@@ -509,5 +585,6 @@ def evaluate_files(
     return evaluate_prepared(prepare_run(read_qrels(qrels_source), read_run(run_source), measures, conventions))
 
 
-__all__ = ["PreparedRun", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared", "evaluate_tables",
-           "evaluate_tables_checked", "prepare_run", "relevance_strings_of_run", "with_placeholders"]
+__all__ = ["PreparedRun", "SubtopicMatrix", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared",
+           "evaluate_tables", "evaluate_tables_checked", "prepare_run", "relevance_strings_of_run", "subtopic_batch",
+           "subtopic_matrix", "with_placeholders"]

@@ -30,7 +30,6 @@ from .conventions import Conventions
 from .engine import (
     aggregate_columns,
     as_measures,
-    check_gain_range,
     check_grade_range,
     clear_placeholder_rows,
     evaluate_batch,
@@ -43,7 +42,7 @@ from .engine import (
 from .io.compressed import is_gzip
 from .io.frames import as_qrels_table, as_run_table, is_frame, is_parquet
 from .io.read import read_checked_qrels, read_run_path
-from .io.trec import QrelsTable, RunTable, read_subtopic_qrels
+from .io.trec import QrelsTable, RunTable, read_subtopic_table
 from .measures import DIVERSITY_NAMES
 from .model import InputError
 from .names import Measure, parse_measures
@@ -180,31 +179,34 @@ def uses_subtopics(measures: Sequence[Measure]) -> bool:
 
 def evaluate_subtopic_files(qrels_path: str, run_path: str, measures: Sequence[Measure], conventions: Conventions):
     """:func:`evaluate_run_files` with the qrels read as NIST's ndeval reads them, ``qid subtopic docno grade``
-    (:func:`metrics.io.trec.read_subtopic_qrels`), for the diversity measures; every other measure sees each
-    document's largest grade. ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order; the run goes
-    through the columnar reader and the bulk path (:func:`metrics.bulk.subtopic_batch`)."""
+    (:func:`metrics.io.trec.read_subtopic_table`), for the diversity measures; every other measure sees each
+    document's largest grade. ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order; both files go
+    through the columnar readers and the bulk path (:func:`metrics.bulk.subtopic_matrix`, ``subtopic_batch``)."""
     if qrels_path == "-":
         raise InputError("the subtopic qrels have to be a file, not '-'")
-    subtopic_qrels = read_subtopic_qrels(Path(qrels_path))
-    check_gain_range([{doc: max(grades.values()) for doc, grades in docs.items()} for docs in subtopic_qrels.values()],
-                     measures, conventions, names=list(subtopic_qrels))
+    matrix = bulk.subtopic_matrix(read_subtopic_table(Path(qrels_path)))
+    documents = matrix.documents
+
+    def where(row: int) -> str:
+        return f"query {documents.qid[row].as_py()!r}, document {documents.docno[row].as_py()!r}"
+
+    check_grade_range(documents.grade, grade_limit(measures, conventions), where)
     run = read_run_path(run_path)
     measures = list(measures) or parse_measures("num_q")
     values: dict[str, object] = {}
     qids: list[str] = []
     for condensed, group in group_by(measures, lambda m: judged_only(m, conventions)).items():
         conv = conventions.replace(unjudged="removed") if condensed else conventions
-        qids, batch = bulk.subtopic_batch(subtopic_qrels, run, conv)
+        qids, batch = bulk.subtopic_batch(matrix, run, conv)
         values.update(evaluate_batch(batch, group, conventions))
     if conventions.missing_ranking == "placeholder" and conventions.missing_queries == "zero":
         answered = set(run.qids)
         clear_placeholder_rows(values, measures, np.flatnonzero([qid not in answered for qid in qids]))
     order = np.asarray(sorted(range(len(qids)), key=lambda i: qids[i]), dtype=np.int64)
     values = {measure.key: values[measure.key][order] for measure in measures}
-    values[MISSING_QUERIES] = tuple(sorted(set(subtopic_qrels) - set(run.qids)))
+    values[MISSING_QUERIES] = tuple(sorted(set(documents.qid_values.to_pylist()) - set(run.qids)))
     if conventions.missing_queries == "zero":
-        values[ALL_NUM_REL] = float(sum(max(grades.values()) > 0 for docs in subtopic_qrels.values()
-                                        for grades in docs.values()))
+        values[ALL_NUM_REL] = float(np.count_nonzero(documents.grade > 0))
     return [qids[i] for i in order], values, run.runid
 
 

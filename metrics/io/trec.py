@@ -65,6 +65,14 @@ Source = str | bytes | bytearray | memoryview | os.PathLike | BinaryIO
 
 QRELS_COLUMNS = "qid iter docno rel"
 RUN_COLUMNS = "qid Q0 docno rank score tag"
+SUBTOPIC_QRELS_COLUMNS = "qid subtopic docno grade"
+SUBTOPIC_KIND = "subtopic qrels"
+#: Each kind of file's columns, for messages.
+_COLUMNS = {"qrels": QRELS_COLUMNS, "run": RUN_COLUMNS, SUBTOPIC_KIND: SUBTOPIC_QRELS_COLUMNS}
+#: The fields the fast path keeps of each kind of file, and their arrow types (f1 of subtopic qrels: the subtopic).
+_KEPT_FIELDS = {"qrels": {"f0": pa.string(), "f2": pa.string(), "f3": pa.int64()},
+                "run": {"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()},
+                SUBTOPIC_KIND: {"f0": pa.string(), "f1": pa.string(), "f2": pa.string(), "f3": pa.int64()}}
 
 _BOM = b"\xef\xbb\xbf"
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -157,6 +165,32 @@ class RunTable(_PerDocument):
         return self.score
 
 
+@dataclass(frozen=True, slots=True)
+class SubtopicQrelsTable:
+    """Subtopic (intent) judgments as NIST's ndeval reads them, one row per ``qid subtopic docno grade`` line in
+    file order: qid, subtopic, docno pyarrow string arrays; grade an int64 numpy array. ``qid_code`` and
+    ``qid_values`` as in :class:`QrelsTable`. ``to_dict()`` gives ``{qid: {docno: {subtopic: grade}}}``."""
+
+    qid: pa.Array
+    subtopic: pa.Array
+    docno: pa.Array
+    grade: np.ndarray
+    name: str = SUBTOPIC_KIND
+    qid_code: np.ndarray | None = None
+    qid_values: pa.Array | None = None
+
+    def __len__(self) -> int:
+        return int(self.grade.shape[0])
+
+    def to_dict(self) -> dict[str, dict[str, dict[str, int]]]:
+        """``{qid: {docno: {subtopic: grade}}}``: queries, documents and subtopics in file order."""
+        result: dict[str, dict[str, dict[str, int]]] = {}
+        for qid, subtopic, docno, grade in zip(self.qid.to_pylist(), self.subtopic.to_pylist(),
+                                               self.docno.to_pylist(), self.grade.tolist()):
+            result.setdefault(qid, {}).setdefault(docno, {})[subtopic] = grade
+        return result
+
+
 # ---- public readers --------------------------------------------------------------------------------
 
 
@@ -173,6 +207,8 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
 
 
 def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
+    """(qid, docno, values, tag, docno keys, whether exact, qid codes, label); for subtopic qrels ``tag`` is the
+    subtopic column, and a (qid, subtopic, docno) may appear once."""
     mapped = _map_plain_file(source, max_bytes)
     if mapped is not None:
         # A plain file on disk is parsed straight from the page cache: no copy of the whole text in memory.
@@ -195,7 +231,11 @@ def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
         # The text is only needed again to name the lines of a duplicate; it can be loaded again from the source.
         buffer = None
     codes = value_codes(qid)
-    keys, exact, maybe_repeated = _check_unique_pairs(codes[0], docno)
+    groups = codes[0]
+    if kind == SUBTOPIC_KIND:  # one line per (qid, subtopic, docno): the pair is (query and subtopic, docno)
+        subtopic_codes, subtopics = value_codes(tag)
+        groups = codes[0].astype(np.int64) * max(1, len(subtopics)) + subtopic_codes
+    keys, exact, maybe_repeated = _check_unique_pairs(groups, docno)
     if maybe_repeated:
         _raise_duplicate(buffer if buffer is not None else _load(source, name, max_bytes, kind)[1], label, kind)
     return qid, docno, values, tag, keys, exact, codes, label
@@ -375,7 +415,7 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
 
 def _check_head(head: bytes, label: str, kind: str) -> None:
     """Refuse a decompressed stream whose first megabyte is not TREC text, before decompressing the rest."""
-    columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
+    columns = _COLUMNS[kind]
     megabytes = f"{len(head) / (1 << 20):.0f} MB"
     cut = head.rfind(b"\n")
     if cut == -1:
@@ -441,7 +481,7 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
         raise TrecFormatError(_no_data_lines(label, kind,
                                              "has only comments and blank lines" if comment else "is empty"))
     n_fields = len(first.split())
-    if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
+    if not _field_count_fits(kind, n_fields):
         return None
     table = parsed if parsed is not None and separator == guess else _arrow_table(buffer, separator, n_fields, kind)
     if table is None or table.num_rows == 0:
@@ -451,6 +491,9 @@ def _fast_parse(buffer: bytes, label: str, kind: str):
     if kind == "qrels":
         values = to_numpy(table.column("f3"))
         tag = ""
+    elif kind == SUBTOPIC_KIND:
+        values = to_numpy(table.column("f3"))
+        tag = table.column("f1")
     else:
         values = to_numpy(table.column("f4"))
         if not np.isfinite(values).all():
@@ -493,15 +536,11 @@ def _separator_guess(buffer) -> bytes | None:
 
 def _arrow_table(buffer, separator: bytes, n_fields: int, kind: str) -> pa.Table | None:
     """pyarrow's CSV reader on the buffer, or None if it refuses (the careful path then says why)."""
-    if (kind == "qrels" and n_fields != 4) or (kind == "run" and n_fields < 6):
+    if not _field_count_fits(kind, n_fields):
         return None
     names = [f"f{i}" for i in range(n_fields)]
-    if kind == "qrels":
-        types = {"f0": pa.string(), "f2": pa.string(), "f3": pa.int64()}
-        include = ["f0", "f2", "f3"]
-    else:
-        types = {"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()}
-        include = ["f0", "f2", "f4"]
+    types = _KEPT_FIELDS[kind]
+    include = list(types)
     try:
         return pacsv.read_csv(
             pa.py_buffer(buffer),
@@ -515,6 +554,11 @@ def _arrow_table(buffer, separator: bytes, n_fields: int, kind: str) -> pa.Table
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
         return None
+
+
+def _field_count_fits(kind: str, n_fields: int) -> bool:
+    """Whether a first line of ``n_fields`` fields can start a file of ``kind`` (qrels: exactly 4; runs: 6 or more)."""
+    return n_fields >= 6 if kind == "run" else n_fields == 4
 
 
 def _scan(buffer) -> tuple[bytes | None, bool]:
@@ -732,6 +776,8 @@ def _data_lines(buffer: bytes, label: str, first_line: int = 1) -> Iterator[tupl
 
 
 def _slow_parse(buffer: bytes, label: str, kind: str, first_line: int = 1):
+    if kind == SUBTOPIC_KIND:
+        return _slow_parse_subtopics(buffer, label)
     binary = _binary_kind(buffer)
     if binary:
         raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
@@ -889,8 +935,7 @@ def line_number(source: Source, row: int, *, kind: str) -> int:
 
 
 def _no_data_lines(label: str, kind: str, what: str) -> str:
-    columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
-    return f"{label}: the file {what}; expected lines of '{columns}'"
+    return f"{label}: the file {what}; expected lines of '{_COLUMNS[kind]}'"
 
 
 def _text(field: bytes, where: str, column: str) -> str:
@@ -1041,6 +1086,9 @@ def _check_unique_pairs(qid_codes: np.ndarray, docno) -> tuple[np.ndarray, bool,
 
 def _raise_duplicate(buffer: bytes, label: str, kind: str, first_line: int = 1) -> None:
     """Raise naming the two lines of a repeated (qid, docno); return if a key collision was all there was."""
+    if kind == SUBTOPIC_KIND:
+        _slow_parse_subtopics(buffer, label)  # names a repeated (qid, subtopic, docno)
+        return
     seen: dict[tuple[bytes, bytes], int] = {}
     for number, fields in _data_lines(buffer, label, first_line):
         pair = (fields[0], fields[2])
@@ -1057,25 +1105,37 @@ def _raise_duplicate(buffer: bytes, label: str, kind: str, first_line: int = 1) 
 # ---- subtopic qrels (NIST's ndeval) ---------------------------------------------------------------------------
 
 
-SUBTOPIC_QRELS_COLUMNS = "qid subtopic docno grade"
+def read_subtopic_table(source: Source, *, name: str | None = None,
+                        max_bytes: int | None = None) -> SubtopicQrelsTable:
+    """Read subtopic (intent) qrels, the format NIST's ndeval reads for the TREC Web track's diversity measures:
+    ``qid subtopic docno grade``, one line per (query, subtopic, document), into a :class:`SubtopicQrelsTable`.
+
+    The same reader stack as :func:`read_qrels` (paths, bytes, text or file objects, gzip and its limits,
+    ``max_bytes``, comments, the columnar fast path), and its messages: the file, the line and the fix.
+    """
+    qid, docno, grade, subtopic, _, _, codes, label = _read(source, name, max_bytes, SUBTOPIC_KIND)
+    return SubtopicQrelsTable(qid, subtopic, docno, grade, label, *codes)
 
 
 def read_subtopic_qrels(source: Source, *, name: str | None = None,
                         max_bytes: int | None = None) -> dict[str, dict[str, dict[str, int]]]:
-    """Read subtopic (intent) qrels, the format NIST's ndeval reads for the TREC Web track's diversity measures:
-    ``qid subtopic docno grade``, one line per (query, subtopic, document). Returns ``{qid: {docno: {subtopic:
-    grade}}}``, queries, documents and subtopics in file order.
+    """:func:`read_subtopic_table` as ``{qid: {docno: {subtopic: grade}}}`` (queries, documents and subtopics in
+    file order), what :func:`metrics.evaluate` takes."""
+    return read_subtopic_table(source, name=name, max_bytes=max_bytes).to_dict()
 
-    The same loading as :func:`read_qrels` (paths, bytes, text or file objects, gzip and its limits, ``max_bytes``,
-    comments), and its messages: the file, the line and the fix.
-    """
-    kind = "subtopic qrels"
-    label, buffer = _load(source, name, max_bytes, kind)
+
+def _slow_parse_subtopics(buffer, label: str):
+    """The line-by-line reader of subtopic qrels: the columns of :func:`_fast_parse` (the subtopics in the tag's
+    place), or the error naming the first bad line."""
+    kind = SUBTOPIC_KIND
     binary = _binary_kind(buffer)
     if binary:
         raise TrecFormatError(f"{label}: this is not a {kind} text file: it looks like {binary}")
     _check_control_bytes(buffer, label)
-    judgments: dict[str, dict[str, dict[str, int]]] = {}
+    qids: list[str] = []
+    subtopics: list[str] = []
+    docnos: list[str] = []
+    grades: list[int] = []
     seen: dict[tuple[bytes, bytes, bytes], int] = {}
     for number, fields in _data_lines(buffer, label):
         where = f"{label} line {number}"
@@ -1101,13 +1161,16 @@ def read_subtopic_qrels(source: Source, *, name: str | None = None,
                                   f"{short_repr(_show(fields[0])[1:-1], 80)} is already judged on line {seen[key]}; "
                                   "keep one line per (qid, subtopic, docno)")
         seen[key] = number
-        qid, subtopic, docno = (_text(fields[0], where, "qid"), _text(fields[1], where, "subtopic"),
-                                _text(fields[2], where, "docno"))
-        judgments.setdefault(qid, {}).setdefault(docno, {})[subtopic] = grade
-    if not judgments:
+        qids.append(_text(fields[0], where, "qid"))
+        subtopics.append(_text(fields[1], where, "subtopic"))
+        docnos.append(_text(fields[2], where, "docno"))
+        grades.append(grade)
+    if not qids:
         what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
-        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{SUBTOPIC_QRELS_COLUMNS}'")
-    return judgments
+        raise TrecFormatError(_no_data_lines(label, kind, what))
+    return (pa.array(qids, type=pa.string()), pa.array(docnos, type=pa.string()), np.array(grades, dtype=np.int64),
+            pa.array(subtopics, type=pa.string()))
 
 
-__all__ = ["QrelsTable", "RunTable", "TrecFormatError", "load_bytes", "read_qrels", "read_run", "read_subtopic_qrels"]
+__all__ = ["QrelsTable", "RunTable", "SubtopicQrelsTable", "TrecFormatError", "load_bytes", "read_qrels", "read_run",
+           "read_subtopic_qrels", "read_subtopic_table"]
