@@ -12,6 +12,13 @@ min_rel, max_rel) - min_rel) / (max_rel - min_rel) (a document in the qrels with
 gain 0); the ranking is padded to :data:`CWL_DEPTH` ranks (cwl_eval's ``--max_depth``) with unjudged documents;
 every document costs 1 (no cost file); documents keep the order given (the engine's tie order decides ties). An
 empty ranking (a judged query the run lacks, with -c) scores 0 in every quantity.
+
+Cost: one pass per user model (measure, parameters, cut-off), shared by its ten quantities through the context (the
+residuals: a second pass, with unjudged gains 1). A pass covers only the ranks that can still be reached: a model
+that stops at its cut-off k (SDCG, NERR8, NERR9, BPM@K) is computed to rank k, and the best case of a model whose
+continuation is 0 at a gain of 1 (NERR8-11) or once T is reached (BPM) one rank or T ranks past the longest
+ranking; past those every term is exactly 0, so the sums are the same to the bit. Models that can go on past the
+ranking (INST, INSQ, NERR10, NERR11 with unjudged gains 0) are run to :data:`CWL_DEPTH`, as cwl_eval runs them.
 """
 
 from __future__ import annotations
@@ -26,22 +33,36 @@ CWL_DEPTH = 1000
 QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED")
 
 
-def cwl_gains(ctx: Context, min_rel: float, max_rel: float, best_case: bool) -> np.ndarray:
-    """(n, CWL_DEPTH) gains in [0, 1]: each grade scaled by (min_rel, max_rel); an unjudged document (outside the
-    qrels) and every rank past the ranking gets 0 (``best_case``: 1)."""
+def cwl_gains(ctx: Context, min_rel: float, max_rel: float, best_case: bool, depth: int = CWL_DEPTH) -> np.ndarray:
+    """(n, depth) gains in [0, 1] at ranks 1..depth: each grade scaled by (min_rel, max_rel); an unjudged document
+    (outside the qrels) and every rank past the ranking gets 0 (``best_case``: 1)."""
     batch = ctx.batch
-    width = min(batch.width, CWL_DEPTH)
+    width = min(batch.width, depth)
     known = (batch.judged | ctx.pooled_unjudged)[:, :width] & ctx.retrieved[:, :width]
     grades = np.maximum(batch.grades[:, :width], 0.0)
     scaled = (np.clip(grades, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
     unknown = 1.0 if best_case else 0.0
-    gains = np.full((batch.size, CWL_DEPTH), unknown)
+    gains = np.full((batch.size, depth), unknown)
     gains[:, :width] = np.where(known, scaled, unknown)
     return gains
 
 
+def _reached_depth(name: str, cutoff: int, parameter: float, best_case: bool, width: int) -> int:
+    """The ranks a pass of model ``name`` must cover: past them its continuation has been 0, so every term is 0.
+
+    ``width``: the batch's longest ranking; ``cutoff``: k, or CWL_DEPTH + 1 without one."""
+    depth = CWL_DEPTH
+    if name in ("SDCG", "NERR8", "NERR9", "BPM"):  # C_r = 0 from rank k on
+        depth = min(depth, cutoff)
+    if best_case and name in ("NERR8", "NERR9", "NERR10", "NERR11"):  # C_r has the factor 1 - g_r, 0 past the ranking
+        depth = min(depth, width + 1)
+    if best_case and name == "BPM" and np.isfinite(parameter):  # the gain so far reaches T within ceil(T) ranks
+        depth = min(depth, width + max(0, int(np.ceil(parameter))) + 1)
+    return max(1, depth)
+
+
 def _continuation(name: str, gains: np.ndarray, cutoff: int, parameter: float) -> np.ndarray:
-    """C_r at ranks 1..CWL_DEPTH for each ranking: the user model of measure ``name``."""
+    """C_r at ranks 1..depth (the width of ``gains``) for each ranking: the user model of measure ``name``."""
     ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
     before_k = ranks < cutoff
     if name == "SDCG":  # DCG's discount 1 / log2(r + 1) as a stopping model, cut at k
@@ -67,8 +88,9 @@ def _continuation(name: str, gains: np.ndarray, cutoff: int, parameter: float) -
 
 def _expectations(continuation: np.ndarray, gains: np.ndarray) -> np.ndarray:
     """(n, 5) EU, ETU, EC, ETC, ED of each ranking under ``continuation``, every document costing 1."""
-    n = continuation.shape[0]
-    reach = np.cumprod(np.concatenate([np.ones((n, 1)), continuation[:, :-1]], axis=1), axis=1)
+    reach = np.empty_like(continuation)  # prod_{s<r} C_s: 1 at rank 1, then the running product
+    reach[:, 0] = 1.0
+    np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
     first = 1.0 / _total(reach)
     attention = reach * first[:, None]
     stop = reach * (1.0 - continuation)
@@ -83,6 +105,14 @@ def _total(values: np.ndarray) -> np.ndarray:
     return np.cumsum(values, axis=1)[:, -1]
 
 
+def _user_model(ctx: Context, name: str, cutoff: int, parameter: float, min_rel: float, max_rel: float,
+                best_case: bool) -> np.ndarray:
+    """(n, 5) EU, ETU, EC, ETC, ED of model ``name``: one pass, shared by every quantity of the model."""
+    depth = _reached_depth(name, cutoff, parameter, best_case, ctx.batch.width)
+    gains = cwl_gains(ctx, min_rel, max_rel, best_case, depth)
+    return _expectations(_continuation(name, gains, cutoff, parameter), gains)
+
+
 def cwl_measure(name: str, default: float):
     """The kernel of C/W/L measure ``name``: params (T or p, min_rel, max_rel, index into :data:`QUANTITIES`),
     ``default`` the first when none are given (INST's T = 1, NERR10's p = 0.9)."""
@@ -93,10 +123,9 @@ def cwl_measure(name: str, default: float):
         residual = quantity >= 5
         for j, cutoff in enumerate(cutoffs):
             k = int(cutoff) if cutoff > 0 else CWL_DEPTH + 1
-            values = []
-            for best_case in (False, True) if residual else (False,):
-                gains = cwl_gains(ctx, min_rel, max_rel, best_case)
-                values.append(_expectations(_continuation(name, gains, k, parameter), gains))
+            values = [ctx.shared(model, lambda model=model: _user_model(ctx, *model[1:]))
+                      for model in [("cwl", name, k, parameter, min_rel, max_rel, best_case)
+                                    for best_case in ((False, True) if residual else (False,))]]
             column = int(quantity) % 5
             out[:, j] = values[-1][:, column] - values[0][:, column] if residual else values[0][:, column]
         # An empty ranking is a judged query the run lacks (-c): 0, as ir_measures counts it, not a user model run
