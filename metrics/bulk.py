@@ -99,7 +99,8 @@ def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
     docno, subtopic = _single(table.docno), _single(table.subtopic)
     n, n_queries = len(table), len(qid_values)
     # Lines by query, then doc id; the sort is stable, so each document's lines stay in file order.
-    order = to_numpy(pc.sort_indices(pa.table({"query": from_numpy(codes), "docno": docno}),
+    # (pa.table of a dict would import pandas, as would pc.match_substring_regex.)
+    order = to_numpy(pc.sort_indices(pa.Table.from_arrays([from_numpy(codes), docno], names=["query", "docno"]),
                                      sort_keys=[("query", "ascending"), ("docno", "ascending")]))
     sorted_codes, sorted_docno = codes[order], docno.take(from_numpy(order))
     new_document = np.ones(n, dtype=bool)
@@ -118,26 +119,25 @@ def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
     stride = max(1, len(subtopic_values))
     pairs, pair_of_line = np.unique(codes.astype(np.int64) * stride + subtopic_codes, return_inverse=True)
     pair_query, pair_subtopic = pairs // stride, pairs % stride
-    numbered = to_numpy(pc.match_substring_regex(subtopic_values, "^[0-9]+$"))
+    # The distinct subtopic ids are few: each one's place among the numbers, by (int(id), id) as ndeval sorts them
+    # (without int(): (length without leading zeros, digits) is the number's order at any length).
+    ids = subtopic_values.to_pylist()
+    numbered = np.array([text.isascii() and text.isdigit() for text in ids], dtype=bool)
+    number_rank = np.zeros(len(ids), dtype=np.int64)
+    by_value = sorted(np.flatnonzero(numbered).tolist(),
+                      key=lambda i: (len(ids[i].lstrip("0")), ids[i].lstrip("0"), ids[i]))
+    number_rank[by_value] = np.arange(len(by_value))
     by_number = np.ones(n_queries, dtype=bool)
     by_number[pair_query[~numbered[pair_subtopic]]] = False  # a query with a subtopic id that is not a number
-    appearance = np.zeros(pairs.shape[0], dtype=np.int64)
+    place = number_rank[pair_subtopic]
     if not by_number.all():
         # ndeval's order there is first appearance as {doc: {subtopic: grade}} lists them: documents in order of
         # first appearance, each document's lines in file order.
         lines = np.flatnonzero(~by_number[codes])
         listed = lines[np.lexsort((lines, order[first][document_of_line[lines]]))]
         seen, at = np.unique(pair_of_line[listed], return_index=True)
-        appearance[seen] = at
-    digits = pc.take(subtopic_values, from_numpy(pair_subtopic))
-    number = pc.utf8_ltrim(digits, characters="0")  # numbers compare as (length without leading zeros, digits)
-    use_number = from_numpy(by_number[pair_query])
-    empty = pa.scalar("", type=pa.string())
-    keys = pa.table({"query": from_numpy(pair_query), "length": from_numpy(np.where(
-        by_number[pair_query], to_numpy(pc.utf8_length(number)).astype(np.int64), 0)),
-        "number": pc.if_else(use_number, number, empty), "id": pc.if_else(use_number, digits, empty),
-        "appearance": from_numpy(appearance)})
-    ranked = to_numpy(pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in keys.column_names]))
+        place[seen] = at
+    ranked = np.lexsort((place, pair_query))
     column_of_pair = np.empty(pairs.shape[0], dtype=np.int64)
     column_of_pair[ranked] = np.arange(pairs.shape[0]) - np.searchsorted(pair_query[ranked], pair_query[ranked])
     per_query = np.bincount(pair_query, minlength=n_queries)
@@ -169,7 +169,9 @@ def subtopic_batch(
     judged = batch.judged
     at = np.where(judged, batch.grades, 0).astype(np.int64)
     flat = np.where(judged, best[at], batch.grades).astype(np.float64)
-    query_of_row = _index_in(pa.array(qids, type=pa.string()), documents.qid_values).astype(np.int64)
+    # Queries are few; pa.array of a list would import pandas.
+    query_of = {qid: q for q, qid in enumerate(documents.qid_values.to_pylist())}
+    query_of_row = np.array([query_of[qid] for qid in qids], dtype=np.int64)
     # Each query's grades >= 0, descending, padded with NO_JUDGMENT.
     use = best >= 0
     query, grade = documents.qid_code[use], best[use]
