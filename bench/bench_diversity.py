@@ -55,7 +55,8 @@ def write_collection(folder: Path, queries: int, seed: int = 20261201) -> tuple[
         return qrels, subtopic_qrels, run
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    with open(qrels, "w") as q_file, open(subtopic_qrels, "w") as s_file, open(run, "w") as r_file:
+    partial = [path.with_suffix(".partial") for path in (qrels, subtopic_qrels, run)]
+    with open(partial[0], "w") as q_file, open(partial[1], "w") as s_file, open(partial[2], "w") as r_file:
         for q in range(queries):
             docs = [f"d{int(x)}" for x in rng.choice(10_000_000, size=DEPTH + 50, replace=False)]
             count = int(rng.integers(4, 7))
@@ -69,6 +70,8 @@ def write_collection(folder: Path, queries: int, seed: int = 20261201) -> tuple[
             s_file.write("".join(subtopic_lines))
             r_file.write("".join(f"q{q} Q0 {doc} {rank} {1000 - rank} bench\n"
                                  for rank, doc in enumerate(docs[:DEPTH], 1)))
+    for written, path in zip(partial, (qrels, subtopic_qrels, run)):  # whole files only: an interrupted run rewrites
+        written.replace(path)
     return qrels, subtopic_qrels, run
 
 

@@ -59,6 +59,8 @@ from .model import (
     RankingBatch,
     SubtopicRows,
     in_ranking_order,
+    is_subtopic_number,
+    subtopic_number_order,
     ties_by_keys,
 )
 from .names import Measure
@@ -119,13 +121,11 @@ def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
     stride = max(1, len(subtopic_values))
     pairs, pair_of_line = np.unique(codes.astype(np.int64) * stride + subtopic_codes, return_inverse=True)
     pair_query, pair_subtopic = pairs // stride, pairs % stride
-    # The distinct subtopic ids are few: each one's place among the numbers, by (int(id), id) as ndeval sorts them
-    # (without int(): (length without leading zeros, digits) is the number's order at any length).
+    # The distinct subtopic ids are few: each one's place among the numbers, in ndeval's order.
     ids = subtopic_values.to_pylist()
-    numbered = np.array([text.isascii() and text.isdigit() for text in ids], dtype=bool)
+    numbered = np.array([is_subtopic_number(text) for text in ids], dtype=bool)
     number_rank = np.zeros(len(ids), dtype=np.int64)
-    by_value = sorted(np.flatnonzero(numbered).tolist(),
-                      key=lambda i: (len(ids[i].lstrip("0")), ids[i].lstrip("0"), ids[i]))
+    by_value = sorted(np.flatnonzero(numbered).tolist(), key=lambda i: subtopic_number_order(ids[i]))
     number_rank[by_value] = np.arange(len(by_value))
     by_number = np.ones(n_queries, dtype=bool)
     by_number[pair_query[~numbered[pair_subtopic]]] = False  # a query with a subtopic id that is not a number

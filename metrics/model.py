@@ -358,6 +358,17 @@ class RankingBatch:
 NO_SUBTOPIC_LINE = np.iinfo(np.int64).min
 
 
+def is_subtopic_number(subtopic: str) -> bool:
+    """Whether a subtopic id is a number (ASCII digits), which ndeval orders by its value."""
+    return subtopic.isascii() and subtopic.isdigit()
+
+
+def subtopic_number_order(subtopic: str) -> tuple[int, str, str]:
+    """The sort key of a number subtopic id: its value, then the id ((int(id), id), without int()'s digit limit)."""
+    digits = subtopic.lstrip("0")
+    return len(digits), digits, subtopic
+
+
 @dataclass(frozen=True, slots=True)
 class SubtopicJudgments:
     """One query's judgments per subtopic, as ndeval holds them: its judged documents in doc id order (byte order,
@@ -376,8 +387,8 @@ class SubtopicJudgments:
     def from_mapping(cls, judgments: Mapping[str, Mapping[str, int]]) -> SubtopicJudgments:
         docs = tuple(sorted(judgments))
         subtopics = tuple(dict.fromkeys(subtopic for doc in judgments for subtopic in judgments[doc]))
-        if all(subtopic.isascii() and subtopic.isdigit() for subtopic in subtopics):
-            subtopics = tuple(sorted(subtopics, key=lambda subtopic: (int(subtopic), subtopic)))  # ndeval's order
+        if all(is_subtopic_number(subtopic) for subtopic in subtopics):
+            subtopics = tuple(sorted(subtopics, key=subtopic_number_order))  # ndeval's order
         index = {subtopic: j for j, subtopic in enumerate(subtopics)}
         grades = np.full((len(docs), len(subtopics)), NO_SUBTOPIC_LINE, dtype=np.int64)
         for i, doc in enumerate(docs):
