@@ -61,24 +61,6 @@ def test_odd_unicode_doc_ids_from_a_link_are_kept_exactly():
     assert at.data_editor[0].value["doc"].tolist() == ["café", "naïve,doc", "日本"]
 
 
-@pytest.mark.parametrize("sample", load_samples(), ids=lambda s: s.slug)
-def test_every_sample_opens_in_its_score_order_with_the_engines_numbers(sample):
-    at = open_app()
-    at.selectbox(key="sample_picker").select(sample.slug).run()
-    assert_no_failure(at)
-    ranking = sample.ordered(sample.conventions.tie_order)
-    assert at.data_editor[0].value["doc"].tolist() == ranking
-    k = sample.k
-    expected = metrics.evaluate_rankings([ranking], [dict(sample.judgments)],
-                                         [f"P.{k}", f"ndcg_cut.{k}", f"map_cut.{k}", "map"], sample.conventions)
-    values = shown(at)
-    assert values[f"P@{k}"] == f"{expected[f'P_{k}'][0]:.3f}"
-    assert values[f"nDCG@{k}"] == f"{expected[f'ndcg_cut_{k}'][0]:.3f}"
-    assert values[f"AP@{k}"] == f"{expected[f'map_cut_{k}'][0]:.3f}"
-    assert values["AP"] == f"{expected['map'][0]:.3f}"
-    assert any(sample.description in c.value for c in at.caption)
-
-
 #: What each sample's description claims, as the cards must show it when the sample loads (and, where the claim
 #: is about a convention, after choosing it).
 SAMPLE_CLAIMS = {
@@ -93,21 +75,34 @@ SAMPLE_CLAIMS = {
 }
 
 
-@pytest.mark.parametrize("slug", SAMPLE_CLAIMS)
-def test_every_sample_description_is_what_the_page_shows(slug):
+@pytest.mark.parametrize("sample", load_samples(), ids=lambda s: s.slug)
+def test_every_sample_opens_in_its_score_order_with_the_engines_numbers_and_what_its_description_says(sample):
+    """One app run per sample (each AppTest run executes the whole page): its order and the engine's numbers, its
+    description, then what the description claims, after the convention it names."""
     at = open_app()
-    at.selectbox(key="sample_picker").select(slug).run()
-    conventions, claims = SAMPLE_CLAIMS[slug]
+    at.selectbox(key="sample_picker").select(sample.slug).run()
+    assert_no_failure(at)
+    ranking = sample.ordered(sample.conventions.tie_order)
+    assert at.data_editor[0].value["doc"].tolist() == ranking
+    k = sample.k
+    expected = metrics.evaluate_rankings([ranking], [dict(sample.judgments)],
+                                         [f"P.{k}", f"ndcg_cut.{k}", f"map_cut.{k}", "map"], sample.conventions)
+    values = shown(at)
+    assert values[f"P@{k}"] == f"{expected[f'P_{k}'][0]:.3f}"
+    assert values[f"nDCG@{k}"] == f"{expected[f'ndcg_cut_{k}'][0]:.3f}"
+    assert values[f"AP@{k}"] == f"{expected[f'map_cut_{k}'][0]:.3f}"
+    assert values["AP"] == f"{expected['map'][0]:.3f}"
+    assert any(sample.description in c.value for c in at.caption)
+    if sample.slug == "laminating-butter-temperature":  # read as TREC DL reads it: relevant from grade 2
+        assert at.number_input(key="level_input").value == 2
+        assert param(at, "level") == "2"
+    if sample.slug == "gluten-free-breakfast":  # RR is one half before unjudged documents are removed
+        assert values["RR"] == "0.500"
+    assert set(SAMPLE_CLAIMS) == {each.slug for each in load_samples()}
+    conventions, claims = SAMPLE_CLAIMS[sample.slug]
     for name, value in conventions.items():
         at.selectbox(key=f"convention_{name}").select(value).run()
     assert {label: shown(at)[label] for label in claims} == claims
-
-
-def test_the_laminating_sample_is_read_as_trec_dl_reads_it_relevant_from_grade_2():
-    at = open_app()
-    at.selectbox(key="sample_picker").select("laminating-butter-temperature").run()
-    assert at.number_input(key="level_input").value == 2
-    assert param(at, "level") == "2"
 
 
 def test_the_jam_samples_differ_in_ndcg_only():
@@ -120,23 +115,13 @@ def test_the_jam_samples_differ_in_ndcg_only():
     assert at.data_editor[0].value["doc"].tolist()[0] == "pretzel"
 
 
-def test_gluten_free_rr_is_one_half_before_unjudged_documents_are_removed():
-    at = open_app()
-    at.selectbox(key="sample_picker").select("gluten-free-breakfast").run()
-    assert shown(at)["RR"] == "0.500"
-
-
 def test_changing_k_relabels_and_recomputes_every_metric():
     at = open_app()
     at.number_input(key="k_input").set_value(2).run()
     values = shown(at)
     assert values["P@2"] == "0.500" and values["Recall@2"] == "0.333" and values["AP@2"] == "0.333"
     assert param(at, "k") == "2"
-
-
-def test_k_beyond_the_list_pads_with_non_relevant_ranks():
-    at = open_app()
-    at.number_input(key="k_input").set_value(8).run()
+    at.number_input(key="k_input").set_value(8).run()  # k beyond the list pads with non-relevant ranks
     assert shown(at)["P@8"] == "0.250"
 
 
@@ -148,22 +133,18 @@ def test_raising_the_relevance_threshold_on_graded_judgments():
     assert values["nDCG@4"] == "0.467"  # nDCG uses the grades themselves, as in trec_eval
 
 
-@pytest.mark.parametrize(
-    "convention, value, label, expected",
-    [
-        ("gain", "exponential", "nDCG@4", "0.414"),
-        ("ideal_from", "retrieved", "nDCG@4", "0.700"),
-        ("unjudged", "removed", "nDCG@4", "0.667"),
-    ],
-)
-def test_each_convention_changes_the_number_it_should(convention, value, label, expected):
-    at = open_app(**JAM_URL)
-    at.selectbox(key=f"convention_{convention}").select(value).run()
-    assert_no_failure(at)
-    assert shown(at)[label] == expected
-    assert any(f"{convention}={value}" in c.value for c in at.caption)
-    at.button(key="reset_conventions").click().run()
-    assert shown(at)["nDCG@4"] == "0.467"
+def test_each_convention_changes_the_number_it_should_and_the_reset_undoes_it():
+    at = open_app(**JAM_URL)  # one app: each convention is chosen, checked, then reset before the next
+    for convention, value, label, expected in [("gain", "exponential", "nDCG@4", "0.414"),
+                                               ("ideal_from", "retrieved", "nDCG@4", "0.700"),
+                                               ("unjudged", "removed", "nDCG@4", "0.667")]:
+        at.selectbox(key=f"convention_{convention}").select(value).run()
+        assert_no_failure(at)
+        assert shown(at)[label] == expected, convention
+        assert any(f"{convention}={value}" in c.value for c in at.caption), convention
+        at.button(key="reset_conventions").click().run()
+        assert shown(at)["nDCG@4"] == "0.467", convention
+        assert not any(f"{convention}={value}" in c.value for c in at.caption), convention
 
 
 def test_ap_denominator_and_short_list_conventions():
@@ -175,7 +156,7 @@ def test_ap_denominator_and_short_list_conventions():
     assert shown(at)["P@4"] == "0.500"
 
 
-def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas():
+def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas_and_arrows():
     at = open_app()
     at.button(key="pin_baseline").click().run()
     at.selectbox(key="move_doc").select("3. muffin").run()
@@ -185,22 +166,16 @@ def test_moving_muffin_up_teaches_the_seed_lesson_and_the_baseline_shows_deltas(
     values, changes = shown(at), deltas(at)
     assert values["AP@4"] == "0.667" and values["nDCG@4"] == "0.765"
     assert changes["AP@4"] == "+0.111" and changes["P@4"] == "±0.000" and changes["RR"] == "±0.000"
+    # Against the baseline only the changed metrics get an arrow.
+    arrows = {metric.label: MetricProto.MetricDirection.Name(metric.proto.direction) for metric in at.metric}
+    assert arrows == {"P@4": "NONE", "Recall@4": "NONE", "RR": "NONE", "AP@4": "UP", "AP": "UP", "nDCG@4": "UP",
+                      "Success@4": "NONE"}
     assert param(at, "ranking").split(",")[1].startswith("muffin")
     # The hand-made order contradicts the scores: the page says so in the status box and offers both ways out.
     assert any("The scores contradict this order" in w.value for w in at.warning)
     assert {"sort_by_score", "use_this_order"} <= {b.key for b in at.button}
     at.button(key="clear_baseline").click().run()
     assert all(not d for d in deltas(at).values())
-
-
-def test_against_a_baseline_only_changed_metrics_get_an_arrow():
-    at = open_app()
-    at.button(key="pin_baseline").click().run()
-    at.selectbox(key="move_doc").select("3. muffin").run()
-    at.button(key="move_up").click().run()
-    arrows = {metric.label: MetricProto.MetricDirection.Name(metric.proto.direction) for metric in at.metric}
-    assert arrows == {"P@4": "NONE", "Recall@4": "NONE", "RR": "NONE", "AP@4": "UP", "AP": "UP", "nDCG@4": "UP",
-                      "Success@4": "NONE"}
 
 
 def test_move_to_top_down_and_to_a_typed_rank():
@@ -326,25 +301,29 @@ def test_pasted_json_in_pytrec_eval_shape_is_accepted():
     assert shown(at)["RR"] == "0.500"
 
 
-@pytest.mark.parametrize(
-    "qrels, fragment",
-    [
-        (b"q1 0 d1\n", "line 1"),
-        (b"q1 0 d1 x\n", "line 1"),
-        (b"", "empty"),
-        (b'{"q": {"a": 1.5}}', "grade must be an integer"),
-        (b"{not json", "not valid JSON"),
-    ],
-)
-def test_bad_uploads_say_what_is_wrong_and_keep_the_list(qrels, fragment):
-    at = open_app()
-    at.file_uploader(key="upload_qrels").set_value(("bad.qrels", qrels, "text/plain")).run()
-    assert_no_failure(at)
-    assert any(fragment in as_shown(e.value) for e in at.error), [e.value for e in at.error]
-    assert shown(at) == PASTRY
+#: Bad qrels uploads and a fragment of the message each gets; neighbours' messages differ, so a message left over
+#: from the upload before cannot pass for the next one's.
+BAD_UPLOADS = [
+    (b"q1 0 d1\n", "line 1"),
+    (b"", "empty"),
+    (b"q1 0 d1 x\n", "line 1"),
+    (b'{"q": {"a": 1.5}}', "grade must be an integer"),
+    (b"{not json", "not valid JSON"),
+]
 
 
-def test_downloads_offer_trec_json_csv_and_a_pytrec_eval_snippet():
+def test_bad_uploads_say_what_is_wrong_and_keep_the_list():
+    at = open_app()  # one app, one bad file after another, each under its own name
+    for number, (qrels, fragment) in enumerate(BAD_UPLOADS):
+        at.file_uploader(key="upload_qrels").set_value((f"bad{number}.qrels", qrels, "text/plain")).run()
+        assert_no_failure(at)
+        errors = [as_shown(e.value) for e in at.error]
+        assert any(fragment in error for error in errors), (qrels, errors)
+        assert len(errors) == 1, (qrels, errors)
+        assert shown(at) == PASTRY, qrels
+
+
+def test_downloads_offer_trec_json_csv_and_a_snippet_each_a_file_named_by_its_content():
     files = {"dl_qrels", "dl_run", "dl_json", "dl_csv", "dl_python"}
     at = open_app()
     # Built only once their expander is opened (the slides' buttons beside the formulas and charts make nothing
@@ -366,15 +345,10 @@ def test_downloads_offer_trec_json_csv_and_a_pytrec_eval_snippet():
         exec(compile(snippet[0], "snippet", "exec"), namespace)  # noqa: S102
     assert "map_cut_4\tsweet pastry\t0.5556" in out.getvalue()
 
-
-def test_each_download_is_a_file_named_by_its_content_and_a_click_does_not_rerun():
-    """Issue 22: a callable's file id is new on every run and forgotten when the next run ends, so a download
-    clicked while a rerun starts asked for an id the server had just dropped. A file is named by a hash of its
-    content (the same URL across reruns while it does not change) and outlives the run that replaced it. A figure for
-    slides (PNG/SVG) is the exception: it is drawn only when clicked, so it stays a callable."""
-    at = open_app()
-    at.session_state[DOWNLOADS] = True
-    at.run()
+    # Issue 22: a callable's file id is new on every run and forgotten when the next run ends, so a download
+    # clicked while a rerun starts asked for an id the server had just dropped. A file is named by a hash of its
+    # content (the same URL across reruns while it does not change) and outlives the run that replaced it. A figure
+    # for slides (PNG/SVG) is the exception: it is drawn only when clicked, so it stays a callable.
     buttons = {button.key: button.proto for button in at.get("download_button") if not is_slide_figure(button.key)}
     assert {"dl_run", "dl_qrels", "dl_csv"} <= set(buttons)
     assert all(proto.url and not proto.HasField("deferred_file_id") and proto.ignore_rerun
