@@ -15,7 +15,7 @@ from metrics.check.granularity import check_granularity
 from metrics.check.table import check_table, read_table
 from metrics.check.variants import find_with_variants
 from tests.support.paths import TEST_DATA
-from tests.support.ranx_kernels import compiled_ranx
+from tests.support.ranx_kernels import ranx_evaluate
 
 DATA = TEST_DATA / "trec_eval"
 
@@ -95,8 +95,6 @@ def test_neighbouring_cut_offs_and_uncut_measures_are_tried():
 
 def test_a_table_made_by_ranx_and_ir_measures_under_one_convention_is_explained_by_it():
     import ir_measures
-    ranx = compiled_ranx()
-    RanxQrels, RanxRun, ranx_evaluate = ranx.Qrels, ranx.Run, ranx.evaluate
 
     qrels = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"d": 1, "e": 2}, "q3": {"f": 1, "g": 2}}
     runs = {"r1": {"q1": {"a": 0.9, "c": 0.8, "b": 0.7}, "q2": {"x": 0.9, "e": 0.6, "d": 0.5},
@@ -104,7 +102,7 @@ def test_a_table_made_by_ranx_and_ir_measures_under_one_convention_is_explained_
             "r2": {"q1": {"c": 0.9, "b": 0.8, "a": 0.7}, "q2": {"d": 0.9, "e": 0.5}, "q3": {"g": 1.0, "f": 0.5}}}
     rows = ["run,measure,value"]
     for name, run in runs.items():  # ranx's ndcg_burges: exponential gain
-        value = ranx_evaluate(RanxQrels(qrels), RanxRun(run), "ndcg_burges@3")
+        value = ranx_evaluate(qrels, run, "ndcg_burges@3", return_mean=True)
         rows.append(f"{name},nDCG@3,{value:.4f}")
     p2 = ir_measures.calc_aggregate([ir_measures.P @ 2], qrels, runs["r1"])[ir_measures.P @ 2]
     rows.append(f"r1,P@2,{p2:.4f}")
@@ -177,16 +175,14 @@ def test_command_line_errors_are_one_line(argv, message):
 
 def test_a_table_mixing_ranx_burges_and_ir_measures_linear_ndcg_names_the_row_that_does_not_fit():
     import ir_measures
-    ranx = compiled_ranx()
-    RanxQrels, RanxRun, ranx_evaluate = ranx.Qrels, ranx.Run, ranx.evaluate
 
     qrels = {"q1": {"a": 3, "b": 1, "c": 0}, "q2": {"d": 1, "e": 2}, "q3": {"f": 1, "g": 3}}
     runs = {"r1": {"q1": {"b": 0.9, "a": 0.8, "c": 0.7}, "q2": {"x": 0.9, "d": 0.6, "e": 0.5},
                    "q3": {"f": 1.0, "g": 0.2}},
             "r2": {"q1": {"c": 0.9, "b": 0.8, "a": 0.7}, "q2": {"e": 0.9, "d": 0.5}, "q3": {"g": 1.0, "f": 0.5}}}
-    burges = ranx_evaluate(RanxQrels(qrels), RanxRun(runs["r1"]), "ndcg_burges@3")
+    burges = ranx_evaluate(qrels, runs["r1"], "ndcg_burges@3", return_mean=True)
     linear = ir_measures.calc_aggregate([ir_measures.nDCG @ 3], qrels, runs["r2"])[ir_measures.nDCG @ 3]
-    burges_r2 = ranx_evaluate(RanxQrels(qrels), RanxRun(runs["r2"]), "ndcg_burges@3")
+    burges_r2 = ranx_evaluate(qrels, runs["r2"], "ndcg_burges@3", return_mean=True)
     table = (f"run,measure,value\nr1,nDCG@3,{burges:.4f}\nr2,nDCG@3,{burges_r2:.4f}\n"
              f"r2,nDCG@3,{linear:.4f}\n")
     check = check_table(qrels, runs, read_table(table))

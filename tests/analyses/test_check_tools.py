@@ -10,7 +10,6 @@ are small: the finder's cost grows with the combinations, not with these tests.
 from __future__ import annotations
 
 import shutil
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +24,7 @@ from tests.engine.test_profiles import (
     _torchmetrics_query,
     _xgboost,
 )
-from tests.support.ranx_kernels import compiled_ranx
+from tests.support.ranx_kernels import ranx_evaluate
 
 
 @dataclass(frozen=True)
@@ -65,16 +64,13 @@ def _ir_measures(qrels, run, measure: Measure):
 
 
 def _ranx(qrels, run, measure: Measure):
-    ranx = compiled_ranx()
     name = {"ndcg": "ndcg", "ndcg_burges": "ndcg_burges", "map": "map", "P": "precision", "RR": "mrr"}.get(
         measure.kind)
     if name is None:
         return None
     judged = {q: {d: g for d, g in js.items() if g >= 0} for q, js in qrels.items()}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(ranx.evaluate(ranx.Qrels(judged), ranx.Run(run), name + (f"@{measure.k}" if measure.k else ""),
-                                   make_comparable=True))
+    return ranx_evaluate(judged, run, name + (f"@{measure.k}" if measure.k else ""), return_mean=True,
+                         make_comparable=True)
 
 
 def _per_query_mean(qrels, run, score) -> float:

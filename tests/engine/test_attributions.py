@@ -10,7 +10,6 @@ transcription of their code.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ import pytest
 import metrics
 from metrics.conventions import CONVENTION_INFO
 from tests.support.paths import REPO
-from tests.support.ranx_kernels import compiled_ranx
+from tests.support.ranx_kernels import ranx_evaluate
 from tests.support.strategies import pytrec_eval_safe, random_collection
 
 TOLERANCE = 1e-12
@@ -202,15 +201,6 @@ def test_ir_measures_missing_queries():
 # ---- ranx ------------------------------------------------------------------------------------------------------
 
 
-def _ranx_values(qrels, run, metric) -> dict[str, float]:
-    ranx = compiled_ranx()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ranx_run = ranx.Run(run)
-        values = ranx.evaluate(ranx.Qrels(qrels), ranx_run, metric, return_mean=False)
-    return dict(zip(ranx_run.keys(), map(float, np.atleast_1d(values))))
-
-
 def _ranx_collection(seed: int):
     # ranx keeps tied documents in input order only in lists of up to 15 (see the tie_order note), and reads
     # only grades >= 0 (a negative grade would count as a grade).
@@ -222,35 +212,29 @@ def _ranx_collection(seed: int):
     return qrels, run
 
 
-@pytest.mark.slow  # numba compiles ranx's kernels on first use
 @pytest.mark.parametrize("metric,spec", [("ndcg@10", "ndcg_cut.10"), ("ndcg", "ndcg"), ("map@5", "map_cut.5"),
                                          ("map", "map"), ("precision@20", "P.20"), ("mrr", "recip_rank"),
                                          ("recall@5", "recall.5")])
 def test_ranx(metric, spec):
     qrels, run = _ranx_collection(8)
-    reference = _ranx_values(qrels, run, metric)
+    reference = ranx_evaluate(qrels, run, metric)
     key = metrics.parse_measure(spec)[0].key
     mine = ours(qrels, run, [spec], "test_ranx", tie_order="as_given")
     assert max(abs(mine[qid][key] - reference[qid]) for qid in reference) <= TOLERANCE
 
 
-@pytest.mark.slow
 def test_ranx_ndcg_burges():
     qrels, run = _ranx_collection(9)
-    reference = _ranx_values(qrels, run, "ndcg_burges@10")
+    reference = ranx_evaluate(qrels, run, "ndcg_burges@10")
     mine = ours(qrels, run, ["ndcg_cut.10"], "test_ranx_ndcg_burges", **PROFILES["test_ranx"] | {
         "tie_order": "as_given", "gain": "exponential"})
     assert max(abs(mine[qid]["ndcg_cut_10"] - reference[qid]) for qid in reference) <= TOLERANCE
 
 
-@pytest.mark.slow
 def test_ranx_make_comparable():
-    ranx = compiled_ranx()
     qrels, run = _ranx_collection(10)
     run = dict(list(run.items())[10:])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mean = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "precision@5", make_comparable=True)
+    mean = ranx_evaluate(qrels, run, "precision@5", return_mean=True, make_comparable=True)
     mine = metrics.aggregate(ours(qrels, run, ["P.5"], "test_ranx_make_comparable", tie_order="as_given"))
     assert mine["P_5"] == pytest.approx(mean, abs=TOLERANCE)
 

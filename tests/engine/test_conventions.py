@@ -7,14 +7,13 @@ uses which convention. Peer versions at the time of writing: ranx 0.3.21, ir_mea
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 import metrics
 from metrics.conventions import CONVENTION_INFO, Conventions
-from tests.support.ranx_kernels import compiled_ranx
+from tests.support.ranx_kernels import ranx_evaluate
 from tests.support.strategies import random_collection
 
 L2 = math.log2
@@ -295,21 +294,6 @@ def _untied_collection(seed: int, n_queries: int = 300):
     return qrels, run
 
 
-@pytest.fixture(scope="module")
-def ranx_evaluate():
-    ranx = compiled_ranx()
-
-    def evaluate(qrels, run, metric):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ranx_run = ranx.Run(run)
-            values = ranx.evaluate(ranx.Qrels(qrels), ranx_run, metric, return_mean=False)
-        return dict(zip(ranx_run.keys(), map(float, values)))
-
-    return evaluate
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "ranx_metric,spec,conventions",
     [
@@ -319,7 +303,7 @@ def ranx_evaluate():
         ("precision@50", "P.50", {}),  # ranx P@k divides by k on short lists
     ],
 )
-def test_ranx_agrees_with_the_named_convention_on_untied_random_data(ranx_evaluate, ranx_metric, spec, conventions):
+def test_ranx_agrees_with_the_named_convention_on_untied_random_data(ranx_metric, spec, conventions):
     qrels, run = _untied_collection(21)
     reference = ranx_evaluate(qrels, run, ranx_metric)
     ours = metrics.evaluate(qrels, run, [spec], **conventions)
@@ -327,8 +311,7 @@ def test_ranx_agrees_with_the_named_convention_on_untied_random_data(ranx_evalua
     assert max(abs(ours[qid][key] - reference[qid]) for qid in reference) <= 1e-12
 
 
-@pytest.mark.slow
-def test_ranx_map_at_k_is_not_min_r_k(ranx_evaluate):
+def test_ranx_map_at_k_is_not_min_r_k():
     # Evidence for CONVENTION_INFO: ranx 0.3.21's map@k sums precisions and divides by the number of relevant
     # judgments (qrels.shape[0] in ranx/metrics/average_precision.py), i.e. R, so a perfect top 5 with R = 10 is 0.5.
     qrels = {"q": {f"r{i}": 1 for i in range(10)}}
@@ -337,15 +320,19 @@ def test_ranx_map_at_k_is_not_min_r_k(ranx_evaluate):
     assert _one(qrels, run, "map_cut.5", ap_denominator="min_R_k") == 1.0
 
 
-@pytest.mark.slow
-def test_ranx_tie_order_is_not_input_order_beyond_a_few_documents(ranx_evaluate):
+TIED = [f"d{i:02d}" for i in range(16)]  # 16 tied documents: beyond the few whose input order ranx keeps
+
+
+def _ranx_ranks_of_each_tied_document(live: bool = False) -> list[int]:
+    run = {"q": {doc: 1.0 for doc in TIED}}
+    return [round(1 / ranx_evaluate({"q": {doc: 1}}, run, "mrr", live=live)["q"]) for doc in TIED]
+
+
+def test_ranx_tie_order_is_not_input_order_beyond_a_few_documents():
     # Evidence for CONVENTION_INFO: ranx sorts scores with an unstable sort, so tied documents keep their input
     # order only in short lists. With 16 tied documents the relevant one given first lands at rank 15.
-    docs = [f"d{i:02d}" for i in range(16)]
-    run = {"q": {doc: 1.0 for doc in docs}}
-    ranks = [round(1 / ranx_evaluate({"q": {doc: 1}}, run, "mrr")["q"]) for doc in docs]
-    assert ranks != list(range(1, 17))
-    assert _one({"q": {docs[0]: 1}}, run, "recip_rank", tie_order="as_given") == 1.0
+    assert _ranx_ranks_of_each_tied_document() != list(range(1, 17))
+    assert _one({"q": {TIED[0]: 1}}, {"q": {doc: 1.0 for doc in TIED}}, "recip_rank", tie_order="as_given") == 1.0
 
 
 def test_ir_measures_judged_only_is_trec_eval_minus_j():
@@ -372,20 +359,30 @@ def test_ir_measures_scores_judged_queries_missing_from_the_run_as_zero():
     assert metrics.aggregate(metrics.evaluate(qrels, run, ["P.1"]))["P_1"] == 1.0  # trec_eval's mean
 
 
-@pytest.mark.slow
+MISSING_QRELS, MISSING_RUN = {"a": {"d01": 1}, "b": {"d01": 1}}, {"a": {"d01": 1.0}}  # doc ids as wide as TIED's
+
+
 def test_ranx_refuses_missing_queries_unless_asked_to_score_them_zero():
     # Evidence for CONVENTION_INFO: ranx 0.3.21 raises on differing query sets; make_comparable=True adds an empty
     # ranking (score 0) for each judged query absent from the run, i.e. missing_queries="zero".
-    ranx = compiled_ranx()
-    qrels = {"a": {"d1": 1}, "b": {"d1": 1}}
-    run = {"a": {"d1": 1.0}}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(AssertionError, match="query ids do not match"):
-            ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "precision@1")
-        mean = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "precision@1", make_comparable=True)
+    with pytest.raises(AssertionError, match="query ids do not match"):
+        ranx_evaluate(MISSING_QRELS, MISSING_RUN, "precision@1", return_mean=True)
+    mean = ranx_evaluate(MISSING_QRELS, MISSING_RUN, "precision@1", return_mean=True, make_comparable=True)
     assert mean == pytest.approx(0.5)
-    assert metrics.aggregate(metrics.evaluate(qrels, run, ["P.1"], missing_queries="zero"))["P_1"] == 0.5
+    zero = metrics.evaluate(MISSING_QRELS, MISSING_RUN, ["P.1"], missing_queries="zero")
+    assert metrics.aggregate(zero)["P_1"] == 0.5
+
+
+@pytest.mark.slow  # on a cold cache numba compiles ranx's Qrels, Run and mrr kernels: about a minute of CPU
+def test_the_ranx_recording_is_what_the_installed_ranx_gives():
+    """The one live ranx test: the suite replays ranx's values from tests/data/ranx (tests/support/ranx_kernels.py);
+    here ranx recomputes the calls where its own code decides the most (its tie order, its refusal of differing
+    query sets, make_comparable) and each must equal the recording. One metric and one doc-id width (U3) keep
+    numba's compiling to one signature of each kernel."""
+    assert _ranx_ranks_of_each_tied_document(live=True) != list(range(1, 17))
+    with pytest.raises(AssertionError, match="query ids do not match"):
+        ranx_evaluate(MISSING_QRELS, MISSING_RUN, "mrr", return_mean=True, live=True)
+    assert ranx_evaluate(MISSING_QRELS, MISSING_RUN, "mrr", return_mean=True, make_comparable=True, live=True) == 0.5
 
 
 def test_ir_measures_breaks_ties_like_trec_eval():

@@ -21,8 +21,9 @@ from metrics.conventions import CONVENTIONS_BY_NAME, TREC_EVAL
 from metrics.measures import MEASURES
 from metrics.names import Measure
 from metrics.profiles import ANY, ANY_LEVEL, PROFILE_TESTS, PROFILES, RULES, Profile, Switch, markdown_table
-from tests.engine.test_attributions import _labels, _lightgbm_ndcg, _per_query, _ranx_values, collection, has_ties
+from tests.engine.test_attributions import _labels, _lightgbm_ndcg, _per_query, collection, has_ties
 from tests.support.paths import REPO
+from tests.support.ranx_kernels import ranx_evaluate
 
 TOLERANCE = 1e-12
 BY_NAME = {profile.name: profile for profile in PROFILES}
@@ -325,7 +326,6 @@ def _short_tied_lists(seed: int, grades_up_to: int = 3):
     return qrels, {q: s for q, s in run.items() if q in qrels}
 
 
-@pytest.mark.slow  # numba compiles ranx's kernels on first use
 def test_ranx_profile():
     qrels, run = _short_tied_lists(37)
     cases = [("precision@5", "P.5", "ranx"), ("recall@10", "recall.10", "ranx"), ("hit_rate@3", "success.3", "ranx"),
@@ -335,29 +335,29 @@ def test_ranx_profile():
              ("ndcg_burges@10", "ndcg_cut.10", "ranx ndcg_burges"), ("dcg", "dcg", "ranx"),
              ("dcg@5", "dcg_cut.5", "ranx"), ("dcg_burges@10", "dcg_cut.10", "ranx dcg_burges"),
              ("dcg_burges", "dcg", "ranx dcg_burges")]
+    references = ranx_evaluate(qrels, run, [metric for metric, _, _ in cases])
     for metric, spec, profile in cases:
         level = 2 if metric.endswith("-l2") else 1
-        reference = _ranx_values(qrels, run, metric)
+        reference = references[metric]
         key = metrics.parse_measure(spec)[0].key
         mine = ours(qrels, run, [spec], profile, relevance_level=level)
         assert max(abs(mine[q][key] - reference[q]) for q in reference) <= TOLERANCE, metric
     binary, run = _short_tied_lists(38, grades_up_to=1)
-    reference = _ranx_values(binary, run, "rbp.8")
+    reference = ranx_evaluate(binary, run, "rbp.8")
     mine = ours(binary, run, ["rbp.p=0.8"], "ranx rbp")
     assert max(abs(mine[q]["rbp_p=0.8"] - reference[q]) for q in reference) <= TOLERANCE
 
 
-@pytest.mark.slow
 def test_ranx_graded_rbp_and_long_tied_lists_are_what_its_rules_exclude():
     graded, run = _short_tied_lists(39)
-    reference = _ranx_values(graded, run, "rbp.8")
+    reference = ranx_evaluate(graded, run, "rbp.8")
     ours_rbp = ours(graded, run, ["rbp.p=0.8"], "ranx rbp")
     assert max(abs(ours_rbp[q]["rbp_p=0.8"] - reference[q]) for q in reference) > 0.01  # rule binary_grades
     qrels, long_run = collection(40, 60, max_docs=120)
     qrels = {q: {d: g for d, g in js.items() if g >= 0} for q, js in qrels.items()}
     qrels = {q: js for q, js in qrels.items() if js and q in long_run}
     long_run = {q: s for q, s in long_run.items() if q in qrels}
-    reference = _ranx_values(qrels, long_run, "mrr")
+    reference = ranx_evaluate(qrels, long_run, "mrr")
     found = {tie: ours(qrels, long_run, ["recip_rank"], "ranx", tie_order=tie) if tie == "as_given" else
              metrics.evaluate(qrels, long_run, ["recip_rank"], **(setting(BY_NAME["ranx"]) | {"tie_order": tie}))
              for tie in ("as_given", "trec_eval", "docid_ascending")}
