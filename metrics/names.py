@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 
 from .measures import IR_NAMES, MEASURES, MeasureInfo
-from .measures.cwl import CWL_PARAMETER, QUANTITIES
+from .measures.cwl import CWL_PARAMETER, INST_MIN_T, QUANTITIES
 from .model import InputError
 
 Notation = Literal["trec_eval", "ir_measures"]
@@ -599,9 +599,17 @@ def _cwl_params(spec: str, name: str, given: dict[str, str]) -> tuple[float, ...
     if own and own[0] in given:
         text = given[own[0]]
         value = float(text) if _is_number(text) else math.nan
-        bad = not 0 < value < 1 if own[0] == "p" else not 0 < value <= MAX_PARAMETER
+        if own[0] == "p":
+            bad = not 0 < value < 1
+        elif name == "INST":  # below INST_MIN_T, INST's C_r exceeds 1 (metrics/measures/cwl.py)
+            bad = not INST_MIN_T <= value <= MAX_PARAMETER
+        else:
+            bad = not 0 < value <= MAX_PARAMETER
         if bad:
             rule = "lie between 0 and 1" if own[0] == "p" else "be a positive number"
+            if name == "INST":
+                rule = (f"be at least {INST_MIN_T}: below it the chance to go on, ((x - 1) / x)^2 with "
+                        "x = r + 2T - the gain so far, exceeds 1 after documents of gain 1 and the sums overflow")
             raise ValueError(f"measure {shown(spec)}: {own[0]} has to {rule}, got {shown(text)}")
     levels = []
     for key, default in (("min_rel", 0), ("max_rel", 1)):

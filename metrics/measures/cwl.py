@@ -162,6 +162,8 @@ nerr_eq11 = cwl_measure("NERR11", 1.0)
 nerr_eq11.__doc__ = (r"NERR11: C_r = \left(\frac{r + 2T - 1}{r + 2T}\right)^2 (1 - g_r) (Azzopardi et al. 2021, "
                      r"eq. 11; T = 1); EU = \sum_r W_r g_r (C/W/L).")
 
+#: INST's smallest T: from it on C_r = ((x - 1) / x)^2, x = r + 2T - (the gain so far) >= 2T, lies in [0, 1].
+INST_MIN_T = 0.25
 #: Each C/W/L measure's own parameter as ir_measures names it, with its default (None: only a cut-off).
 CWL_PARAMETER: dict[str, tuple[str, float] | None] = {
     "BPM": ("T", 1.0), "INST": ("T", 1.0), "INSQ": ("T", 1.0), "SDCG": None, "NERR8": None, "NERR9": None,

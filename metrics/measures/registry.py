@@ -531,8 +531,8 @@ MEASURES: dict[str, MeasureInfo] = {
              "BPM(T)@K: C_r = 1 while gain so far < T (1) and r < K, else 0 (Zhang et al. 2017, static)", True),
         _cwl("INST", "INST", "Expected gain per document of a user who wants T units of gain and grows impatient "
              "as they arrive.", "Delivering the gain T early; after it arrives the user soon stops.", inst,
-             "INST(T): C_r = ((r + T + T_r - 1) / (r + T + T_r))^2, T_r = T - gain so far (T = 1; Moffat et al. "
-             "2015)"),
+             "INST(T): C_r = ((r + T + T_r - 1) / (r + T + T_r))^2, T_r = T - gain so far (T = 1, at least "
+             "0.25: below it C_r exceeds 1 after documents of gain 1; Moffat et al. 2015)"),
         _cwl("INSQ", "INSQ", "Expected gain per document of a user who wants T units of gain, patience fixed by T.",
              "Gain at the top ranks; a larger T looks deeper.", insq,
              "INSQ(T): C_r = ((r + 2T - 1) / (r + 2T))^2 (T = 1; Moffat et al. 2012)"),
