@@ -1,5 +1,6 @@
 """State that a link keeps, and a page that stays where the person is: a copied link in a new tab, the conventions
-panel through its changes, and the list after opening an uploaded query. Each step waits for the page's state."""
+panel through its changes, and the list after opening an uploaded query: one walk, one page load. Each step waits
+for the page's state."""
 
 from __future__ import annotations
 
@@ -19,28 +20,12 @@ pytestmark = [
 MUFFIN_UP_AP = (1 / 1 + 2 / 2) / 3
 
 
-def test_a_link_copied_after_moving_muffin_up_opens_the_same_list_in_a_new_tab(explorer: ExplorerPage,
-                                                                                 browser_context, app_url) -> None:
-    explorer.open()
-    explorer.choose_document_to_move("3. muffin")
-    explorer.rerun_after(lambda: explorer.press_move_button("move_up"))
-    explorer.expect_metrics({"AP@4": MUFFIN_UP_AP})
-    explorer.wait_for_url_parameter("order", "shown")
-    explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
-    copied = explorer.page.url
-
-    tab = ExplorerPage(browser_context.new_page(), app_url, artifact_prefix=explorer.artifact_prefix + "-new-tab")
-    try:
-        tab.page.goto(copied)
-        tab.page.get_by_test_id("stMetric").first.wait_for()
-        tab.expect_metrics({"AP@4": MUFFIN_UP_AP, "P@4": 2 / 4})
-        assert tab.ranked_documents() == ["1. donut", "2. muffin", "3. bagel", "4. croissant"]
-        tab.expect_no_traceback()
-    finally:
-        tab.page.close()
-
-
-def test_the_conventions_panel_stays_open_while_its_conventions_change(explorer: ExplorerPage) -> None:
+def test_state_walk_conventions_panel_then_a_copied_link_then_an_uploaded_query(explorer: ExplorerPage,
+                                                                                 browser_context, app_url,
+                                                                                 tmp_path: Path) -> None:
+    """One page load, three claims in turn (each step leaves the page as the next one needs it): the conventions
+    panel stays open while its conventions change and reset; a link copied after moving muffin up opens the same
+    list in a new tab; opening an uploaded query lands on its numbers and list."""
     explorer.open()
     sidebar = explorer.page.get_by_test_id("stSidebar")
     sidebar.get_by_text("Conventions", exact=True).click()
@@ -59,12 +44,28 @@ def test_the_conventions_panel_stays_open_while_its_conventions_change(explorer:
     expect(gain).to_have_value("linear")
     explorer.expect_no_traceback()
 
+    # A link copied after moving muffin up opens the same list in a new tab.
+    explorer.choose_document_to_move("3. muffin")
+    explorer.rerun_after(lambda: explorer.press_move_button("move_up"))
+    explorer.expect_metrics({"AP@4": MUFFIN_UP_AP})
+    explorer.wait_for_url_parameter("order", "shown")
+    explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
+    copied = explorer.page.url
 
-def test_opening_an_uploaded_query_lands_on_its_numbers_and_list(explorer: ExplorerPage, tmp_path: Path) -> None:
+    tab = ExplorerPage(browser_context.new_page(), app_url, artifact_prefix=explorer.artifact_prefix + "-new-tab")
+    try:
+        tab.page.goto(copied)
+        tab.page.get_by_test_id("stMetric").first.wait_for()
+        tab.expect_metrics({"AP@4": MUFFIN_UP_AP, "P@4": 2 / 4})
+        assert tab.ranked_documents() == ["1. donut", "2. muffin", "3. bagel", "4. croissant"]
+        tab.expect_no_traceback()
+    finally:
+        tab.page.close()
+
+    # Opening an uploaded query lands on its numbers and list.
     qrels, run = tmp_path / "jam.qrels", tmp_path / "jam.run"
     qrels.write_text("jam 0 bagel 2\njam 0 muffin 1\njam 0 donut 1\n")
     run.write_text("jam Q0 pretzel 1 0.9 mine\njam Q0 bagel 2 0.85 mine\njam Q0 muffin 3 0.7 mine\n")
-    explorer.open()
     explorer.load_trec_files(qrels, run, query="jam")  # far down the page, below the charts
     heading = explorer.page.get_by_role("heading", name="Ranked list · jam")
     expect(heading).to_be_visible()
