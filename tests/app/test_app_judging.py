@@ -158,13 +158,6 @@ def test_a_new_measure_starts_the_document_box_at_its_most_influential_document(
     assert at.selectbox(key="judge_pick").value == f"{first['query']} · {first['document']}"
 
 
-def test_a_grade_that_is_not_whole_is_refused_with_a_message():
-    at = samples_page("map")
-    at = grade_in_table(at, {0: 1.5})
-    assert at.session_state["added_judgments"]["grades"] == {}
-    assert any("whole numbers from 0 to 1000" in as_shown(error.value) for error in at.error)
-
-
 def test_added_judgments_survive_reruns_and_go_with_the_discard_button_or_another_qrels_file():
     at = samples_page("map")
     at = grade_in_table(at, {0: 1, 1: 0})
@@ -203,21 +196,24 @@ def test_the_page_says_when_only_the_highest_ranked_candidates_are_scored(monkey
     assert "Filter the queries or lower k" in as_shown(cap.value)
 
 
-def test_the_query_filter_narrows_the_candidates_but_not_the_mean():
-    at = samples_page("map")
+def test_a_grade_that_is_not_whole_is_refused_and_the_query_filter_narrows_the_candidates_but_not_the_mean():
+    at = samples_page("map")  # one page for three claims, none of which adds a judgment
     at.text_input(key="judge_filter").input("pastry").run()
     assert_no_failure(at)
     assert set(candidates(at)["query"]) == {"sweet-pastry"}
     assert any("in the top 10 of the queries matching the filter; influence on the mean over 8 queries"
                in as_shown(caption.value) for caption in at.caption)
 
-
-def test_a_filter_that_matches_no_query_says_so():
-    at = samples_page("map")
+    # A filter that matches no query says so.
     at.text_input(key="judge_filter").input("no such query").run()
     assert_no_failure(at)
     assert "No query matches the filter: nothing to judge." in [as_shown(info.value) for info in at.info]
     assert not any("no hole to fill" in as_shown(success.value) for success in at.success)
+
+    at.text_input(key="judge_filter").input("").run()  # every query again, then a grade that is not whole
+    at = grade_in_table(at, {0: 1.5})
+    assert at.session_state["added_judgments"]["grades"] == {}
+    assert any("whole numbers from 0 to 1000" in as_shown(error.value) for error in at.error)
 
 
 def test_additions_the_trec_writers_refuse_are_one_message_on_the_page_not_a_traceback():
