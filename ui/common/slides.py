@@ -339,9 +339,15 @@ def _scatter(ax, trace: dict, x: list, y: list, categories: dict[str, list]) -> 
     if "markers" in mode:
         edge = (marker.get("line") or {}).get("color")
         fill = marker.get("color") or line.get("color")  # plotly draws a line's markers in the line's colour
-        ax.scatter(xs, ys, s=float(marker.get("size", 6)) ** 2 * 0.6, c=[_colour(fill, "#0072B2")]
+        # A size or edge width is one number or one per point (a plotly array, maybe typed).
+        size, edge_width = marker.get("size", 6), (marker.get("line") or {}).get("width")
+        sizes = np.asarray(_values(size) if isinstance(size, (Mapping, list, tuple, np.ndarray)) else size, float)
+        ax.scatter(xs, ys, s=sizes ** 2 * 0.6, c=[_colour(fill, "#0072B2")]
                    if not isinstance(fill, (list, tuple)) else _colour(fill),
-                   edgecolors=_colour(edge) if edge else "none", zorder=3, label=label)
+                   edgecolors=_colour(edge) if edge else "none", zorder=3, label=label,
+                   linewidths=None if edge_width is None else np.asarray(
+                       _values(edge_width) if isinstance(edge_width, (Mapping, list, tuple, np.ndarray))
+                       else edge_width, float) * 0.8)
     for name, direction in (("error_y", "y"), ("error_x", "x")):
         error = trace.get(name) or {}
         if error.get("visible") is False or error.get("array") is None:
