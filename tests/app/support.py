@@ -52,6 +52,13 @@ def assert_no_failure(at: AppTest) -> None:
     assert not [e.value for e in at.error if "Something went wrong" in e.value]
 
 
+def open_conventions(at: AppTest) -> AppTest:
+    """Open the explorer's Conventions panel in the sidebar, as a click on it does (its select boxes are drawn only
+    while it is open)."""
+    at.session_state["conventions_panel_open"] = True
+    return at.run()
+
+
 def open_runs_page() -> AppTest:
     return AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run().switch_page("ui/runs/entry.py").run()
 

@@ -7,7 +7,17 @@ from streamlit.proto.Metric_pb2 import Metric as MetricProto
 
 import metrics
 from metrics.samples import load_samples
-from tests.app.support import JAM_URL, PASTRY, PASTRY_URL, assert_no_failure, deltas, open_app, param, shown
+from tests.app.support import (
+    JAM_URL,
+    PASTRY,
+    PASTRY_URL,
+    assert_no_failure,
+    deltas,
+    open_app,
+    open_conventions,
+    param,
+    shown,
+)
 from ui.common.query_state import remove_active
 from ui.common.slides import is_slide_figure
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
@@ -100,6 +110,8 @@ def test_every_sample_opens_in_its_score_order_with_the_engines_numbers_and_what
         assert values["RR"] == "0.500"
     assert set(SAMPLE_CLAIMS) == {each.slug for each in load_samples()}
     conventions, claims = SAMPLE_CLAIMS[sample.slug]
+    if conventions:
+        open_conventions(at)
     for name, value in conventions.items():
         at.selectbox(key=f"convention_{name}").select(value).run()
     assert {label: shown(at)[label] for label in claims} == claims
@@ -134,7 +146,7 @@ def test_raising_the_relevance_threshold_on_graded_judgments():
 
 
 def test_each_convention_changes_the_number_it_should_and_the_reset_undoes_it():
-    at = open_app(**JAM_URL)  # one app: each convention is chosen, checked, then reset before the next
+    at = open_conventions(open_app(**JAM_URL))  # one app: each convention is chosen, checked, then reset
     for convention, value, label, expected in [("gain", "exponential", "nDCG@4", "0.414"),
                                                ("ideal_from", "retrieved", "nDCG@4", "0.700"),
                                                ("unjudged", "removed", "nDCG@4", "0.667")]:
@@ -150,6 +162,7 @@ def test_each_convention_changes_the_number_it_should_and_the_reset_undoes_it():
 def test_ap_denominator_and_short_list_conventions():
     at = open_app(ranking="a,b", qrels="a:1,c:1,d:1", k="4")
     assert shown(at)["AP@4"] == "0.333" and shown(at)["P@4"] == "0.250"
+    open_conventions(at)
     at.selectbox(key="convention_ap_denominator").select("retrieved_relevant").run()
     assert shown(at)["AP@4"] == "1.000"
     at.selectbox(key="convention_precision_short_list").select("retrieved").run()
@@ -206,7 +219,7 @@ def test_tied_scores_from_a_link_arrive_in_trec_evals_order_and_the_tie_setting_
     at = open_app(ranking="a:0.5,b:0.5", qrels="a:1", k="2")
     assert at.data_editor[0].value["doc"].tolist() == ["b", "a"]  # doc id descending, as trec_eval
     assert shown(at)["RR"] == "0.500"
-    at.selectbox(key="convention_tie_order").select("docid_ascending").run()
+    open_conventions(at).selectbox(key="convention_tie_order").select("docid_ascending").run()
     assert at.data_editor[0].value["doc"].tolist() == ["a", "b"]
     assert shown(at)["RR"] == "1.000"
     assert not at.warning  # the order follows the scores under the chosen tie order
@@ -217,7 +230,7 @@ def test_the_tie_sample_shows_scone_first_and_rr_one_half_as_its_description_say
     at.selectbox(key="sample_picker").select("dunk-in-coffee").run()
     assert at.data_editor[0].value["doc"].tolist()[:2] == ["scone", "biscotti"]
     assert shown(at)["RR"] == "0.500"
-    at.selectbox(key="convention_tie_order").select("docid_ascending").run()
+    open_conventions(at).selectbox(key="convention_tie_order").select("docid_ascending").run()
     assert at.data_editor[0].value["doc"].tolist()[:2] == ["biscotti", "scone"]
     assert shown(at)["RR"] == "1.000"
     at.selectbox(key="convention_tie_order").select("trec_eval").run()

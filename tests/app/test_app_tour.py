@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app.support import assert_no_failure, open_app, open_runs_page, shown
+from tests.app.support import assert_no_failure, open_app, open_conventions, open_runs_page, shown
 from tests.support.paths import REPO
 
 #: The tour's text, its line breaks as spaces (a label may wrap).
@@ -37,7 +37,7 @@ def test_step_2_and_3_the_what_if_tabs_and_the_conventions_caption_are_where_rea
     tabs = [tab.label for tab in at.tabs]
     for label in ("Changing k", "Swapping two ranks"):
         assert f"*{label}*" in TOUR and label in tabs
-    at.selectbox(key="convention_gain").select("exponential").run()
+    open_conventions(at).selectbox(key="convention_gain").select("exponential").run()
     assert any(text.startswith("Conventions: ") and "gain=exponential" in text for text in _texts(at))
     assert at.query_params["gain"] in ("exponential", ["exponential"])
 

@@ -58,9 +58,12 @@ def test_k_curves_plot_precision_one_half_two_thirds_half_and_mark_k_4():
     assert list(precision.y) == pytest.approx([1, 0.5, 2 / 3, 0.5])
     assert list(trace(fig, "Recall@k").y) == pytest.approx([1 / 3, 1 / 3, 2 / 3, 2 / 3])
     assert list(trace(fig, "RR@k").y) == pytest.approx([1, 1, 1, 1])
-    assert precision.hovertemplate.startswith("P@%{x} = %{y:.3f}")
-    marker = trace(fig, "P@k at k=4")
-    assert (list(marker.x), list(marker.y)) == ([4], [0.5])
+    assert precision.hovertemplate[0].startswith("P@%{x} = %{y:.3f}")
+    # The point at k = 4 is the ring: a larger white marker edged in the metric's colour, hovering "current k".
+    assert list(precision.marker.size) == [5, 5, 5, 13] and list(precision.marker.line.width) == [0, 0, 0, 3]
+    assert list(precision.marker.color) == [precision.line.color] * 3 + ["white"]
+    assert precision.hovertemplate[3].startswith("current k=4: P@4 = ")
+    assert len(fig.data) == len(metric_curves(PASTRY).metrics.specs), "one trace per metric"
     k_lines = [shape for shape in fig.layout.shapes if shape.x0 == 4 and shape.x1 == 4]
     assert len(k_lines) == 6, "every panel marks the current k"
     assert "current k = 4" in fig.layout.title.text

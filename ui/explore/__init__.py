@@ -21,12 +21,13 @@ SCORING_MODEL = (
 
 def page() -> None:
     view = classroom.apply(PANELS)
-    query = state.current()
     with st.sidebar:
-        controls.sample_picker(query)
+        # Filled by the query panels (a fragment), which redraw them with every edit: an edit the sidebar shows
+        # (the list is no longer its sample, a convention changed) reruns the panels alone, and so does a choice
+        # made in them (a sample, a convention), since every panel depends on it.
+        sample_slot = st.container()
         controls.real_query_picker()
-        if view.shows("conventions"):
-            controls.conventions_panel(query)
+        conventions_slot = st.container() if view.shows("conventions") else None
 
     with st.container(key=data_io.TOP_ANCHOR):
         st.title("Explore a query")
@@ -34,29 +35,21 @@ def page() -> None:
     if not view.classroom:  # in class the list and the cards come first
         st.caption(SCORING_MODEL)
 
-    st.session_state[SIDEBAR_SHOWS] = sidebar_shows(query, view)
-    query_panels(view)
-
-
-#: Session key: what the sidebar showed when the whole page last ran (see :func:`sidebar_shows`).
-SIDEBAR_SHOWS = "explore_sidebar_shows"
-
-
-def sidebar_shows(query, view) -> tuple:
-    """What the sidebar's text and widgets depend on: the sample the list still is (or "your own list") and the one
-    it came from, the conventions, and the view."""
-    return state.shown_sample(query), st.session_state.get(state.SAMPLE), query.conventions, view
+    query_panels(view, sample_slot, conventions_slot)
 
 
 @st.fragment
-def query_panels(view) -> None:
-    """Everything an edit can change below the title: k, the cards, the list, the explanations, the what-if charts,
-    the data sections and the link. A fragment, so a change made here (k, a grade, a move) reruns these panels and
-    neither the sidebar nor the title; a change the sidebar shows (the list is no longer its sample, Undo brings back
-    other conventions) reruns the whole page."""
+def query_panels(view, sample_slot, conventions_slot) -> None:
+    """Everything an edit can change: k, the cards, the list, the explanations, the what-if charts, the data
+    sections and the link, and in the sidebar the sample picker and the conventions panel (``sample_slot`` and
+    ``conventions_slot``, None in class unless shown). A fragment, so an edit, a sample or a convention reruns
+    these panels and neither the title nor the rest of the sidebar."""
     query = state.current()
-    if sidebar_shows(query, view) != st.session_state.get(SIDEBAR_SHOWS):
-        st.rerun(scope="app")
+    with sample_slot:
+        controls.sample_picker(query)
+    if conventions_slot is not None:
+        with conventions_slot:
+            controls.conventions_panel(query)
     explanations = explain(query.ranking, dict(query.judgments), query.k, query.conventions)
     labels = {item.parsed.key: item.label for item in explanations}
     baseline = st.session_state.get(state.BASELINE)

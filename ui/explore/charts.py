@@ -106,8 +106,10 @@ def _horizontal_line(index: int, y: float, line: dict) -> dict:
 def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     """Small multiples, one per metric, of its value at every k; a dashed line and a ring mark the current k.
 
-    Traces: for metric m, ``data[2m]`` is the curve (``y`` = values at ``x`` = k) and ``data[2m + 1]`` the
-    current-k marker. Redrawn on every edit, so built unchecked (ui.common.chart_layout).
+    Traces: ``data[m]`` is metric m's curve (``y`` = values at ``x`` = k); its point at the current k is the ring
+    (a larger white marker with the metric's colour as its edge, and its own hover text). One trace per metric, not
+    a curve and a marker: the figure is redrawn in the browser on every edit, so built unchecked
+    (ui.common.chart_layout).
     """
     specs = curves.metrics.specs
     rows, columns = _grid(len(specs), columns)
@@ -118,23 +120,24 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     ks = np.asarray(curves.ks)
     k = curves.current_k
     at_k = int(np.searchsorted(ks, k))
+    # A long curve is drawn as a line: only its ring is a marker.
+    sizes = np.full(ks.size, 5 if ks.size <= 100 else 0)
+    sizes[at_k] = 13
+    edges = np.zeros(ks.size)
+    edges[at_k] = 3
     data = []
     for m, spec in enumerate(specs):
-        axes = dict(xaxis=f"x{_axis_suffix(m)}", yaxis=f"y{_axis_suffix(m)}")
         values = curves.values[m]
         colour = metric_colour(spec.family)
+        fills = [colour] * ks.size
+        fills[at_k] = "white"
+        hover = [spec.curve_label.replace("@k", "@%{x}") + " = %{y:.3f}<extra></extra>"] * ks.size
+        hover[at_k] = f"current k={k}: {spec.curve_label.replace('@k', f'@{k}')} = %{{y:.3f}}<extra></extra>"
         data.append(dict(
-            type="scatter", x=ks, y=values, mode="lines+markers" if ks.size <= 100 else "lines",
-            name=spec.curve_label, legendgroup=spec.family,
-            line=dict(color=colour, width=2.5, shape="linear"), marker=dict(color=colour, size=5),
-            hovertemplate=spec.curve_label.replace("@k", "@%{x}") + " = %{y:.3f}<extra></extra>",
-            showlegend=False, **axes,
-        ))
-        data.append(dict(
-            type="scatter", x=[k], y=[values[at_k]], mode="markers", name=f"{spec.curve_label} at k={k}",
-            legendgroup=spec.family, marker=dict(color="white", size=13, line=dict(color=colour, width=3)),
-            hovertemplate=f"current k={k}: {spec.curve_label.replace('@k', f'@{k}')} = %{{y:.3f}}<extra></extra>",
-            showlegend=False, **axes,
+            type="scatter", x=ks, y=values, mode="lines+markers", name=spec.curve_label, legendgroup=spec.family,
+            line=dict(color=colour, width=2.5, shape="linear"),
+            marker=dict(color=fills, size=sizes, line=dict(color=colour, width=edges)),
+            hovertemplate=hover, showlegend=False, xaxis=f"x{_axis_suffix(m)}", yaxis=f"y{_axis_suffix(m)}",
         ))
     line = dict(color=CURRENT_K_COLOUR, dash="dash", width=1.5)
     layout["shapes"] = [_vertical_line(m, k, line) for m in range(len(specs))]

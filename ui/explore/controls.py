@@ -87,16 +87,19 @@ def _change(**changes: Any) -> None:
     state.commit(state.current().replace(**changes), refresh_editor=False)
 
 
+#: Width of the k and threshold boxes, in CSS pixels.
+BOX_WIDTH = 240
+
+
 def k_and_level(query: QueryState) -> None:
-    left, right, _ = st.columns([1, 1, 2])
-    with left:
+    # One row of two fixed-width boxes (a quarter of the page each at 1280 px): one element where columns took four.
+    with st.container(horizontal=True):
         bound(st.number_input, "k_input", query.k, lambda k: _change(k=int(k)),
-              label="k (cut-off)", min_value=1, max_value=MAX_K, step=1,
+              label="k (cut-off)", min_value=1, max_value=MAX_K, step=1, width=BOX_WIDTH,
               help="Measures look at the top k. Try k beyond the list length: the missing ranks count as non-relevant.")
-    with right:
         bound(st.number_input, "level_input", query.conventions.relevance_level,
               lambda level: _change(conventions=state.current().conventions.replace(relevance_level=int(level))),
-              label="Relevance threshold", min_value=0, max_value=1000, step=1,
+              label="Relevance threshold", min_value=0, max_value=1000, step=1, width=BOX_WIDTH,
               help="A document is relevant when its grade is at least this (trec_eval -l). "
                    "nDCG uses the grades themselves.")
 
@@ -109,11 +112,26 @@ def _set_convention(name: str, value: Any) -> None:
         _change(conventions=state.current().conventions.replace(**{name: value}))
 
 
+#: Session keys: the conventions panel's expander, and whether the panel is open (the page's own record of it).
+CONVENTIONS_PANEL = "conventions_panel"
+CONVENTIONS_OPEN = "conventions_panel_open"
+
+
+def _remember_conventions_panel() -> None:
+    st.session_state[CONVENTIONS_OPEN] = st.session_state[CONVENTIONS_PANEL]
+
+
 def conventions_panel(query: QueryState) -> None:
-    """One selectbox per convention, generated from the documented CONVENTION_INFO."""
-    # The key keeps the expander the same element when its label gains or loses "(changed)", so it stays open.
-    with st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"), expanded=False,
-                     key="conventions_panel"):
+    """One selectbox per convention, generated from the documented CONVENTION_INFO, drawn only while the panel is
+    open (a closed panel's select boxes and captions were sent again on every edit)."""
+    # Streamlit's state of an expander belongs to its label too: the page keeps whether the panel is open, so it
+    # stays open when the label gains or loses "(changed)".
+    st.session_state[CONVENTIONS_PANEL] = st.session_state.get(CONVENTIONS_OPEN, False)
+    panel = st.expander("Conventions" + ("" if not query.conventions.differences() else " (changed)"),
+                        key=CONVENTIONS_PANEL, on_change=_remember_conventions_panel)
+    if not panel.open:
+        return
+    with panel:
         st.caption(f"Defaults are trec_eval {DEFAULT_TREC_EVAL}'s. Each choice names the tools that use it.")
         for info in CONVENTION_INFO:
             if info.name not in QUERY_CONVENTIONS:

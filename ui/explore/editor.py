@@ -154,23 +154,29 @@ def _move(index: int, rank_key: str | None = None, offset: int | None = None) ->
         st.session_state["move_doc"] = _rank_labels(state.current().ranking)[new_rank - 1]
 
 
+#: Width of the move controls' "to rank" box, in CSS pixels.
+MOVE_RANK_WIDTH = 110
+
+
 def move_controls(query: QueryState) -> None:
     """Move a document up, down, to the top or to any rank of the active list (removed documents have no rank):
     reliable in every browser, unlike drag and drop."""
     if not query.ranking:
         return
     labels = _rank_labels(query.ranking)
-    cols = st.columns([4, 1, 1, 1, 2, 2], vertical_alignment="bottom")
     if st.session_state.get("move_doc") not in labels:
         st.session_state["move_doc"] = labels[0]
-    index = labels.index(cols[0].selectbox("Move document", labels, key="move_doc"))
-    last = len(labels) - 1
-    cols[1].button("", icon=":material/arrow_upward:", help="Move up one rank", key="move_up", on_click=_move,
-                   args=(index,), kwargs={"offset": -1}, disabled=index == 0, width="stretch")
-    cols[2].button("", icon=":material/arrow_downward:", help="Move down one rank", key="move_down", on_click=_move,
-                   args=(index,), kwargs={"offset": 1}, disabled=index == last, width="stretch")
-    cols[3].button("", icon=":material/vertical_align_top:", help="Move to the top", key="move_top", on_click=_move,
-                   args=(index,), kwargs={"offset": 0}, disabled=index == 0, width="stretch")
-    rank_key = f"move_rank_{index}_{len(labels)}"
-    cols[4].number_input("to rank", min_value=1, max_value=len(labels), value=index + 1, step=1, key=rank_key)
-    cols[5].button("Move", key="move_to", on_click=_move, args=(index, rank_key), width="stretch")
+    # One row (the box takes what the buttons leave): one element where columns took seven.
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        index = labels.index(st.selectbox("Move document", labels, key="move_doc"))
+        last = len(labels) - 1
+        st.button("", icon=":material/arrow_upward:", help="Move up one rank", key="move_up", on_click=_move,
+                  args=(index,), kwargs={"offset": -1}, disabled=index == 0)
+        st.button("", icon=":material/arrow_downward:", help="Move down one rank", key="move_down", on_click=_move,
+                  args=(index,), kwargs={"offset": 1}, disabled=index == last)
+        st.button("", icon=":material/vertical_align_top:", help="Move to the top", key="move_top", on_click=_move,
+                  args=(index,), kwargs={"offset": 0}, disabled=index == 0)
+        rank_key = f"move_rank_{index}_{len(labels)}"
+        st.number_input("to rank", min_value=1, max_value=len(labels), value=index + 1, step=1, key=rank_key,
+                        width=MOVE_RANK_WIDTH)
+        st.button("Move", key="move_to", on_click=_move, args=(index, rank_key))

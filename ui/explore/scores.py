@@ -68,13 +68,14 @@ def baseline_controls() -> None:
     def clear() -> None:
         st.session_state[state.BASELINE] = None
 
-    left, undo, right, _ = st.columns([3, 2, 3, 4], vertical_alignment="center")  # "Pin as baseline" whole at 1280 px
-    undo.button("Undo", key="undo", on_click=state.undo, disabled=not state.can_undo(), icon=":material/undo:",
-                width="stretch", help="Take back the last change to the list, k or conventions.")
-    left.button("Pin as baseline", key="pin_baseline", on_click=pin, icon=":material/push_pin:", width="stretch",
-                help="Every metric then shows its change against this state.")
-    if baseline is not None:
-        right.button("Clear baseline", key="clear_baseline", on_click=clear, icon=":material/close:", width="stretch")
+    # One row of buttons as wide as their labels ("Pin as baseline" whole at 1280 px): one element, not five columns.
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button("Pin as baseline", key="pin_baseline", on_click=pin, icon=":material/push_pin:",
+                  help="Every metric then shows its change against this state.")
+        st.button("Undo", key="undo", on_click=state.undo, disabled=not state.can_undo(), icon=":material/undo:",
+                  help="Take back the last change to the list, k or conventions.")
+        if baseline is not None:
+            st.button("Clear baseline", key="clear_baseline", on_click=clear, icon=":material/close:")
 
 
 #: Session keys: the open explanation tab (a card's label), and the labels of the last run's tabs.
