@@ -35,16 +35,25 @@ QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResET
 
 def cwl_gains(ctx: Context, min_rel: float, max_rel: float, best_case: bool, depth: int = CWL_DEPTH) -> np.ndarray:
     """(n, depth) gains in [0, 1] at ranks 1..depth: each grade scaled by (min_rel, max_rel); an unjudged document
-    (outside the qrels) and every rank past the ranking gets 0 (``best_case``: 1)."""
-    batch = ctx.batch
-    width = min(batch.width, depth)
-    known = (batch.judged | ctx.pooled_unjudged)[:, :width] & ctx.retrieved[:, :width]
-    grades = np.maximum(batch.grades[:, :width], 0.0)
-    scaled = (np.clip(grades, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
-    unknown = 1.0 if best_case else 0.0
-    gains = np.full((batch.size, depth), unknown)
-    gains[:, :width] = np.where(known, scaled, unknown)
-    return gains
+    (outside the qrels) and every rank past the ranking gets 0 (``best_case``: 1). Shared (read-only) by every model
+    of the context with the same scale, case and depth; the scaled grades by every model with the same scale."""
+
+    def scaled_grades() -> tuple[np.ndarray, np.ndarray]:
+        batch = ctx.batch
+        width = min(batch.width, CWL_DEPTH)
+        known = (batch.judged | ctx.pooled_unjudged)[:, :width] & ctx.retrieved[:, :width]
+        grades = np.maximum(batch.grades[:, :width], 0.0)
+        return known, (np.clip(grades, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
+
+    def gains() -> np.ndarray:
+        known, scaled = ctx.shared(("cwl-scaled", min_rel, max_rel), scaled_grades)
+        width = min(known.shape[1], depth)
+        unknown = 1.0 if best_case else 0.0
+        out = np.full((ctx.batch.size, depth), unknown)
+        out[:, :width] = np.where(known[:, :width], scaled[:, :width], unknown)
+        return out
+
+    return ctx.shared(("cwl-gains", min_rel, max_rel, best_case, depth), gains)
 
 
 def _reached_depth(name: str, cutoff: int, parameter: float, best_case: bool, width: int) -> int:
@@ -61,8 +70,9 @@ def _reached_depth(name: str, cutoff: int, parameter: float, best_case: bool, wi
     return max(1, depth)
 
 
-def _continuation(name: str, gains: np.ndarray, cutoff: int, parameter: float) -> np.ndarray:
-    """C_r at ranks 1..depth (the width of ``gains``) for each ranking: the user model of measure ``name``."""
+def _continuation(name: str, gains: np.ndarray, so_far: np.ndarray, cutoff: int, parameter: float) -> np.ndarray:
+    """C_r at ranks 1..depth (the width of ``gains``) for each ranking: the user model of measure ``name``;
+    ``so_far`` the gain up to each rank (the cumulative sum of ``gains``)."""
     ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
     before_k = ranks < cutoff
     if name == "SDCG":  # DCG's discount 1 / log2(r + 1) as a stopping model, cut at k
@@ -71,10 +81,10 @@ def _continuation(name: str, gains: np.ndarray, cutoff: int, parameter: float) -
     if name == "INSQ":
         return np.broadcast_to(((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0, gains.shape)
     if name == "INST":
-        still = parameter - np.cumsum(gains, axis=1)  # T_r: the gain still wanted after rank r
+        still = parameter - so_far  # T_r: the gain still wanted after rank r
         return ((ranks + parameter + still - 1.0) / (ranks + parameter + still)) ** 2.0
     if name == "BPM":  # go on while the gain so far is below T and the cost so far (r) below K
-        return ((np.cumsum(gains, axis=1) < parameter) & (ranks < cutoff)).astype(np.float64)
+        return ((so_far < parameter) & (ranks < cutoff)).astype(np.float64)
     if name == "NERR8":
         return np.where(before_k, 1.0 - gains, 0.0)
     if name == "NERR9":
@@ -86,7 +96,7 @@ def _continuation(name: str, gains: np.ndarray, cutoff: int, parameter: float) -
     raise KeyError(name)
 
 
-def _expectations(continuation: np.ndarray, gains: np.ndarray) -> np.ndarray:
+def _expectations(continuation: np.ndarray, gains: np.ndarray, so_far: np.ndarray) -> np.ndarray:
     """(n, 5) EU, ETU, EC, ETC, ED of each ranking under ``continuation``, every document costing 1."""
     reach = np.empty_like(continuation)  # prod_{s<r} C_s: 1 at rank 1, then the running product
     reach[:, 0] = 1.0
@@ -95,7 +105,7 @@ def _expectations(continuation: np.ndarray, gains: np.ndarray) -> np.ndarray:
     attention = reach * first[:, None]
     stop = reach * (1.0 - continuation)
     ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
-    return np.stack([_total(attention * gains), _total(stop * np.cumsum(gains, axis=1)), _total(attention),
+    return np.stack([_total(attention * gains), _total(stop * so_far), _total(attention),
                      _total(stop * ranks), 1.0 / first], axis=1)
 
 
@@ -110,7 +120,8 @@ def _user_model(ctx: Context, name: str, cutoff: int, parameter: float, min_rel:
     """(n, 5) EU, ETU, EC, ETC, ED of model ``name``: one pass, shared by every quantity of the model."""
     depth = _reached_depth(name, cutoff, parameter, best_case, ctx.batch.width)
     gains = cwl_gains(ctx, min_rel, max_rel, best_case, depth)
-    return _expectations(_continuation(name, gains, cutoff, parameter), gains)
+    so_far = ctx.shared(("cwl-gain-so-far", min_rel, max_rel, best_case, depth), lambda: np.cumsum(gains, axis=1))
+    return _expectations(_continuation(name, gains, so_far, cutoff, parameter), gains, so_far)
 
 
 def cwl_measure(name: str, default: float):
