@@ -10,6 +10,7 @@ and gives identical batches:
 * order inside a query: score descending, ties by ``tie_order`` -- ``trec_eval``: doc id descending in byte
   order; ``docid_ascending``; ``as_given``: file order; scores are compared as ``score_precision`` says (float32
   by default, as trec_eval 9 reads them with ``atof`` into a C float);
+* with ``nonpositive_scores="not_relevant"`` (torchmetrics) a judged document scored <= 0 reads grade 0;
 * ``depth`` (trec_eval -M) keeps the top ``depth`` documents after sorting; ``unjudged="removed"`` (trec_eval
   -J) then drops documents without a grade >= 0;
 * a grade >= 0 is a judgment; a negative grade means "in the pool but unjudged".
@@ -60,6 +61,7 @@ from .model import (
     SubtopicRows,
     in_ranking_order,
     is_subtopic_number,
+    nonpositive_not_relevant,
     subtopic_number_order,
     ties_by_keys,
 )
@@ -323,6 +325,8 @@ def _ranked_lines(qrels: QrelsTable, run: RunTable, conventions: Conventions | N
         with np.errstate(over="ignore"):  # beyond the float range atof's double becomes an infinity, as here
             scores = scores.astype(np.float32)
     grades = _grades(qrels, qrels_rows, rows, docno, keys, exact)
+    if conv.nonpositive_scores == "not_relevant":  # per line, before the sort: each grade travels with its line
+        grades = nonpositive_not_relevant(grades, scores)
     ranked_scores = None
     if conv.tied_gains == "averaged":
         # The scores in ranking order (a permutation inside a tie group leaves them unchanged), to find the ties.

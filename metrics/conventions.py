@@ -31,6 +31,7 @@ EmptyIdeal = Literal["zero", "one"]
 Discount = Literal["log2", "jk_b2", "jk_b10"]
 RecallCutoff = Literal["plus_0.9", "round"]
 MissingRanking = Literal["empty", "placeholder"]
+NonpositiveScores = Literal["retrieved", "not_relevant"]
 TrecEvalBuild = Literal["9.0.8", "10.0"]
 
 
@@ -58,6 +59,7 @@ class Conventions:
     discount: Discount = "log2"
     recall_cutoff: RecallCutoff = "plus_0.9"
     missing_ranking: MissingRanking = "empty"
+    nonpositive_scores: NonpositiveScores = "retrieved"
 
     def __post_init__(self) -> None:
         # A numpy integer (np.int64(2), as a DataFrame hands one out) is an integer too: stored as Python's int.
@@ -120,6 +122,7 @@ _FIELD_TYPES = {
     "discount": Discount,
     "recall_cutoff": RecallCutoff,
     "missing_ranking": MissingRanking,
+    "nonpositive_scores": NonpositiveScores,
 }
 #: Each choice-valued field's allowed values, in field order (read once: the convention finder builds tens of
 #: thousands of Conventions, and reading the Literal types in each one was most of its time).
@@ -175,7 +178,9 @@ class ConventionInfo:
     description: what the field means. scope: ``query`` when it means something for one ranked list, ``run`` when
     only for a whole run (missing_queries, depth). url_param: the explorer's URL parameter, None when the explorer
     does not offer it. orders_only: it only decides how scores order the documents (tie_order, score_precision), so
-    a list of scores that already gives the order carries any value of it.
+    a list of scores that already gives the order carries any value of it. reads_scores: it reads the scores once
+    the ranking is made (tied_gains, nonpositive_scores), so a ranking given without scores carries only the
+    default: the front doors hand the scores to the batch when another value is in force.
     """
 
     name: str
@@ -187,6 +192,7 @@ class ConventionInfo:
     scope: Literal["query", "run"] = "query"
     url_param: str | None = None
     orders_only: bool = False
+    reads_scores: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "choices", tuple(dataclasses.replace(choice, convention=self.name)
@@ -253,6 +259,7 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
                      "(``ordered``, in the tie order; trec_eval) or share the mean gain of their tie group "
                      "(``averaged``; scikit-learn's ndcg_score, torchmetrics). Rankings given without scores "
                      "have no ties."),
+        reads_scores=True,
     ),
     ConventionInfo(
         "empty_ideal",
@@ -316,6 +323,26 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
                      "order), ``as_given`` (input order), ``docid_ascending``."),
         url_param="ties",
         orders_only=True,
+    ),
+    ConventionInfo(
+        "nonpositive_scores",
+        "Documents scored 0 or below",
+        ("all",),
+        (
+            Choice("retrieved", "are retrieved like any other: a score only decides the order"),
+            Choice("not_relevant", "keep their rank but count as not relevant (a judged one reads as grade 0)"),
+        ),
+        notes=(
+            "torchmetrics 1.7.4 and later apply the rule in retrieval_precision, retrieval_average_precision, "
+            "retrieval_reciprocal_rank and retrieval_recall only; its hit rate, R-precision, fall-out and nDCG "
+            "score every document as its label says.",
+        ),
+        description=("a document whose score is 0 or less (as compared: -0.0, and a double that rounds to 0 as "
+                     "a float32, too) is ``retrieved`` like any other (trec_eval: scores only order the "
+                     "documents) or keeps its rank but counts as ``not_relevant`` wherever it ranks "
+                     "(torchmetrics 1.7.4 and later: ``target`` becomes 0 where ``preds <= 0``); R and the ideal "
+                     "ranking still count it. Rankings given without scores have no such document."),
+        reads_scores=True,
     ),
     ConventionInfo(
         "unjudged",
@@ -419,6 +446,8 @@ CONVENTION_INFO: tuple[ConventionInfo, ...] = tuple(info for info in ALL_CONVENT
 CONVENTIONS_BY_NAME: dict[str, ConventionInfo] = {info.name: info for info in ALL_CONVENTIONS}
 #: The conventions that only order the documents by score (tie_order, score_precision).
 ORDER_CONVENTIONS: tuple[str, ...] = tuple(info.name for info in ALL_CONVENTIONS if info.orders_only)
+#: The conventions that read the scores once the ranking is made (tied_gains, nonpositive_scores).
+SCORE_CONVENTIONS: tuple[str, ...] = tuple(info.name for info in ALL_CONVENTIONS if info.reads_scores)
 #: URL parameter of each convention the explorer offers for one query (every query-level one with a parameter).
 URL_PARAMS: dict[str, str] = {info.name: info.url_param for info in ALL_CONVENTIONS if info.url_param is not None}
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .conventions import Conventions, trec_eval_values
+from .conventions import SCORE_CONVENTIONS, TREC_EVAL, Conventions, trec_eval_values
 from .ids import check_ids
 from .measures import MEASURES, Context, aggregation
-from .model import InputError, RankingBatch, check_grades, check_unique, short_repr
+from .model import InputError, RankingBatch, Run, check_grades, check_unique, compared_scores, short_repr
 from .names import Measure, parse_measures
 
 
@@ -197,6 +197,25 @@ def check_rankings(rankings: object, judgments: object) -> None:
         check_ids(judgment, "document id", where=f"judgments[{i}]")
 
 
+def reads_scores(conventions: Conventions) -> bool:
+    """Whether ``conventions`` read the scores once the ranking is made (a convention of
+    :data:`~metrics.conventions.SCORE_CONVENTIONS` off trec_eval's value: ``tied_gains="averaged"``,
+    ``nonpositive_scores="not_relevant"``): the front doors then hand each ranking's scores to its batch."""
+    return any(getattr(conventions, name) != getattr(TREC_EVAL, name) for name in SCORE_CONVENTIONS)
+
+
+def ranking_scores(run: Run, qids: Sequence[str], rankings: Sequence[Sequence[str]], conventions: Conventions,
+                   placeholder: str | None = None) -> list[np.ndarray] | None:
+    """Each ranking's scores in rank order, as compared (``score_precision``), when the conventions read them
+    (:func:`reads_scores`), else None; a query the run lacks scores its ``placeholder`` document 1, as trec_eval
+    10 does."""
+    if not reads_scores(conventions):
+        return None
+    return [compared_scores(np.array([float(run.get(qid, {placeholder: 1.0})[doc]) for doc in ranking],
+                                     dtype=np.float64), conventions.score_precision)
+            for qid, ranking in zip(qids, rankings)]
+
+
 def evaluate_batch(
     batch: RankingBatch, measures: str | Iterable[str | Measure], conventions: Conventions | None = None
 ) -> dict[str, np.ndarray]:
@@ -207,6 +226,10 @@ def evaluate_batch(
     parsed = as_measures(measures)
     if not batch.size:  # no ranking: every measure has no value (kernels may assume a row)
         return {m.key: np.zeros(0) for m in parsed}
+    if batch.subtopics is not None and conv.nonpositive_scores == "not_relevant":
+        raise InputError("nonpositive_scores='not_relevant' (torchmetrics' rule) does not combine with subtopic "
+                         "qrels: no tool clears a document's subtopic judgments by its score; use "
+                         "nonpositive_scores='retrieved' or qrels without subtopics")
     if batch.judged_grades.shape[1]:  # sorted descending: the first column is each row's largest grade
         check_grade_range(batch.judged_grades[:, 0], grade_limit(parsed, conv), lambda row: f"batch row {row}")
     results: dict[str, np.ndarray] = {}
@@ -365,5 +388,6 @@ __all__ = [
     "MAX_EXPONENTIAL_GRADE", "MAX_GAIN_PARAMETER_GRADE", "PerQuery", "aggregate", "aggregate_columns", "as_measures",
     "clear_placeholder_rows", "clear_unscored_rows", "complete_all_line", "complete_num_rel",
     "check_gain_range", "check_qrels", "check_rankings", "check_run", "evaluate_batch", "grade_limit", "is_count",
-    "is_geometric", "judged_only", "make_conventions", "nothing_to_evaluate", "uses_exponential_gain",
+    "is_geometric", "judged_only", "make_conventions", "nothing_to_evaluate", "ranking_scores", "reads_scores",
+    "uses_exponential_gain",
 ]

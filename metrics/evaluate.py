@@ -35,6 +35,7 @@ from .engine import (
     judged_only,
     make_conventions,
     nothing_to_evaluate,
+    ranking_scores,
     uses_exponential_gain,
 )
 from .ids import check_ids
@@ -46,7 +47,6 @@ from .model import (
     Run,
     SubtopicQrels,
     check_grades,
-    compared_scores,
     rankings_for_run,
     short_repr,
 )
@@ -89,11 +89,7 @@ def evaluate(
     qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",
                                       score_precision=conv.score_precision, placeholder=placeholder)
     check_gain_range([qrels[qid] for qid in qids], parsed, conv, names=qids)
-    scores = None
-    if conv.tied_gains == "averaged":  # the only convention that reads the scores once the ranking is made
-        scores = [compared_scores(np.array([float(run.get(qid, {placeholder: 1.0})[doc]) for doc in ranking],
-                                           dtype=np.float64), conv.score_precision)
-                  for qid, ranking in zip(qids, rankings)]
+    scores = ranking_scores(run, qids, rankings, conv, placeholder)
     values = evaluate_rankings(rankings, [qrels[qid] for qid in qids], parsed, conv, scores=scores,
                                subtopics=None if subtopics is None else [subtopics[qid] for qid in qids])
     if placeholder is not None:
@@ -115,8 +111,9 @@ def evaluate_rankings(
 ) -> dict[str, np.ndarray]:
     """Values of each measure for explicit rankings (doc ids in rank order), one array entry per ranking.
 
-    ``scores`` (each ranking's scores in rank order) are read only by ``tied_gains="averaged"``; without them
-    no two documents tie. ``subtopics`` (each ranking's ``{doc: {subtopic: grade}}``) are read by the diversity
+    ``scores`` (each ranking's scores in rank order, as compared) are read only by ``tied_gains="averaged"`` and
+    ``nonpositive_scores="not_relevant"`` (:func:`metrics.engine.reads_scores`); without them no two documents tie
+    and none is scored <= 0. ``subtopics`` (each ranking's ``{doc: {subtopic: grade}}``) are read by the diversity
     measures; without them each ranking's judgments are its one subtopic."""
     conv = make_conventions(conventions)
     check_rankings(rankings, judgments)
@@ -127,8 +124,8 @@ def evaluate_rankings(
     def batch_for(condensed: bool) -> RankingBatch:
         if condensed not in batches:
             batches[condensed] = RankingBatch.from_rankings(
-                rankings, judgments, depth=conv.depth, judged_only=condensed, scores=scores, subtopics=subtopics
-            )
+                rankings, judgments, depth=conv.depth, judged_only=condensed, scores=scores, subtopics=subtopics,
+                nonpositive_scores=conv.nonpositive_scores)
         return batches[condensed]
 
     results: dict[str, np.ndarray] = {}

@@ -48,11 +48,12 @@ from .engine import (
     evaluate_batch,
     judged_only,
     make_conventions,
+    ranking_scores,
 )
 from .io.trec import read_qrels, read_run
 from .measures import MEASURES, Context
 from .measures.judgments import judged_fraction
-from .model import NO_JUDGMENT, Qrels, RankingBatch, Run, compared_scores, rankings_for_run
+from .model import NO_JUDGMENT, Qrels, RankingBatch, Run, rankings_for_run
 from .names import Measure
 
 #: Measures whose [low, high] bounds every judgment of the hole: they see a document only as relevant or not (or
@@ -265,7 +266,8 @@ def ranking_holes(rankings: Sequence[Sequence[str]], judgments: Sequence[Mapping
     parsed = as_measures(measures)
     check_gain_range(judgments, parsed, conv)
     names = [str(i) for i in range(len(rankings))] if qids is None else [str(q) for q in qids]
-    batch = RankingBatch.from_rankings(rankings, judgments, depth=conv.depth, scores=scores)
+    batch = RankingBatch.from_rankings(rankings, judgments, depth=conv.depth, scores=scores,
+                                       nonpositive_scores=conv.nonpositive_scores)
     return _table(names, holes_of_batch(batch, parsed, conv), parsed, conv)
 
 
@@ -279,10 +281,7 @@ def holes(qrels: Qrels, run: Run, measures: str | Iterable[str | Measure], *, re
     check_run(run)
     qids, rankings = rankings_for_run(qrels, run, conv.tie_order, include_missing=conv.missing_queries == "zero",
                                       score_precision=conv.score_precision)
-    scores = None
-    if conv.tied_gains == "averaged":
-        scores = [compared_scores(np.array([float(run[qid][doc]) for doc in ranking], dtype=np.float64),
-                                  conv.score_precision) for qid, ranking in zip(qids, rankings)]
+    scores = ranking_scores(run, qids, rankings, conv)
     return ranking_holes(rankings, [qrels[qid] for qid in qids], measures, conv, qids=qids, scores=scores)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .conventions import ScorePrecision, TieOrder
+from .conventions import NonpositiveScores, ScorePrecision, TieOrder
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
@@ -303,14 +303,18 @@ class RankingBatch:
         judged_only: bool = False,
         scores: Sequence[Sequence[float]] | None = None,
         subtopics: Sequence[Mapping[str, Mapping[str, int]]] | None = None,
+        nonpositive_scores: NonpositiveScores = "retrieved",
     ) -> RankingBatch:
         """Build a batch from ordered doc-id lists and each query's judgments.
 
         ``depth`` keeps the top documents only (trec_eval -M), applied before ``judged_only`` drops unjudged ones
         (trec_eval -J), as trec_eval does. ``scores`` (each ranking's scores in rank order, as compared) fill
-        ``tied_with_previous``, for the conventions that treat tied documents alike. ``subtopics`` (each query's
-        ``{doc: {subtopic: grade}}``) fill ``subtopics``, for the diversity measures.
+        ``tied_with_previous``, for the conventions that treat tied documents alike, and with
+        ``nonpositive_scores="not_relevant"`` clear the grades of the documents scored <= 0
+        (:func:`nonpositive_not_relevant`). ``subtopics`` (each query's ``{doc: {subtopic: grade}}``) fill
+        ``subtopics``, for the diversity measures.
         """
+        clear_nonpositive = scores is not None and nonpositive_scores == "not_relevant"
         if len(rankings) != len(judgments):
             raise ValueError(f"got {len(rankings)} rankings but {len(judgments)} judgment sets")
         rows_grades: list[list[float]] = []
@@ -335,6 +339,8 @@ class RankingBatch:
                 row_judged.append(is_judged)
                 if scores is not None:
                     row_scores.append(scores[i][j])
+            if clear_nonpositive and row_scores:
+                row_grades = nonpositive_not_relevant(np.asarray(row_grades), np.asarray(row_scores)).tolist()
             rows_grades.append(row_grades)
             rows_judged.append(row_judged)
             rows_scores.append(row_scores)
@@ -352,6 +358,15 @@ class RankingBatch:
                 tied[i, 1: len(row)] = row[1:] == row[:-1]
         rows = None if subtopics is None else SubtopicRows.from_rankings(kept, subtopics)
         return cls(grades, judged, lengths, judged_grade_matrix(judgments), tied, rows)
+
+
+def nonpositive_not_relevant(grades: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``grades`` (of documents, one per score) with every judgment of a document scored <= 0 read as grade 0:
+    ``nonpositive_scores="not_relevant"``, torchmetrics' ``torch.where(preds > 0, target, 0)`` (1.7.4 and
+    later). The document keeps its rank and stays judged; a grade < 0 (unjudged, or outside the qrels) is kept.
+    ``scores`` are as compared (:func:`compared_scores`: a double that rounds to 0 as a float32 is 0). Every
+    batch builder that reads scores (the dict path, the bulk path, the convention finder) applies it here."""
+    return np.where((scores > 0) | (grades < 0), grades, 0.0)
 
 
 #: The grade of a (document, subtopic) pair without a judgment line in :class:`SubtopicJudgments`.

@@ -94,9 +94,8 @@ RULES: dict[str, str] = {
                       "stable only on lists of up to 15 documents)",
     "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's sort gives "
                        "ties no defined order)",
-    "positive_scores": "every retrieved document scores above 0 (torchmetrics 1.8 and later count a document "
-                       "scored <= 0 as not relevant, wherever it ranks; ir_measures' Compat puts one below the "
-                       "unretrieved relevant documents of its grade in the ideal ranking)",
+    "positive_scores": "every retrieved document scores above 0 (ir_measures' Compat puts one scored <= 0 below "
+                       "the unretrieved relevant documents of its grade in the ideal ranking)",
     "relevant_ties_in_qrels_order": "relevant documents of one grade with equal scores are listed in the qrels in "
                                     "doc id order (ir_measures' Compat orders them in its ideal ranking as the "
                                     "qrels list them)",
@@ -141,6 +140,7 @@ _TREC_EVAL_SETTINGS: dict[str, object] = {
     "tied_gains": "ordered", "empty_ideal": "zero", "ap_denominator": "R", "precision_short_list": "k",
     "tie_order": "trec_eval", "score_precision": "float32", "recall_cutoff": "plus_0.9", "missing_ranking": "empty",
     "unjudged": Switch({"nonrelevant": "", "removed": "-J"}), "missing_queries": Switch({"skip": "", "zero": "-c"}),
+    "nonpositive_scores": "retrieved",
 }
 _PYTREC_EVAL_SETTINGS = _TREC_EVAL_SETTINGS | {
     "unjudged": Switch({"nonrelevant": "", "removed": "judged_docs_only_flag=True"}), "missing_queries": "skip"}
@@ -163,22 +163,23 @@ def _ranx(name: str, measures: tuple[str, ...], **settings: object) -> Profile:
         "ranx", name, measures,
         {"relevance_level": ANY_LEVEL, **_DCG_TREC, "ap_denominator": "R", "precision_short_list": "k",
          "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+         "nonpositive_scores": "retrieved",
          "missing_queries": Switch({"zero": "make_comparable=True"})} | settings,
         f"{PROFILE_TESTS}::test_ranx_profile", level_option="-l{level}", rules=("ties_within_15",),
         tested="0.3.21")
 
 
-def _torchmetrics(name: str, measures: tuple[str, ...], since_1_8: bool, **settings: object) -> Profile:
-    rules = ("no_float32_ties", "positive_scores") if since_1_8 else ("no_float32_ties",)
-    if settings.get("tied_gains") == "averaged":
-        rules = ()  # nDCG averages the gains of tied documents and does not filter scores <= 0
+def _torchmetrics(name: str, measures: tuple[str, ...], tested: str, **settings: object) -> Profile:
+    # nDCG averages the gains of tied documents: their order cannot matter.
+    rules = () if settings.get("tied_gains") == "averaged" else ("no_float32_ties",)
     return Profile(
         "torchmetrics", name, measures,
         {"relevance_level": 1, **_DCG_TREC, "ap_denominator": "R", "precision_short_list": "k",
-         "tie_order": "as_given", "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"}
+         "tie_order": "as_given", "score_precision": "float32", "unjudged": "nonrelevant",
+         "nonpositive_scores": "retrieved", "missing_queries": "skip"}
         | settings,
         f"{PROFILE_TESTS}::test_torchmetrics_transcription", rules=rules,
-        source=_TORCHMETRICS, tested="1.9.0" if since_1_8 else "1.7.4")
+        source=_TORCHMETRICS, tested=tested)
 
 
 def _sentence_transformers(name: str, tie_order: str, source: str, tested: str) -> Profile:
@@ -186,7 +187,8 @@ def _sentence_transformers(name: str, tie_order: str, source: str, tested: str) 
         "sentence-transformers", name, ("success", "P", "recall", "recip_rank_cut", "ndcg_cut", "map_cut"),
         {"relevance_level": 1, "gain": "binary", "ideal_from": "judgments", "discount": "log2",
          "tied_gains": "ordered", "empty_ideal": ANY, "ap_denominator": "min_R_k", "precision_short_list": "k",
-         "tie_order": tie_order, "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"},
+         "tie_order": tie_order, "score_precision": "float32", "unjudged": "nonrelevant",
+         "nonpositive_scores": "retrieved", "missing_queries": "skip"},
         f"{PROFILE_TESTS}::test_sentence_transformers_transcription", rules=("relevant_in_every_query",),
         source=source, tested=tested,
         note="InformationRetrievalEvaluator: accuracy@k, precision@k, recall@k, mrr@k, ndcg@k, map@k over its "
@@ -210,32 +212,35 @@ PROFILES: tuple[Profile, ...] = (
             note="these measures go to its pytrec_eval provider"),
     Profile("ir_measures", "ir_measures nDCG(dcg='exp-log2') (gdeval)", ("ndcg_cut",),
             {**_DCG_TREC, "gain": "exponential", "tie_order": "trec_eval", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": "zero"},
+             "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_gdeval_profile", tested="0.4.3"),
     Profile("gdeval", "gdeval ERR@k (through ir_measures)", ("ERR",),
             {"tie_order": "trec_eval", "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_gdeval_profile", tested="ir_measures 0.4.3"),
     Profile("ir_measures", "ir_measures RR@k (msmarco)", ("recip_rank_cut",),
             {"relevance_level": ANY_LEVEL, "tie_order": "docid_ascending", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": "zero"},
+             "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_ir_measures_msmarco_profile", level_option="rel={level}", tested="0.4.3"),
     Profile("ir_measures", "ir_measures Judged@k", ("Judged",),
             {"tie_order": "docid_ascending", "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_ir_measures_judged_profile", tested="0.4.3"),
     Profile("ir_measures", "ir_measures RBP(rel=N) (cwl_eval)", ("rbp",),
             {"relevance_level": ANY_LEVEL, "gain": "binary", "tie_order": "as_given", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": "zero"},
+             "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="0.4.3"),
     Profile("cwl_eval", "cwl_eval", ("map", "P", "recip_rank", "rbp"),
             {"relevance_level": ANY_LEVEL, "gain": "binary", "ap_denominator": "retrieved_relevant",
              "empty_ideal": "zero", "precision_short_list": "k", "tie_order": "as_given", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": "zero"},
+             "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="1.0.12",
             note="as ir_measures' cwl_eval provider runs it: AP divides by the relevant documents retrieved"),
     Profile("cwl_eval", "cwl_eval C/W/L", ("BPM", "INST", "INSQ", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11"),
             {"tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_cwl_eval_cwl_measures_profile", tested="1.0.12",
             note="as ir_measures' cwl_eval provider runs it: gain = (clip(grade, min_rel, max_rel) - min_rel) / "
@@ -244,13 +249,14 @@ PROFILES: tuple[Profile, ...] = (
                  "costs 1 (no cost file); documents in the order given (its sort by score keeps ties as given)"),
     Profile("ir_measures", "ir_measures Compat", ("compat",),
             {"tie_order": "docid_ascending", "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_ir_measures_compat_profile",
             rules=("positive_scores", "relevant_ties_in_qrels_order"),
             tested="0.4.3", note="its compat provider (the authors' compatibility.py): relevant means grade > 0"),
     Profile("ir_measures", "ir_measures Accuracy", ("accuracy",),
             {"relevance_level": ANY_LEVEL, "tie_order": "as_given", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": "skip"},
+             "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_ir_measures_accuracy_profile", level_option="rel={level}",
             rules=("relevant_and_nonrelevant_in_top_k",), tested="0.4.3", note="its accuracy provider"),
     *(Profile(tool, name, _DIVERSITY_MEASURES,
@@ -270,49 +276,58 @@ PROFILES: tuple[Profile, ...] = (
     _ranx("ranx dcg_burges", ("dcg", "dcg_cut"), gain="exponential"),
     Profile("ranx", "ranx rbp", ("rbp",),
             {"gain": Switch({"linear": "", "binary": ""}), "tie_order": "as_given", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": Switch({"zero": "make_comparable=True"})},
+             "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved", "missing_queries": Switch({"zero": "make_comparable=True"})},
             f"{PROFILE_TESTS}::test_ranx_profile", rules=("ties_within_15", "binary_grades"), tested="0.3.21",
             note="rbp.p multiplies p^(r-1) by the grade itself: on graded judgments no setting gives it"),
     Profile("scikit-learn", "scikit-learn ndcg_score", ("ndcg", "ndcg_cut"),
             {"gain": "linear", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "averaged",
              "empty_ideal": "zero", "tie_order": ANY, "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_scikit_learn_profile", rules=("two_documents_each",), tested="1.9.1",
             note="ignore_ties=False (the default); one row per query, unjudged documents given label 0"),
     Profile("LightGBM", "LightGBM ndcg@k", ("ndcg_cut",),
             {"gain": "exponential", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "ordered",
              "empty_ideal": "one", "tie_order": "as_given", "score_precision": "float64",
-             "unjudged": "nonrelevant", "missing_queries": "skip"},
+             "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_lightgbm_profile", source=_LIGHTGBM + "rank_metric.hpp", tested="4.7.0"),
     Profile("LightGBM", "LightGBM map@k", ("map_cut",),
             {"relevance_level": 1, "ap_denominator": "min_retrieved_relevant_k", "empty_ideal": "one",
              "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_lightgbm_profile", source=_LIGHTGBM + "map_metric.hpp", tested="4.7.0",
             note="divides by min(relevant documents in the list, k); a list without one scores 1"),
     Profile("XGBoost", "XGBoost ndcg@k", ("ndcg", "ndcg_cut"),
             {"gain": "exponential", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "ordered",
              "empty_ideal": Switch({"one": "", "zero": "ndcg@k-"}), "tie_order": "as_given",
-             "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"},
+             "score_precision": "float32", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved", "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0"),
     Profile("XGBoost", "XGBoost map@k", ("map", "map_cut"),
             {"relevance_level": 1, "ap_denominator": "min_retrieved_relevant_k",
              "empty_ideal": Switch({"one": "", "zero": "map@k-"}), "tie_order": "as_given",
-             "score_precision": "float32", "unjudged": "nonrelevant", "missing_queries": "skip"},
+             "score_precision": "float32", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved", "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0",
             note="binary labels only; divides by min(relevant documents in the list, k)"),
-    _torchmetrics("torchmetrics retrieval_normalized_dcg", ("ndcg", "ndcg_cut"), True, ideal_from="retrieved",
+    # retrieval_normalized_dcg and retrieval_hit_rate score every document as its label says, in every version.
+    _torchmetrics("torchmetrics retrieval_normalized_dcg", ("ndcg", "ndcg_cut"), "1.9.0", ideal_from="retrieved",
                   tied_gains="averaged", tie_order=ANY),
-    _torchmetrics("torchmetrics 1.8+", ("P", "map", "map_cut", "recip_rank", "recip_rank_cut"), True,
-                  ap_denominator="retrieved_relevant",
+    _torchmetrics("torchmetrics retrieval_hit_rate", ("success",), "1.9.0"),
+    # From 1.7.4 (pull request 3160) precision, AP and RR read a document scored <= 0 as not relevant.
+    _torchmetrics("torchmetrics 1.7.4+", ("P", "map", "map_cut", "recip_rank", "recip_rank_cut"), "1.9.0",
+                  ap_denominator="retrieved_relevant", nonpositive_scores="not_relevant",
                   precision_short_list=Switch({"k": "", "retrieved": "adaptive_k=True"})),
-    _torchmetrics("torchmetrics before 1.8", ("P", "map", "map_cut", "recip_rank", "recip_rank_cut"), False,
+    _torchmetrics("torchmetrics before 1.7.4", ("P", "map", "map_cut", "recip_rank", "recip_rank_cut"), "1.7.3",
                   ap_denominator="retrieved_relevant",
                   precision_short_list=Switch({"k": "", "retrieved": "adaptive_k=True"})),
     _sentence_transformers("sentence-transformers 6.2", "docid_ascending", _SENTENCE_TRANSFORMERS, "6.2.0"),
     _sentence_transformers("sentence-transformers 5.1 and earlier", "as_given", _SENTENCE_TRANSFORMERS_5, "5.1.2"),
     Profile("MS MARCO eval script", "MS MARCO eval script MRR@10", ("recip_rank_cut",),
             {"relevance_level": 1, "tie_order": "as_given", "score_precision": ANY, "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_ms_marco_transcription", source=_MS_MARCO,
             note="ranks as written in the run file (here: score order, ties as written)"),
@@ -322,6 +337,7 @@ PROFILES: tuple[Profile, ...] = (
             tested="2.2.0", note="pytrec_eval's numbers, means rounded to 5 decimals"),
     Profile("BEIR", "BEIR mrr, R_cap", ("recip_rank_cut", "relative_P"),
             {"relevance_level": 1, "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
+             "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
             f"{PROFILE_TESTS}::test_beir_transcription", source=_BEIR + "custom_metrics.py", tested="2.2.0"),
 )

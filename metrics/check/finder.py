@@ -43,6 +43,7 @@ from ..model import (
     check_grades,
     compared_scores,
     in_ranking_order,
+    nonpositive_not_relevant,
     order_documents,
     ties_by_keys,
 )
@@ -54,10 +55,11 @@ from .reported import ReportedValue, parse_reported_value
 TOOL_FAMILIES = TOOLS
 
 #: Conventions that can change every measure, searched in this order after the measure's own.
-_ALWAYS_SEARCHED = ("tie_order", "score_precision", "unjudged", "missing_queries")
+_ALWAYS_SEARCHED = ("tie_order", "score_precision", "nonpositive_scores", "unjudged", "missing_queries")
 _DIMENSION_ORDER = ("relevance_level", "gain", "ideal_from", "discount", "tied_gains", "empty_ideal", "ap_denominator",
                     "recall_cutoff",
-                    "precision_short_list", "tie_order", "score_precision", "unjudged", "missing_queries")
+                    "precision_short_list", "tie_order", "score_precision", "nonpositive_scores", "unjudged",
+                    "missing_queries")
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +252,9 @@ def find_conventions(
     if data.max_grade > MAX_EXPONENTIAL_GRADE and "gain" in options:
         # 2^grade - 1 overflows for such grades: no tool reported a number computed with exponential gain here.
         options["gain"] = tuple(option for option in options["gain"] if option.value != "exponential")
+    if data.subtopics is not None and "nonpositive_scores" in options:
+        # No tool clears a subtopic judgment by its score (the engine refuses the combination).
+        options["nonpositive_scores"] = options["nonpositive_scores"][:1]
     start = base if base is not None else TREC_EVAL
     # Searched conventions start from trec_eval's; the rest come from `base`, then the measure's own parameters.
     reference = start.replace(**{name: getattr(TREC_EVAL, name) for name in dimensions}, **fixed)
@@ -266,9 +271,11 @@ def find_conventions(
         combinations += 1
         conventions = reference.replace(**chosen)
         batch_id = data.batch_id(conventions.tie_order, conventions.score_precision,
-                                 conventions.unjudged == "removed", conventions.depth)
+                                 conventions.unjudged == "removed", conventions.depth,
+                                 conventions.nonpositive_scores == "not_relevant")
         context_key = (batch_id, conventions.replace(tie_order="trec_eval", unjudged="nonrelevant",
-                                                     missing_queries="skip", score_precision="float32"))
+                                                     missing_queries="skip", score_precision="float32",
+                                                     nonpositive_scores="retrieved"))
         if context_key not in column_cache:
             batches, effective = data.batch_for(batch_id, plain, conventions)
             column_cache[context_key] = _evaluate_groups(batches, plain, effective, data.num_queries)
@@ -388,7 +395,8 @@ def _credits(members: Sequence[tuple], conventions: Sequence[str], measure: Meas
         holds = data.rules_holding(level, with_missing)
         if ranking_rules:
             conv = member[2]
-            batch_id = data.batch_id(conv.tie_order, conv.score_precision, conv.unjudged == "removed", conv.depth)
+            batch_id = data.batch_id(conv.tie_order, conv.score_precision, conv.unjudged == "removed", conv.depth,
+                                     conv.nonpositive_scores == "not_relevant")
             holds = holds | data.ranking_rules(batch_id, level, measure.cutoff, with_missing)
         shown = {name: value for name, value in combination.items() if name not in no_difference}
         for profile, _ in matching_profiles(measure.name, [combination], holds):
@@ -515,7 +523,7 @@ class _PreparedRun:
         after = [positions[int(query[i + 1])][self.docs[int(lines[i + 1])]] for i in tied.tolist()]
         return all(b < a for b, a in zip(before, after))
 
-    def ranking_rules(self, batch_id: tuple[int, bool, int | None], relevance_level: int, cutoff: int | None,
+    def ranking_rules(self, batch_id: tuple[int, bool, int | None, bool], relevance_level: int, cutoff: int | None,
                       with_missing: bool) -> dict[str, bool]:
         """The rules of :data:`_RANKING_RULES` on the rankings of ``batch_id``: whether the top ``cutoff`` (the
         whole ranking for None) of every ranking counted holds a relevant document (grade >= the level) and one
@@ -533,12 +541,16 @@ class _PreparedRun:
             self._rules[key] = {"relevant_and_nonrelevant_in_top_k": holds}
         return self._rules[key]
 
-    def batch_id(self, tie_order: str, score_precision: str, judged_only: bool,
-                 depth: int | None) -> tuple[int, bool, int | None]:
-        """A key shared by every (tie order, score precision, unjudged, depth) that gives the same rankings."""
+    def batch_id(self, tie_order: str, score_precision: str, judged_only: bool, depth: int | None,
+                 clear_nonpositive: bool = False) -> tuple[int, bool, int | None, bool]:
+        """A key shared by every (tie order, score precision, unjudged, depth, nonpositive_scores) that gives the
+        same batch: clearing the documents scored <= 0 (``nonpositive_scores="not_relevant"``) changes nothing
+        when every score is above 0 at that precision."""
         if (tie_order, score_precision) not in self._orders:
             self._add_orders(score_precision)
-        return self._orders[tie_order, score_precision], judged_only, depth
+        order_id = self._orders[tie_order, score_precision]
+        clear = clear_nonpositive and bool((self._order_scores[order_id] <= 0).any())
+        return order_id, judged_only, depth, clear
 
     def sorted_rows(self, count: int) -> np.ndarray:
         """The first ``count`` rows in trec_eval's query order (byte order of the ids)."""
@@ -546,7 +558,7 @@ class _PreparedRun:
             self._sorted_rows[count] = np.asarray(sorted(range(count), key=self.qids.__getitem__), dtype=np.int64)
         return self._sorted_rows[count]
 
-    def batch(self, batch_id: tuple[int, bool, int | None],
+    def batch(self, batch_id: tuple[int, bool, int | None, bool],
               width: int | None = None) -> list[tuple[np.ndarray | None, RankingBatch]]:
         """The batches for one document order, with only the top ``width`` ranks when given (lengths stay whole):
         ``(rows, batch)`` for each group of rows (``None``: every row), see :func:`_row_groups`."""
@@ -555,7 +567,7 @@ class _PreparedRun:
             self._batches[key] = self._build(*batch_id, width)
         return self._batches[key]
 
-    def batch_for(self, batch_id: tuple[int, bool, int | None], measure: Measure, conventions: Conventions
+    def batch_for(self, batch_id: tuple[int, bool, int | None, bool], measure: Measure, conventions: Conventions
                   ) -> tuple[list[tuple[np.ndarray | None, RankingBatch]], Conventions]:
         """Batches and conventions that give ``measure`` the values it has on the full batch, as cheaply as we can.
 
@@ -578,9 +590,10 @@ class _PreparedRun:
         top = self.batch(batch_id, cutoff)
         if not retrieved_ideal:
             return top, conventions
-        order_id, judged_only, depth = batch_id
-        # Which documents are retrieved depends on the order only through the depth cut.
-        source_id = (order_id if depth is not None else 0, False, depth)
+        order_id, judged_only, depth, clear = batch_id
+        # Which documents are retrieved depends on the order only through the depth cut (and which are cleared,
+        # on the scores alone).
+        source_id = (order_id if depth is not None or clear else 0, False, depth, clear)
         key = ("ideal", *source_id, cutoff)
         if key not in self._batches:
             ideals = []
@@ -633,10 +646,11 @@ class _PreparedRun:
         code_of = {name: code for code, name in enumerate(sorted(set(names)))}
         return np.fromiter((code_of[name] for name in names), dtype=np.int64, count=len(names))
 
-    def _build(self, order_id: int, judged_only: bool, depth: int | None,
+    def _build(self, order_id: int, judged_only: bool, depth: int | None, clear_nonpositive: bool,
                width: int | None) -> list[tuple[np.ndarray | None, RankingBatch]]:
         """The padded batches for one document order, one per row group; depth cuts before unjudged documents are
-        dropped (-M, -J), and ``width`` then keeps only the top ranks of the matrices."""
+        dropped (-M, -J), ``width`` then keeps only the top ranks of the matrices, and ``clear_nonpositive``
+        reads a judged document scored <= 0 as grade 0 (``nonpositive_scores="not_relevant"``)."""
         order = self._order_arrays[order_id]
         ranked_scores = self._order_scores[order_id]
         # Every order keeps each query's block where it was, so query and rank of a sorted position are shared.
@@ -655,6 +669,8 @@ class _PreparedRun:
             query, position, order = query[selected], position[selected], order[selected]
             ranked_scores = ranked_scores[selected]
         grades = self.grades[order]
+        if clear_nonpositive:
+            grades = nonpositive_not_relevant(grades, ranked_scores)
         # Equal scores at consecutive ranks of one query (tied_gains="averaged" averages their gains).
         tied = np.zeros(query.shape[0], dtype=bool)
         tied[1:] = (query[1:] == query[:-1]) & (ranked_scores[1:] == ranked_scores[:-1])

@@ -89,8 +89,10 @@ def test_a_match_explains_in_plain_words_how_it_differs_from_trec_eval():
 
 def test_conventions_that_cannot_change_this_data_are_named_not_listed_as_separate_matches():
     match = find_conventions(JAM_QRELS, JAM_RUN, "nDCG@4", "0.4672").matches[0]
-    # No two scores tie, not even as 32-bit floats, the query has a relevant document and the run answers it.
-    assert set(match.no_difference) == {"tied_gains", "empty_ideal", "tie_order", "score_precision", "missing_queries"}
+    # No two scores tie, not even as 32-bit floats, none is <= 0, the query has a relevant document and the run
+    # answers it.
+    assert set(match.no_difference) == {"tied_gains", "empty_ideal", "tie_order", "score_precision",
+                                        "nonpositive_scores", "missing_queries"}
     assert match.equivalent_descriptions == ()
 
 
@@ -151,8 +153,8 @@ def test_scikit_learns_and_lightgbms_ndcg_are_found_and_credited_to_them():
 
 def test_only_conventions_that_can_change_the_measure_are_searched():
     searched = find_conventions(JAM_QRELS, JAM_RUN, "P@4", "0.5").searched
-    assert set(searched) == {"relevance_level", "precision_short_list", "tie_order", "score_precision", "unjudged",
-                             "missing_queries"}
+    assert set(searched) == {"relevance_level", "precision_short_list", "tie_order", "score_precision",
+                             "nonpositive_scores", "unjudged", "missing_queries"}
     assert searched["relevance_level"] == (1, 2)
     assert "gain" not in searched and "ap_denominator" not in searched
     assert "ap_denominator" in find_conventions(JAM_QRELS, JAM_RUN, "AP@4", "0.5").searched

@@ -21,6 +21,7 @@ from tests.engine.test_attributions import _labels, _lightgbm_ndcg, collection
 from tests.engine.test_profiles import (
     _lightgbm_map,
     _sentence_transformers,
+    _signed,
     _torchmetrics_query,
     _xgboost,
 )
@@ -102,12 +103,12 @@ def _xgboost_value(qrels, run, measure: Measure):
     return _xgboost(qrels, run, measure.kind + (f"@{measure.k}" if measure.k else ""))
 
 
-def _torchmetrics(qrels, run, measure: Measure, since_1_8: bool = True):
+def _torchmetrics(qrels, run, measure: Measure, since_1_7_4: bool = True):
     key = {"ndcg": "nDCG", "map": "AP", "P": "P", "RR": "RR"}.get(measure.kind)
     if key is None or measure.k is None:
         return None
     return _per_query_mean(qrels, run, lambda labels, scores: _torchmetrics_query(
-        labels, scores, measure.k, since_1_8)[key])
+        labels, scores, measure.k, since_1_7_4)[key])
 
 
 def _sentence_transformers_value(qrels, run, measure: Measure, docid_ties: bool):
@@ -134,25 +135,29 @@ PEERS = {
     "XGBoost ndcg@k": _xgboost_value,
     "XGBoost map@k": _xgboost_value,
     "torchmetrics retrieval_normalized_dcg": _torchmetrics,
-    "torchmetrics 1.8+": _torchmetrics,
-    "torchmetrics before 1.8": lambda q, r, m: _torchmetrics(q, r, m, since_1_8=False),
+    "torchmetrics 1.7.4+": _torchmetrics,
+    "torchmetrics before 1.7.4": lambda q, r, m: _torchmetrics(q, r, m, since_1_7_4=False),
     "sentence-transformers 6.2": lambda q, r, m: _sentence_transformers_value(q, r, m, docid_ties=True),
     "sentence-transformers 5.1 and earlier": lambda q, r, m: _sentence_transformers_value(q, r, m, docid_ties=False),
 }
 
 
 def _data(seed: int, *, n_queries: int = 25, max_docs: int = 15, nonnegative: bool = False, binary: bool = False,
-          positive: bool = False, every_query_relevant: bool = False, numeric: bool = False, two_each: bool = False):
+          signed: bool = False, every_query_relevant: bool = False, numeric: bool = False,
+          two_each: bool = False):
     qrels, run = collection(seed, n_queries, max_docs=max_docs, nonnegative=nonnegative)
     if two_each:  # scikit-learn's ndcg_score refuses a ranking of one document
         run = {q: s for q, s in run.items() if len(s) >= 2}
     if binary:
         qrels = {q: {d: min(g, 1) for d, g in js.items()} for q, js in qrels.items()}
-    if every_query_relevant or positive:
+    if signed:  # scores <= 0 in every other query (one exactly 0), as torchmetrics 1.7.4+ reads them
+        run = _signed(run, seed)
+    if every_query_relevant or signed:
         qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}
-    if positive:  # no score <= 0 and no two equal as float32 (torchmetrics' rules)
-        run = {q: s for q, s in run.items() if min(s.values()) > 0 and len(set(np.float32(list(s.values())))) == len(s)}
+    if signed:  # and no two scores equal as float32 (torchmetrics' rule)
+        run = {q: s for q, s in run.items() if len(set(np.float32(list(s.values())))) == len(s)}
         qrels = {q: js for q, js in qrels.items() if q in run}
+        assert sum(min(s.values()) <= 0 for s in run.values()) >= len(run) // 3
     if numeric:  # gdeval wants numeric query ids
         names = {q: str(i + 1) for i, q in enumerate(qrels)}
         qrels = {names[q]: {d: min(g, 4) for d, g in js.items()} for q, js in qrels.items()}
@@ -181,7 +186,7 @@ SCENARIOS = [
     ("XGBoost ndcg@k", Measure("ndcg", 10), dict(seed=117, nonnegative=True)),
     ("XGBoost map@k", Measure("map", 5), dict(seed=118, nonnegative=True, binary=True)),
     ("torchmetrics retrieval_normalized_dcg", Measure("ndcg", 5), dict(seed=119, nonnegative=True)),
-    ("torchmetrics 1.8+", Measure("map", 5), dict(seed=120, nonnegative=True, positive=True, n_queries=80)),
+    ("torchmetrics 1.7.4+", Measure("map", 5), dict(seed=120, nonnegative=True, signed=True, n_queries=80)),
     ("sentence-transformers 6.2", Measure("ndcg", 10), dict(seed=121, every_query_relevant=True)),
     ("sentence-transformers 5.1 and earlier", Measure("map", 10), dict(seed=122, every_query_relevant=True)),
     ("ir_measures nDCG(dcg='exp-log2') (gdeval)", Measure("ndcg_burges", 10), dict(seed=123, numeric=True)),

@@ -173,6 +173,13 @@ def test_changing_conventions_in_the_sidebar_re_evaluates():
     at.selectbox(key="runs_convention_gain").select("exponential").run()
     assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4138
     assert any("gain=exponential" in m.value for m in at.markdown)
+    # torchmetrics' rule: donut, relevant and scored exactly 0, keeps rank 4 but no longer counts as relevant.
+    at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN.replace(b"0.6 mine", b"0 mine")))
+    at.multiselect(key="runs_measures").set_value(["P.4"]).run()
+    assert at.dataframe[0].value.iloc[0]["P_4"] == 0.75
+    at.selectbox(key="runs_convention_nonpositive_scores").select("not_relevant").run()
+    assert at.dataframe[0].value.iloc[0]["P_4"] == 0.5
+    assert any("nonpositive_scores=not_relevant" in m.value for m in at.markdown)
 
 
 def test_the_trec_eval_build_box_sets_that_builds_conventions_and_the_readout_names_it():

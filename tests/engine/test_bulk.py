@@ -167,6 +167,35 @@ def test_averaged_tied_gains_read_the_same_ties_from_files_as_from_dicts(seed: i
         assert per_query != plain, "the ties must matter on this data, or the test proves nothing"
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_documents_scored_at_or_below_zero_are_not_relevant_alike_through_every_door(seed: int) -> None:
+    # The files score documents 0, -3e-8 and 1e-9; nonpositive_scores="not_relevant" (torchmetrics 1.7.4+) clears
+    # the grades of the first two wherever they rank, in the dict path, the bulk path and the convention finder.
+    from metrics.check import find_conventions
+
+    qrels_text, run_text = random_trec_files(seed)
+    qrels, run = read_qrels(qrels_text).to_dict(), read_run(run_text).to_dict()
+    measures = ["P.5", "map_cut.5", "recip_rank", "ndcg_cut.10", "bpref"]
+    for conv in (Conventions(nonpositive_scores="not_relevant"),
+                 Conventions(nonpositive_scores="not_relevant", unjudged="removed", score_precision="float64",
+                             depth=25, missing_queries="zero")):
+        qids, values, _ = evaluate_files(qrels_text, run_text, measures, conv)
+        per_query = evaluate(qrels, run, measures, conventions=conv)
+        plain = evaluate(qrels, run, measures, conventions=conv.replace(nonpositive_scores="retrieved"))
+        assert per_query != plain, "scores <= 0 must matter on this data, or the test proves nothing"
+        for key in values:
+            assert values[key].tolist() == [per_query[q][key] for q in qids]
+        _, batch = batch_for_run(read_qrels(qrels_text), read_run(run_text), conv)
+        _, retrieved = batch_for_run(read_qrels(qrels_text), read_run(run_text), conv.replace(
+            nonpositive_scores="retrieved"))
+        np.testing.assert_array_equal(batch.judged, retrieved.judged)  # judged, at the same rank: only graded 0
+        assert ((batch.grades == retrieved.grades) | (batch.grades == 0)).all()
+    finding = find_conventions(qrels, run, "P@5", f"{metrics.aggregate(per_query)['P_5']:.6f}",
+                               base=Conventions(depth=25))
+    (outcome,) = [c for c in finding.candidates if conv in (c.conventions, *c.equivalents)]
+    assert outcome.matches and outcome.per_query == {q: per_query[q]["P_5"] for q in outcome.per_query}
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_evaluate_files_gives_the_dict_path_means(seed: int) -> None:
     qrels_text, run_text = random_trec_files(seed)

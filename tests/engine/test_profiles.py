@@ -443,16 +443,19 @@ def _dcg(gains, k: int | None) -> float:
     return sum(g / math.log2(i + 2) for i, g in enumerate(list(gains)[:k]))
 
 
-def _torchmetrics_query(labels: np.ndarray, scores: np.ndarray, k: int, since_1_8: bool) -> dict[str, float]:
-    """torchmetrics.functional.retrieval (1.9.0: precision.py, average_precision.py, reciprocal_rank.py, ndcg.py)
-    for one query: scores as float32 (preds.float()); from 1.8 a document scored <= 0 counts as not relevant."""
+def _torchmetrics_query(labels: np.ndarray, scores: np.ndarray, k: int, since_1_7_4: bool) -> dict[str, float]:
+    """torchmetrics.functional.retrieval for one query (1.9.0 and 1.7.3: precision.py, average_precision.py,
+    reciprocal_rank.py, hit_rate.py, ndcg.py): scores as float32 (preds.float()); from 1.7.4 precision, AP and RR
+    first set ``target = torch.where(preds > 0, target, 0)``: a document scored <= 0 keeps its rank, not relevant."""
     preds = scores.astype(np.float32)
     binary = (labels > 0).astype(np.float64)
-    target = np.where(preds > 0, binary, 0.0) if since_1_8 else binary
+    target = np.where(preds > 0, binary, 0.0) if since_1_7_4 else binary
     order = np.argsort(-preds, kind="stable")  # torch gives ties no order: the profiles' rule keeps them out
     top = target[order][: min(k, len(preds))]
     values = {"P": top.sum() / k if binary.any() else 0.0,
-              "RR": next((1.0 / (i + 1) for i, t in enumerate(top) if t), 0.0) if binary.any() else 0.0}
+              "P_adaptive": top.sum() / min(k, len(preds)) if binary.any() else 0.0,  # every document counts in n
+              "RR": next((1.0 / (i + 1) for i, t in enumerate(top) if t), 0.0),
+              "HitRate": float(binary[order][:k].any())}  # hit_rate.py reads the labels as given
     positions = np.flatnonzero(top) + 1
     values["AP"] = float(np.mean(np.arange(1, len(positions) + 1) / positions)) if len(positions) else 0.0
     # nDCG: each tie group shares its mean gain over the discounts of its ranks (_tie_average_dcg).
@@ -464,31 +467,74 @@ def _torchmetrics_query(labels: np.ndarray, scores: np.ndarray, k: int, since_1_
     return values
 
 
-@pytest.mark.parametrize("since_1_8", [True, False], ids=["1.9", "1.7"])
-def test_torchmetrics_transcription(since_1_8):
+def _torchmetrics_itself(labels: np.ndarray, scores: np.ndarray, k: int) -> dict[str, float] | None:
+    """The same values from torchmetrics where it is installed (None where it is not)."""
+    try:
+        import torch
+        from torchmetrics.functional import retrieval
+    except ImportError:
+        return None
+    preds, target = torch.tensor(scores, dtype=torch.float64), torch.tensor(labels > 0)
+    return {"P": retrieval.retrieval_precision(preds, target, top_k=k).item(),
+            "P_adaptive": retrieval.retrieval_precision(preds, target, top_k=k, adaptive_k=True).item(),
+            "RR": retrieval.retrieval_reciprocal_rank(preds, target, top_k=k).item(),
+            "HitRate": retrieval.retrieval_hit_rate(preds, target, top_k=k).item(),
+            "AP": retrieval.retrieval_average_precision(preds, target, top_k=k).item(),
+            "nDCG": retrieval.retrieval_normalized_dcg(preds, torch.tensor(labels, dtype=torch.long), top_k=k).item()}
+
+
+def _signed(run, seed: int):
+    """Every other query shifted so that its third document scores exactly 0 and those below it less; a score of
+    -0.0 and one of 1e-46 (0 as a float32) in others: torchmetrics 1.7.4's rule reads all of them as <= 0."""
+    rng = np.random.default_rng(seed)
+    signed = {}
+    for i, (q, scores) in enumerate(run.items()):
+        values = dict(scores)
+        if i % 2 == 0 and len(values) > 3:
+            third = sorted(values.values(), reverse=True)[2]
+            values = {d: s - third for d, s in values.items()}
+        elif i % 6 == 1:
+            values[str(rng.choice(list(values)))] = -0.0
+        elif i % 6 == 3:
+            values[str(rng.choice(list(values)))] = 1e-46
+        signed[q] = values
+    return signed
+
+
+@pytest.mark.parametrize("since_1_7_4", [True, False], ids=["1.9.0", "1.7.3"])
+def test_torchmetrics_transcription(since_1_7_4):
     qrels, run = collection(44, nonnegative=True)
-    # Every other query scored below 0 (a shift keeps its order and ties).
-    run = {q: {d: s - 10.0 * (i % 2) for d, s in scores.items()} for i, (q, scores) in enumerate(run.items())}
-    k = 5
-    name = "torchmetrics 1.8+" if since_1_8 else "torchmetrics before 1.8"
-    ndcg = ours(qrels, run, [f"ndcg_cut.{k}"], "torchmetrics retrieval_normalized_dcg")
-    rest = ours(qrels, run, [f"P.{k}", f"map_cut.{k}", f"RR@{k}"], name)
+    run = _signed(run, 44)
+    name = "torchmetrics 1.7.4+" if since_1_7_4 else "torchmetrics before 1.7.4"
+    ndcg = ours(qrels, run, [f"ndcg_cut.{k}" for k in (5, 50)], "torchmetrics retrieval_normalized_dcg")
+    hits = ours(qrels, run, ["success.5", "success.50"], "torchmetrics retrieval_hit_rate")
+    specs = [f"{m}.{k}" for k in (5, 50) for m in ("P", "map_cut")] + ["RR@5", "RR@50"]
+    rest = ours(qrels, run, specs, name)
+    adaptive = ours(qrels, run, ["P.5", "P.50"], name, precision_short_list="retrieved")
     untied = [q for q, s in run.items() if len(set(np.float32(list(s.values())))) == len(s)]
-    positive = [q for q in untied if min(run[q].values()) > 0]
-    checked = positive if since_1_8 else untied
-    assert len(checked) > 10 and len(untied) > len(positive)
+    nonpositive = [q for q in untied if min(np.float32(list(run[q].values()))) <= 0]
+    assert len(untied) > 40 and len(nonpositive) > 20
+    assert any(-0.0 in run[q].values() for q in nonpositive) and any(1e-46 in run[q].values() for q in nonpositive)
     for q, scores in run.items():
         labels, values = _labels(qrels[q], scores)
-        expected = _torchmetrics_query(labels, values, k, since_1_8)
-        assert abs(ndcg[q][f"ndcg_cut_{k}"] - expected["nDCG"]) <= TOLERANCE
-        if q in checked:  # the profile's rules: no float32 ties (and, from 1.8, no score <= 0)
+        for k in (5, 50):
+            expected = _torchmetrics_query(labels, values, k, since_1_7_4)
+            assert abs(ndcg[q][f"ndcg_cut_{k}"] - expected["nDCG"]) <= TOLERANCE
+            if q not in untied:  # the profiles' rule: no float32 ties
+                continue
+            assert hits[q][f"success_{k}"] == expected["HitRate"]
             assert abs(rest[q][f"P_{k}"] - expected["P"]) <= TOLERANCE
+            assert abs(adaptive[q][f"P_{k}"] - expected["P_adaptive"]) <= TOLERANCE
             assert abs(rest[q][f"map_cut_{k}"] - expected["AP"]) <= TOLERANCE
             assert abs(rest[q][f"RR@{k}"] - expected["RR"]) <= TOLERANCE
-    if since_1_8:
-        changed = [q for q in untied if q not in positive
-                   and abs(rest[q][f"P_{k}"] - _torchmetrics_query(*_labels(qrels[q], run[q]), k, True)["P"]) > 0]
-        assert changed, "scores <= 0 change torchmetrics 1.8's numbers: rule positive_scores"
+            itself = _torchmetrics_itself(labels, values, k) if since_1_7_4 else None
+            if itself is not None:  # the transcription is torchmetrics 1.9.0's own numbers
+                assert all(abs(itself[key] - expected[key]) <= 1e-6 for key in itself), (q, k, itself, expected)
+    # Scores <= 0 change the numbers from 1.7.4 on, and only there: the convention, not a rule, says so.
+    changed = [q for q in nonpositive if any(
+        _torchmetrics_query(*_labels(qrels[q], run[q]), k, True)[key]
+        != _torchmetrics_query(*_labels(qrels[q], run[q]), k, False)[key] for k in (5, 50) for key in ("P", "AP"))]
+    assert len(changed) > 5
 
 
 def _sentence_transformers(relevant: set[str], scores: dict[str, float], k: int, docid_ties: bool):

@@ -29,10 +29,10 @@ APPLIED = "disagree_applied"
 
 def convention_options(conventions: Conventions) -> dict[str, Conventions]:
     """The second metric's conventions: the page's, or the page's with one change that means something for an
-    explicit list (not how scores order documents, nor what a whole run does)."""
+    explicit list (not how scores order documents or what their values do, nor what a whole run does)."""
     options = {SAME_CONVENTIONS: conventions}
     for info in CONVENTION_INFO:
-        if info.scope != "query" or info.orders_only or info.name == "tied_gains":
+        if info.scope != "query" or info.orders_only or info.reads_scores:
             continue
         for choice in info.choices:
             if choice.value != getattr(conventions, info.name):
