@@ -261,7 +261,7 @@ PROFILES: tuple[Profile, ...] = (
             rules=("relevant_and_nonrelevant_in_top_k",), tested="0.4.3", note="its accuracy provider"),
     *(Profile(tool, name, _DIVERSITY_MEASURES,
               {"relevance_level": ANY_LEVEL, "tie_order": "docid_ascending", "score_precision": "float64",
-               "unjudged": "nonrelevant", "missing_queries": missing},
+               "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": missing},
               f"{PROFILE_TESTS}::test_pyndeval_profile", level_option=level, source=_PYNDEVAL, tested=tested, note=note)
       for tool, name, level, missing, tested, note in (
           ("pyndeval", "pyndeval", "relevance_level={level}", "skip", "0.0.8",

@@ -1,8 +1,8 @@
 """Every tool profile of metrics/profiles.py is checked against the tool: the tool runs on random data with tied
 scores, float64 scores that tie as float32 and graded judgments, and the engine under the profile's whole setting
-gives the tool's numbers. Tools that do not install here (torch-based: torchmetrics, sentence-transformers; BEIR,
-the MS MARCO script, trec_eval 10) are checked against a short transcription of their code, linked from the
-profile's ``source``.
+gives the tool's numbers. Tools that do not install here (sentence-transformers, BEIR, the MS MARCO script,
+trec_eval 10) are checked against a short transcription of their code, linked from the profile's ``source``;
+torchmetrics (torch's CPU build, requirements-dev.txt) against both, the transcription covering 1.7.3 too.
 """
 
 from __future__ import annotations
