@@ -56,19 +56,36 @@ def test_a_tabs_heavy_work_runs_once_it_is_opened_and_only_its_own(calls, work):
 
 
 def test_a_tab_keeps_its_choices_while_another_one_is_open(calls, monkeypatch):
+    """Select boxes, text and number inputs, radios and toggles come back as chosen, and the browser is told so:
+    a kept value returned to Python but not sent with ``set_value`` shows the widget's default in the browser
+    (the finder's "Reported value" came back empty, issue 22), which the browser then sends back."""
     warned: list[str] = []  # Streamlit logs a warning when a kept value meets a widget drawn in the same run
     monkeypatch.setattr(policies._LOGGER, "warning", lambda message, *args, **kwargs: warned.append(message % args))
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()
+    at.toggle(key="results_holes").set_value(True).run()
+    at = open_tab(at, "Check a reported score")
+    at.text_input(key="check_measure").input("P@5").run()
+    at.text_input(key="check_value").input("0.5").run()
     at = open_tab(at, "Compare runs")
     at.selectbox(key="compare_measure").select("success_1").run()
-    at.multiselect(key="many_measures").select("success_1").run()
+    many = at.multiselect(key="many_measures").select("success_1").run().multiselect(key="many_measures").value
+    assert "success_1" in many
+    at = open_tab(at, "Judge the holes")
+    at.number_input(key="judge_k").set_value(5).run()
     at = open_tab(at, "Online signals")
     at.radio(key="runs_online_model").set_value("dbn").run()
-    at = open_tab(at, "Compare runs")
-    assert at.selectbox(key="compare_measure").value == "success_1"
-    assert "success_1" in at.multiselect(key="many_measures").value
-    at = open_tab(at, "Online signals")
-    assert at.radio(key="runs_online_model").value == "dbn"
+    expected = {
+        "Per-query results": [("toggle", "results_holes", True)],
+        "Check a reported score": [("text_input", "check_measure", "P@5"), ("text_input", "check_value", "0.5")],
+        "Compare runs": [("selectbox", "compare_measure", "success_1"), ("multiselect", "many_measures", many)],
+        "Judge the holes": [("number_input", "judge_k", 5)],
+        "Online signals": [("radio", "runs_online_model", "dbn")],
+    }
+    for tab in ("Per-query results", "Check a reported score", "Compare runs", "Judge the holes", "Online signals"):
+        at = open_tab(at, tab)
+        for kind, key, value in expected[tab]:
+            widget = getattr(at, kind)(key=key)
+            assert (widget.value, widget.proto.set_value) == (value, True), (tab, key)
     assert_no_failure(at)
     assert warned == []

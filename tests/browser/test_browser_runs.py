@@ -192,4 +192,6 @@ def test_with_a_value_in_the_finder_a_k_change_reruns_the_holes_tab_alone(runs_p
             if key == "judge_k":  # the sidebar (delta path 1, ...) is not sent again
                 assert not [path for path in paths if path[:1] == [1]], paths
     expect(runs_page.page.locator(".st-key-check_value input")).to_have_count(0)  # the finder's tab stays closed
+    runs_page.open_tab("Check a reported score")  # and keeps what was typed in it (issue 22: it came back empty)
+    expect(runs_page.page.locator(".st-key-check_value input")).to_have_value("0.5")
     runs_page.expect_no_traceback()

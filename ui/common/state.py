@@ -191,12 +191,20 @@ def show_message() -> None:
 def keep_values(keys) -> None:
     """Keep what the widgets ``keys`` hold through a run that does not draw them (a closed tab draws none of its
     widgets, and Streamlit forgets the value of a widget a run does not draw): writing each value back makes it
-    the widget's value when it is drawn again. Only for widgets not drawn in this run (a widget drawn after its
-    value was written warns about a default value set twice), and never for buttons or file uploaders (Streamlit
-    refuses a value set for those)."""
+    the widget's value when it is drawn again, in Python and in the browser. Only for widgets not drawn in this run
+    (a widget drawn after its value was written warns about a default value set twice), and never for buttons or
+    file uploaders (Streamlit refuses a value set for those).
+
+    Each value is written under its key alone, the key first unlinked from the widget: a value written while the
+    key still names the widget is stored under the widget's id, and when the widget is drawn again Streamlit
+    returns it to Python without telling the browser, which shows the widget's default (an empty "Reported
+    value") and sends that back on the next run. A value stored under the key alone is what Streamlit restores on
+    a widget's (re)mount and sends to the browser as the widget's value."""
     for key in keys:
         if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+            value = st.session_state[key]
+            del st.session_state[key]
+            st.session_state[key] = value
 
 
 def editor_key(name: str) -> str:
