@@ -12,10 +12,12 @@ get_qrels_prefs.c and get_qrels_jg.c of each read them. trec_eval 10.0 skips a l
 unless the line above was one it skipped (it then parses the line as data). 9.0.8 has no comments: a ``#`` line is
 data, so one with the format's number of fields is a judgment of a query whose id starts with ``#`` (``# judged by
 assessor 3`` in a prefs file), and any other stops it ("Malformed line"); the readers here do the same, and say why
-in the message. A ``#`` after leading blanks is data in both. Blank lines are skipped (both builds stop at them).
-A ``-Z`` file's lines starting with ``#`` and blank lines are skipped. Levels and numbers are read as decimal
-numbers (trec_eval's ``atof``), grades of ``qrels_jg`` as integers. Errors name the file, the line and what the
-line should hold.
+in the message. A ``#`` after leading blanks is data in both. A blank line (empty, only spaces, ``\r`` of a
+``\r\n`` file, the last line of a file ending in two newlines, or the line after a comment 10.0 skipped) stops both
+builds ("Malformed line", exit 2) and is refused here. A ``-Z`` file has no comment lines in either build: a line
+starting with ``#`` is data when it has four fields and stops both builds otherwise, as does a blank line (exit 255);
+the reader does the same. Levels and numbers are read as decimal numbers (trec_eval's ``atof``), grades of
+``qrels_jg`` as integers. Errors name the file, the line and what the line should hold.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from .trec import (
     TrecFormatError,
     _binary_kind,
     _check_control_bytes,
-    _data_lines,
     _first_line,
     _show,
     _text,
@@ -68,7 +69,7 @@ def read_preferences(source: Source, format: str, *, name: str | None = None, ma
     columns = PREFS_COLUMNS if format == "prefs" else QRELS_PREFS_COLUMNS
     width = len(columns.split())
     queries: dict[str, list[Preference]] = {}
-    for where, fields in _lines(source, name, max_bytes, format, columns, trec_eval):
+    for where, fields in _lines(source, name, max_bytes, format, columns, _skips_comments(trec_eval)):
         if len(fields) != width:
             raise TrecFormatError(f"{where}: expected {width} columns ({columns}), found {len(fields)}"
                                   + _comment_hint(fields, trec_eval))
@@ -85,7 +86,7 @@ def read_qrels_jg(source: Source, *, name: str | None = None, max_bytes: int | N
     """A ``-R qrels_jg`` file: ``{qid: {jg: {docno: grade}}}``; a document judged twice in one group is refused
     (trec_eval: "duplicate docs"). Comment lines as build ``trec_eval`` reads them (see the module)."""
     queries: dict[str, dict[str, dict[str, int]]] = {}
-    for where, fields in _lines(source, name, max_bytes, "qrels_jg", QRELS_PREFS_COLUMNS, trec_eval):
+    for where, fields in _lines(source, name, max_bytes, "qrels_jg", QRELS_PREFS_COLUMNS, _skips_comments(trec_eval)):
         if len(fields) != 4:
             raise TrecFormatError(f"{where}: expected 4 columns ({QRELS_PREFS_COLUMNS}), found {len(fields)}"
                                   + _comment_hint(fields, trec_eval))
@@ -108,11 +109,14 @@ def read_qrels_jg(source: Source, *, name: str | None = None, max_bytes: int | N
 def read_zscores(source: Source, *, name: str | None = None,
                  max_bytes: int | None = None) -> dict[tuple[str, str], tuple[float, float]]:
     """A ``-Z`` file: ``{(qid, measure): (mean, stddev)}``, ``measure`` as trec_eval prints it (``P_5``). A pair
-    given twice keeps its first line (trec_eval's binary search finds one of them)."""
+    given twice keeps its first line (trec_eval's binary search finds one of them). No comment lines, and no blank
+    lines, as both builds read it (see the module)."""
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    for where, fields in _data_file_lines(source, name, max_bytes, "zscores", ZSCORE_COLUMNS):
+    for where, fields in _lines(source, name, max_bytes, "zscores", ZSCORE_COLUMNS, skips_comments=False):
         if len(fields) != 4:
-            raise TrecFormatError(f"{where}: expected 4 columns ({ZSCORE_COLUMNS}), found {len(fields)}")
+            hint = ("; trec_eval 9.0.8 and 10.0 read no comment lines in a -Z file (both stop here: 'Malformed line'):"
+                    " delete the line" if fields[0].startswith(b"#") else "")
+            raise TrecFormatError(f"{where}: expected 4 columns ({ZSCORE_COLUMNS}), found {len(fields)}{hint}")
         key = (_text(fields[0], where, "qid"), _text(fields[1], where, "measure"))
         mean = _number(fields[2], where, "mean", "mean")
         stddev = _number(fields[3], where, "standard deviation", "stddev")
@@ -129,24 +133,18 @@ def _loaded(source: Source, name: str | None, max_bytes: int | None, kind: str) 
     return label, buffer
 
 
-def _data_file_lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str):
-    """(where, fields) of each data line of a ``-Z`` file, ``where`` naming the file and line for messages."""
-    label, buffer = _loaded(source, name, max_bytes, kind)
-    seen = False
-    for number, fields in _data_lines(buffer, label):
-        seen = True
-        yield f"{label} line {number}", fields
-    if not seen:
-        what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
-        raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
-
-
-def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str, trec_eval: str):
-    """(where, fields) of each data line of a judgments file, its comment lines read as build ``trec_eval`` reads
-    them (get_prefs.c, get_qrels_prefs.c, get_qrels_jg.c)."""
+def _skips_comments(trec_eval: str) -> bool:
+    """Whether build ``trec_eval`` skips comment lines in a judgments file (10.0 does, 9.0.8 does not)."""
     if trec_eval not in TREC_EVAL_BUILDS:
         raise ValueError(f"Argument `trec_eval` has to be one of {', '.join(map(repr, TREC_EVAL_BUILDS))}, "
                          f"but got {trec_eval!r}")
+    return trec_eval != "9.0.8"
+
+
+def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, columns: str, skips_comments: bool):
+    """(where, fields) of each line of a judgments or ``-Z`` file, ``where`` naming the file and line for messages;
+    a comment line skipped as trec_eval 10.0 skips it when ``skips_comments`` (get_prefs.c, get_qrels_prefs.c,
+    get_qrels_jg.c), a blank line refused as both builds refuse it (there and in get_zscores.c)."""
     label, buffer = _loaded(source, name, max_bytes, kind)
     seen = skipped = False
     start, size, number = 0, len(buffer), 0
@@ -155,16 +153,19 @@ def _lines(source: Source, name: str | None, max_bytes: int | None, kind: str, c
         end = size if end == -1 else end
         line = bytes(buffer[start:end])
         start, number = end + 1, number + 1
-        if trec_eval != "9.0.8" and line.startswith(b"#") and not skipped:
+        if skips_comments and line.startswith(b"#") and not skipped:
             skipped = True  # 10.0 skips it, and parses the line after it as data whatever it holds
             continue
         skipped = False
         fields = line.split()
-        if fields:
-            seen = True
-            yield f"{label} line {number}", fields
+        if not fields:
+            option = "-Z" if kind == "zscores" else f"-R {kind}"
+            raise TrecFormatError(f"{label} line {number}: a blank line; trec_eval 9.0.8 and 10.0 stop at a blank "
+                                  f"line in a {option} file ('Malformed line'): delete the line")
+        seen = True
+        yield f"{label} line {number}", fields
     if not seen:
-        what = "is empty" if _first_line(buffer) is None else "has only comments and blank lines"
+        what = "is empty" if _first_line(buffer) is None else "has only comment lines"
         raise TrecFormatError(f"{label}: the file {what}; expected lines of '{columns}'")
 
 

@@ -43,10 +43,14 @@ def test_each_build_is_reproduced_byte_for_byte(case, tmp_path):
     flags = [str(paths["zscores"]) if flag == "{zscores}" else flag for flag in case["flags"]]
     status, output, errors = run_cli(["--trec-eval", case["build"], *flags, str(paths["judgments"]),
                                       str(paths["run"])])
-    if case["status"] == 2:
-        # The build stops at a comment line it does not skip ("Malformed line"): one message, nothing printed.
-        assert "Malformed line" in case["stderr"] and (status, output) == (2, ""), errors
-        assert f"trec_eval {case['build']} " in errors and "comment line" in errors, errors
+    if "stderr" in case:
+        # The build stops at a comment line it does not skip or at a blank line ("Malformed line", exit 2, or 255
+        # for the -Z file): one message saying what that build does, nothing printed.
+        assert "Malformed line" in case["stderr"] and case["status"] in (2, 255), case["stderr"]
+        assert (status, output) == (2, "") and f"{case['build']} " in errors, errors
+        assert ("blank line" if "blank" in case["case"] else "comment line") in errors, errors
+        if "#" not in case["judgments"] + (case["zscores"] or ""):  # 10.0 does not count the lines it skips
+            assert f" line {case['stderr'].split('Malformed line ')[1].split()[0]}: " in errors, errors
         return
     assert status == 0, errors
     if case["status"] == 4:
@@ -69,6 +73,14 @@ def test_the_recorded_cases_cover_every_format_both_builds_and_z_scores():
     assert any("-J" in case["flags"] and "qrels_jg" in case["flags"] for case in CASES)
     comments = {(case["build"], case["status"]) for case in CASES if "#" in case["judgments"]}
     assert {("9.0.8", 0), ("9.0.8", 2), ("10.0", 0), ("10.0", 2)} <= comments
+    # A blank line stops both builds in each -R format (empty, spaces in a \r\n file, last line), and in -Z; a '#'
+    # line in -Z is data (four fields) or stops both (exit 255).
+    blank = {(case["build"], case["flags"][-1], case["status"]) for case in CASES if "blank" in case["case"]}
+    assert blank == {(build, flag, status) for build in ("9.0.8", "10.0")
+                     for flag, status in (("prefs", 2), ("qrels_prefs", 2), ("qrels_jg", 2), ("{zscores}", 255))}
+    assert any("\r\n" in case["judgments"] for case in CASES if "blank" in case["case"])
+    hashes = {(case["build"], case["status"]) for case in CASES if (case["zscores"] or "").startswith("#")}
+    assert hashes == {("9.0.8", 0), ("9.0.8", 255), ("10.0", 0), ("10.0", 255)}
 
 
 class Pref:

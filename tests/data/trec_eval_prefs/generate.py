@@ -7,8 +7,9 @@ one trec_eval measure over qrels that its all_trec leaves out).
 Writes ``cases.jsonl.gz``: one JSON object a line with ``case``, ``build``, ``flags``, the two input files' text
 (``judgments``, ``run``; a ``-Z`` file's text as ``zscores``), ``status`` and ``stdout``, what the build printed
 (status 0, or 4 where trec_eval 10.0 stops at a judged query the run lacks), and ``stderr`` where it refused the
-judgments (status 2: a comment line that build does not skip). tests/engine/test_preferences.py replays them;
-tests never run trec_eval.
+judgments or the -Z file ("Malformed line": status 2 for a comment line that build does not skip or a blank line in
+a judgments file, 255 for either in a -Z file). tests/engine/test_preferences.py replays them; tests never run
+trec_eval.
 """
 
 from __future__ import annotations
@@ -112,6 +113,20 @@ def with_comments(rng: np.random.Generator, text: str, consecutive: bool) -> str
     return "".join(lines)
 
 
+def with_blank_line(text: str, blank: str, where: str) -> str:
+    """``text`` with the line ``blank`` (``""``, spaces, ``"\\r"``) in the middle, or (``where="end"``) as its last line
+    (the file ends in two newlines); each build stops at it ("Malformed line")."""
+    lines = text.splitlines(keepends=True)
+    position = len(lines) if where == "end" else len(lines) // 2
+    return "".join(lines[:position] + [blank + "\n"] + lines[position:])
+
+
+def zscores_with_hash_lines(text: str, four_fields: bool) -> str:
+    """``text`` with a ``#`` line at its top: with four fields neither build skips it, both read a query ``#``;
+    otherwise both stop at it ("Malformed line", exit 255)."""
+    return ("# map 0.5 0.25\n" if four_fields else "# z-scores of the seeded runs\n") + text
+
+
 def cases(seed: int) -> list[tuple[str, list[str], str, str, str | None]]:
     """(case name, flags, judgments, run, zscores) of one seed."""
     rng = np.random.default_rng(seed)
@@ -135,8 +150,24 @@ def cases(seed: int) -> list[tuple[str, list[str], str, str, str | None]]:
         (f"qrels_jg-comments-{seed}", ["-q", "-m", "qrels_jg", "-R", "qrels_jg"],
          with_comments(rng, groups, consecutive=False), groups_run, None),
     ]
+    # Blank lines in each -R format (empty, spaces in a \r\n file, last), '#' and blank lines in -Z: the first seed.
+    stops = [] if seed > 1 else [
+        (f"prefs-blank-{seed}", ["-q", "-m", "all_prefs", "-R", "prefs"], with_blank_line(prefs, "", "middle"),
+         prefs_run, None),
+        (f"qrels_prefs-blank-crlf-{seed}", ["-q", "-m", "all_prefs", "-R", "qrels_prefs"],
+         with_blank_line(single, "  ", "middle").replace("\n", "\r\n"), single_run, None),
+        (f"qrels_jg-blank-end-{seed}", ["-q", "-m", "qrels_jg", "-R", "qrels_jg"], with_blank_line(groups, "", "end"),
+         groups_run, None),
+        (f"zscores-comments-{seed}", ["-q", "-m", "map", "-Z", "{zscores}"], single, single_run,
+         zscores_with_hash_lines(zscores, four_fields=False)),
+        (f"zscores-hash-qid-{seed}", ["-q", "-m", "map", "-Z", "{zscores}"], single, single_run,
+         zscores_with_hash_lines(zscores, four_fields=True)),
+        (f"zscores-blank-{seed}", ["-q", "-m", "map", "-Z", "{zscores}"], single, single_run,
+         with_blank_line(zscores, "", "middle")),
+    ]
     return [
         *more,
+        *stops,
         (f"prefs-{seed}", ["-q", "-m", "all_prefs", "-R", "prefs"], prefs, prefs_run, None),
         (f"prefs-M-{seed}", ["-q", "-M", "3", "-m", "prefs", "-R", "prefs"], prefs, prefs_run, None),
         (f"qrels_prefs-{seed}", ["-q", "-m", "all_prefs", "-R", "qrels_prefs"], single, single_run, None),
@@ -152,7 +183,7 @@ def cases(seed: int) -> list[tuple[str, list[str], str, str, str | None]]:
 
 
 def main(builds: list[str]) -> None:
-    records = []
+    records, builds = [], [str(Path(build).resolve()) for build in builds]
     with tempfile.TemporaryDirectory() as folder:
         for seed in SEEDS:
             for name, flags, judgments, run, zscores in cases(seed):
@@ -161,21 +192,22 @@ def main(builds: list[str]) -> None:
                     if text is not None:
                         paths[label] = Path(folder) / f"{name}.{label}"
                         paths[label].write_text(text)
-                argv = [str(paths["zscores"]) if flag == "{zscores}" else flag for flag in flags]
+                # Files named relative to the folder, so that the messages recorded do not hold its random name.
+                argv = [paths["zscores"].name if flag == "{zscores}" else flag for flag in flags]
                 for build in builds:
-                    done = subprocess.run([build, *argv, str(paths["judgments"]), str(paths["run"])],
+                    done = subprocess.run([build, *argv, paths["judgments"].name, paths["run"].name], cwd=folder,
                                           capture_output=True, text=True, check=False)
                     shown = subprocess.run([build, "-v"], capture_output=True, text=True)
                     version = "10.0" if "10.0" in shown.stdout + shown.stderr else "9.0.8"
-                    refused = "comments" in name and "Malformed line" in done.stderr
+                    refused = ("comments" in name or "blank" in name) and "Malformed line" in done.stderr
                     if done.returncode != 0 and not (version == "10.0" and done.returncode == 4) and not refused:
                         raise SystemExit(f"{build} {name}: exit {done.returncode}: {done.stderr}")
                     records.append({"case": name, "build": version, "flags": flags, "judgments": judgments,
                                     "run": run, "zscores": zscores, "status": done.returncode,
                                     "stdout": done.stdout} | ({"stderr": done.stderr} if refused else {}))
-    with gzip.open(HERE / "cases.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as out:
-        for record in records:
-            out.write(json.dumps(record) + "\n")
+    # mtime 0: the same inputs and builds give the same bytes.
+    with gzip.GzipFile(HERE / "cases.jsonl.gz", "wb", compresslevel=9, mtime=0) as out:
+        out.write("".join(json.dumps(record) + "\n" for record in records).encode("utf-8"))
 
 
 if __name__ == "__main__":
