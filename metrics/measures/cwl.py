@@ -17,8 +17,11 @@ Cost: one pass per user model (measure, parameters, cut-off), shared by its ten 
 residuals: a second pass, with unjudged gains 1). A pass covers only the ranks that can still be reached: a model
 that stops at its cut-off k (SDCG, NERR8, NERR9, BPM@K) is computed to rank k, and the best case of a model whose
 continuation is 0 at a gain of 1 (NERR8-11) or once T is reached (BPM) one rank or T ranks past the longest
-ranking; past those every term is exactly 0, so the sums are the same to the bit. Models that can go on past the
-ranking (INST, INSQ, NERR10, NERR11 with unjudged gains 0) are run to :data:`CWL_DEPTH`, as cwl_eval runs them.
+ranking; past those every term is exactly 0, so the sums are the same to the bit. The models that go on past the
+ranking (INST, INSQ, NERR10, NERR11) are run over each query's own ranked documents only, and the tail from there to
+:data:`CWL_DEPTH` (every gain the unjudged one, 0 or 1) is summed in closed form, O(1) per query (:func:`_tail`):
+the sums differ from cwl_eval's loop over 1,000 ranks in the last digits only, and a query's value is the same alone
+and in a batch (its sums stop at its own length, whatever the batch's width).
 """
 
 from __future__ import annotations
@@ -96,6 +99,93 @@ def _continuation(name: str, gains: np.ndarray, so_far: np.ndarray, cutoff: int,
     raise KeyError(name)
 
 
+#: The models whose tail past the ranking is summed in closed form (:func:`_tail`).
+CLOSED_TAIL = ("INST", "INSQ", "NERR10", "NERR11")
+
+
+def _trigamma(x: np.ndarray) -> np.ndarray:
+    """psi_1(x) = \\sum_{j \\ge 0} 1 / (x + j)^2 for x > 0: the recurrence psi_1(x) = 1 / x^2 + psi_1(x + 1) up to
+    x >= 20, then the asymptotic series (its first omitted term below 1e-17 of the value there)."""
+    x = np.asarray(x, dtype=np.float64)
+    shift = np.maximum(0, np.ceil(20.0 - x)).astype(np.int64)
+    head = np.zeros_like(x)
+    for j in range(int(shift.max(initial=0))):
+        head += np.where(j < shift, 1.0 / (x + j) ** 2, 0.0)
+    y = x + shift
+    inv = 1.0 / y
+    inv2 = inv * inv
+    series = inv * (1.0 + inv * (0.5 + inv * (1.0 / 6.0 + inv2 * (-1.0 / 30.0 + inv2 * (1.0 / 42.0 + inv2 * (
+        -1.0 / 30.0 + inv2 * (5.0 / 66.0 + inv2 * (-691.0 / 2730.0 + inv2 * 7.0 / 6.0))))))))
+    return head + series
+
+
+def _tail(name: str, parameter: float, best_case: bool, ranked: np.ndarray, so_far_n: np.ndarray,
+          reach_next: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sum_{r=n+1}^{D} prod_{s<r} C_s, prod_{s \\le D} C_s) over the ranks past each query's ``ranked`` documents
+    (n, at most D = CWL_DEPTH), every gain there the unjudged one (0, ``best_case``: 1); ``so_far_n`` the gain up to
+    rank n, ``reach_next`` prod_{s \\le n} C_s.
+
+    With g = 0 the gain so far stays G_n, so INST's, INSQ's and NERR11's C_r = ((x_r - 1) / x_r)^2 with x_r = r + c
+    (c = 2T, INST: 2T - G_n): the product telescopes to (x_n / x_{r-1})^2, a sum of inverse squares, a difference of
+    trigammas. NERR10's C_r = p, and INST's with g = 1 (x_r stays n + 2T - G_n) is constant: a geometric series; the
+    NERR models with g = 1 stop at rank n + 1 (C = 0 there)."""
+    m = (CWL_DEPTH - ranked).astype(np.float64)  # ranks in the tail
+    n = ranked.astype(np.float64)
+    if name == "INSQ" or (not best_case and name in ("INST", "NERR11")):
+        c = 2.0 * parameter - (so_far_n if name == "INST" else 0.0)
+        start = n + c  # x_n
+        sums = reach_next * start ** 2 * (_trigamma(start) - _trigamma(start + m))
+        return np.where(m > 0, sums, 0.0), reach_next * (start / (start + m)) ** 2
+    if name == "INST":
+        x = n + 2.0 * parameter - so_far_n
+        q = ((x - 1.0) / x) ** 2
+        one_minus_q = (2.0 * x - 1.0) / (x * x)
+    elif best_case:  # NERR10, NERR11: 1 - g = 0
+        q = np.zeros_like(n)
+        one_minus_q = np.ones_like(n)
+    else:  # NERR10
+        q = np.full_like(n, parameter)
+        one_minus_q = np.full_like(n, 1.0 - parameter)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        power = q ** m
+        series = np.where(one_minus_q == 0.0, m, -np.expm1(m * np.log(q)) / one_minus_q)
+    series = np.where(q == 0.0, np.minimum(m, 1.0), series)
+    return reach_next * series, reach_next * power
+
+
+def _prefix(values: np.ndarray, ranked: np.ndarray) -> np.ndarray:
+    """Each row's sum in rank order over its first ``ranked`` entries (0 for none)."""
+    sums = np.zeros((values.shape[0], values.shape[1] + 1))
+    np.cumsum(values, axis=1, out=sums[:, 1:])
+    return sums[np.arange(values.shape[0]), ranked]
+
+
+def _closed_tail_model(name: str, gains: np.ndarray, so_far: np.ndarray, parameter: float, best_case: bool,
+                       ranked: np.ndarray) -> np.ndarray:
+    """(n, 5) EU, ETU, EC, ETC, ED of a model of :data:`CLOSED_TAIL`: the loop over each query's ``ranked``
+    documents, then the tail from there to CWL_DEPTH by :func:`_tail` (stop_r = reach_r - reach_{r+1}, so the
+    tail's sum of stop_r r is n reach_{n+1} + sum reach - D reach_{D+1})."""
+    continuation = _continuation(name, gains, so_far, CWL_DEPTH + 1, parameter)
+    rows = np.arange(gains.shape[0])
+    products = np.empty((gains.shape[0], gains.shape[1] + 1))  # prod_{s<=j} C_s, j = 0..width
+    products[:, 0] = 1.0
+    np.cumprod(continuation, axis=1, out=products[:, 1:])
+    reach = products[:, :-1]
+    stop = reach * (1.0 - continuation)
+    ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
+    so_far_n = np.where(ranked > 0, so_far[rows, np.maximum(ranked - 1, 0)], 0.0)
+    reach_next = products[rows, ranked]
+    tail, reach_end = _tail(name, parameter, best_case, ranked, so_far_n, reach_next)
+    unknown = 1.0 if best_case else 0.0
+    depth = float(CWL_DEPTH)
+    total = _prefix(reach, ranked) + tail
+    eu = (_prefix(reach * gains, ranked) + unknown * tail) / total
+    etu = _prefix(stop * so_far, ranked) + so_far_n * (reach_next - reach_end) \
+        + unknown * (tail - (depth - ranked) * reach_end)
+    etc = _prefix(stop * ranks, ranked) + ranked * reach_next + tail - depth * reach_end
+    return np.stack([eu, etu, total / total, etc, total], axis=1)
+
+
 def _expectations(continuation: np.ndarray, gains: np.ndarray, so_far: np.ndarray) -> np.ndarray:
     """(n, 5) EU, ETU, EC, ETC, ED of each ranking under ``continuation``, every document costing 1."""
     reach = np.empty_like(continuation)  # prod_{s<r} C_s: 1 at rank 1, then the running product
@@ -118,9 +208,14 @@ def _total(values: np.ndarray) -> np.ndarray:
 def _user_model(ctx: Context, name: str, cutoff: int, parameter: float, min_rel: float, max_rel: float,
                 best_case: bool) -> np.ndarray:
     """(n, 5) EU, ETU, EC, ETC, ED of model ``name``: one pass, shared by every quantity of the model."""
-    depth = _reached_depth(name, cutoff, parameter, best_case, ctx.batch.width)
+    closed = name in CLOSED_TAIL
+    width = min(ctx.batch.width, CWL_DEPTH)
+    depth = max(1, width) if closed else _reached_depth(name, cutoff, parameter, best_case, ctx.batch.width)
     gains = cwl_gains(ctx, min_rel, max_rel, best_case, depth)
     so_far = ctx.shared(("cwl-gain-so-far", min_rel, max_rel, best_case, depth), lambda: np.cumsum(gains, axis=1))
+    if closed:
+        ranked = np.minimum(ctx.batch.lengths, width).astype(np.int64)
+        return _closed_tail_model(name, gains, so_far, parameter, best_case, ranked)
     return _expectations(_continuation(name, gains, so_far, cutoff, parameter), gains, so_far)
 
 

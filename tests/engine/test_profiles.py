@@ -237,6 +237,10 @@ def test_cwl_eval_cwl_measures_profile():
                 assert mine[q][key] == pytest.approx(value, abs=1e-10), (name, quantity, q)
     assert residuals_checked == 3 * len(_CWL_MEASURES)
     assert sum(value > 0 for key, value in mine[next(iter(run))].items() if "quantity=Res" in key) > 5
+    # A query's values alone are its values in the batch to the bit (the sums stop at its own length, and the tail
+    # past it to cwl_eval's 1,000 ranks is in closed form, whatever the batch's width), on its shortest and longest.
+    for q in (min(run, key=lambda q: len(run[q])), max(run, key=lambda q: len(run[q]))):
+        assert ours({q: qrels[q]}, {q: run[q]}, specs, "cwl_eval C/W/L")[q] == mine[q], q
 
 
 def test_ir_measures_own_cwl_eval_cases():
