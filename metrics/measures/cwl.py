@@ -16,7 +16,7 @@ empty ranking (a judged query the run lacks, with -c) scores 0 in every quantity
 Cost: one pass per user model (measure, parameters, cut-off), shared by its ten quantities through the context (the
 residuals: a second pass, with unjudged gains 1). A pass covers only the ranks that can still be reached: a model
 that stops at its cut-off k (SDCG, NERR8, NERR9, BPM@K) is computed to rank k, and the best case of a model whose
-continuation is 0 at a gain of 1 (NERR8-11) or once T is reached (BPM) one rank or T ranks past the longest
+continuation is 0 at a gain of 1 (NERR8, NERR9) or once T is reached (BPM) one rank or T ranks past the longest
 ranking; past those every term is exactly 0, so the sums are the same to the bit. The models that go on past the
 ranking (INST, INSQ, NERR10, NERR11) are run over each query's own ranked documents only, and the tail from there to
 :data:`CWL_DEPTH` (every gain the unjudged one, 0 or 1) is summed in closed form, O(1) per query (:func:`_tail`):
@@ -66,7 +66,7 @@ def _reached_depth(name: str, cutoff: int, parameter: float, best_case: bool, wi
     depth = CWL_DEPTH
     if name in ("SDCG", "NERR8", "NERR9", "BPM"):  # C_r = 0 from rank k on
         depth = min(depth, cutoff)
-    if best_case and name in ("NERR8", "NERR9", "NERR10", "NERR11"):  # C_r has the factor 1 - g_r, 0 past the ranking
+    if best_case and name in ("NERR8", "NERR9"):  # C_r has the factor 1 - g_r, 0 past the ranking
         depth = min(depth, width + 1)
     if best_case and name == "BPM" and np.isfinite(parameter):  # the gain so far reaches T within ceil(T) ranks
         depth = min(depth, width + max(0, int(np.ceil(parameter))) + 1)
