@@ -270,9 +270,7 @@ def find_conventions(
             continue
         combinations += 1
         conventions = reference.replace(**chosen)
-        batch_id = data.batch_id(conventions.tie_order, conventions.score_precision,
-                                 conventions.unjudged == "removed", conventions.depth,
-                                 conventions.nonpositive_scores == "not_relevant")
+        batch_id = data.batch_id(conventions)
         context_key = (batch_id, conventions.replace(tie_order="trec_eval", unjudged="nonrelevant",
                                                      missing_queries="skip", score_precision="float32",
                                                      nonpositive_scores="retrieved"))
@@ -394,10 +392,7 @@ def _credits(members: Sequence[tuple], conventions: Sequence[str], measure: Meas
         with_missing = combination.get("missing_queries", "skip") == "zero"
         holds = data.rules_holding(level, with_missing)
         if ranking_rules:
-            conv = member[2]
-            batch_id = data.batch_id(conv.tie_order, conv.score_precision, conv.unjudged == "removed", conv.depth,
-                                     conv.nonpositive_scores == "not_relevant")
-            holds = holds | data.ranking_rules(batch_id, level, measure.cutoff, with_missing)
+            holds = holds | data.ranking_rules(data.batch_id(member[2]), level, measure.cutoff, with_missing)
         shown = {name: value for name, value in combination.items() if name not in no_difference}
         for profile, _ in matching_profiles(measure.name, [combination], holds):
             options = profile.options_for(shown)
@@ -541,16 +536,16 @@ class _PreparedRun:
             self._rules[key] = {"relevant_and_nonrelevant_in_top_k": holds}
         return self._rules[key]
 
-    def batch_id(self, tie_order: str, score_precision: str, judged_only: bool, depth: int | None,
-                 clear_nonpositive: bool = False) -> tuple[int, bool, int | None, bool]:
-        """A key shared by every (tie order, score precision, unjudged, depth, nonpositive_scores) that gives the
-        same batch: clearing the documents scored <= 0 (``nonpositive_scores="not_relevant"``) changes nothing
-        when every score is above 0 at that precision."""
+    def batch_id(self, conventions: Conventions) -> tuple[int, bool, int | None, bool]:
+        """A key shared by every set of conventions whose (tie order, score precision, unjudged, depth,
+        nonpositive_scores) give the same batch: clearing the documents scored <= 0
+        (``nonpositive_scores="not_relevant"``) changes nothing when every score is above 0 at that precision."""
+        tie_order, score_precision = conventions.tie_order, conventions.score_precision
         if (tie_order, score_precision) not in self._orders:
             self._add_orders(score_precision)
         order_id = self._orders[tie_order, score_precision]
-        clear = clear_nonpositive and bool((self._order_scores[order_id] <= 0).any())
-        return order_id, judged_only, depth, clear
+        clear = conventions.nonpositive_scores == "not_relevant" and bool((self._order_scores[order_id] <= 0).any())
+        return order_id, conventions.unjudged == "removed", conventions.depth, clear
 
     def sorted_rows(self, count: int) -> np.ndarray:
         """The first ``count`` rows in trec_eval's query order (byte order of the ids)."""

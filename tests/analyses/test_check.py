@@ -363,7 +363,7 @@ def test_a_lopsided_run_is_batched_by_size_and_gives_the_answers_of_one_padded_b
     monkeypatch.setattr(finder, "_PADDING_SLACK", 0)  # group rows at this small size already
     prepared = finder._PreparedRun(qrels, run)
     assert len(prepared.groups) > 1
-    batches = prepared.batch(prepared.batch_id("trec_eval", "float32", False, None))
+    batches = prepared.batch(prepared.batch_id(metrics.Conventions()))
     cells = sum(batch.grades.size + batch.judged_grades.size for _, batch in batches)
     lines = sum(map(len, run.values())) + sum(map(len, qrels.values()))
     assert cells <= 2 * lines + 4 * len(run)  # one padded batch: 201 x 600 cells
@@ -385,7 +385,7 @@ def test_judgments_are_ragged_too():
     qrels, run = lopsided(short_queries=50, long_length=200)
     qrels["long"] = {f"j{i}": 1 for i in range(50_000)}  # one query with 50,000 judgments
     prepared = _PreparedRun(qrels, run)
-    batch_id = prepared.batch_id("trec_eval", "float32", False, None)
+    batch_id = prepared.batch_id(metrics.Conventions())
     widths = [batch.judged_grades.shape for _, batch in prepared.batch(batch_id)]
     assert sum(rows * width for rows, width in widths) < 2 * 50_000 + 4 * 51 * 2
     assert find_conventions(qrels, run, "Rprec", "0.4").candidates
