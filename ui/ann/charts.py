@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from ui.common.chart_layout import apply_layout, metric_colour
+from ui.common.chart_layout import apply_layout, house_layout, metric_colour, subplots_layout, unchecked_figure
 
 ANN_COLOUR, EXACT_COLOUR, QPS_COLOUR = "#CC79A7", "#555555", "#009E73"
 
@@ -22,7 +21,9 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
     Traces: ``data[0]`` ANN recall, ``data[1]`` the ANN list's recall, ``data[2]`` its nDCG, ``data[3]`` and
     ``data[4]`` the exact list's recall and nDCG (flat), ``data[5]`` queries per second.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.06)
+    # Redrawn on every k change: built as plain traces and layout, unchecked (ui.common.chart_layout), the
+    # picture make_subplots and the checked traces gave.
+    layout = subplots_layout(2, 1, [], shared_xaxes=True, row_heights=(0.7, 0.3), vertical_spacing=0.06)
     x = list(values)
     lines = [
         (f"ANN recall@{k} (the index)", ann_recall, ANN_COLOUR, "solid"),
@@ -33,26 +34,27 @@ def sweep_figure(parameter: str, values: Sequence[int], ann_recall: Sequence[flo
         (f"nDCG@{k} of the exact list (where the index converges)", [ndcg_exact] * len(x), metric_colour("nDCG"),
          "dash"),
     ]
-    for name, y, colour, dash in lines:
-        fig.add_trace(go.Scatter(x=x, y=list(y), name=name, mode="lines" if dash == "dash" else "lines+markers",
-                                 line=dict(color=colour, dash=dash, width=2),
-                                 hovertemplate=f"{parameter}=%{{x}}: %{{y:.3f}}<extra>{name}</extra>"), row=1, col=1)
-    fig.add_trace(go.Scatter(x=x, y=list(qps), name="queries per second (one thread)", mode="lines+markers",
-                             line=dict(color=QPS_COLOUR, width=2), showlegend=True,
-                             hovertemplate=f"{parameter}=%{{x}}: %{{y:,.0f}} queries/s<extra></extra>"), row=2, col=1)
-    for row in (1, 2):
-        fig.add_vline(x=current, line=dict(color="#999999", dash="dot", width=1), row=row, col=1)
-    fig.update_xaxes(type="log", dtick=0.30102999566, title_text=parameter, row=2, col=1)
-    fig.update_xaxes(type="log", dtick=0.30102999566, row=1, col=1)
-    fig.update_yaxes(range=[0, 1.05], title_text="value", row=1, col=1)
-    fig.update_yaxes(type="log", dtick=1, title_text="queries/s", row=2, col=1)
-    fig = apply_layout(fig, f"What {parameter} buys",
-                       "ANN recall reaches 1 as the search widens; the system's recall converges to the exact "
-                       f"list's (dashed), which is not a bound. Dotted: {parameter}={current}", height=620)
+    data = [dict(type="scatter", x=x, y=list(y), name=name, mode="lines" if dash == "dash" else "lines+markers",
+                 line=dict(color=colour, dash=dash, width=2), xaxis="x", yaxis="y",
+                 hovertemplate=f"{parameter}=%{{x}}: %{{y:.3f}}<extra>{name}</extra>")
+            for name, y, colour, dash in lines]
+    data.append(dict(type="scatter", x=x, y=list(qps), name="queries per second (one thread)", mode="lines+markers",
+                     line=dict(color=QPS_COLOUR, width=2), showlegend=True, xaxis="x2", yaxis="y2",
+                     hovertemplate=f"{parameter}=%{{x}}: %{{y:,.0f}} queries/s<extra></extra>"))
+    layout["shapes"] = [dict(type="line", xref=f"x{suffix}", yref=f"y{suffix} domain", x0=current, x1=current,
+                             y0=0, y1=1, line=dict(color="#999999", dash="dot", width=1)) for suffix in ("", "2")]
+    log_x = dict(type="log", dtick=0.30102999566)
+    layout["xaxis"].update(log_x)
+    layout["xaxis2"].update(log_x, title=dict(text=parameter))
+    layout["yaxis"].update(range=[0, 1.05], title=dict(text="value"))
+    layout["yaxis2"].update(type="log", dtick=1, title=dict(text="queries/s"))
+    layout = house_layout(layout, f"What {parameter} buys",
+                          "ANN recall reaches 1 as the search widens; the system's recall converges to the exact "
+                          f"list's (dashed), which is not a bound. Dotted: {parameter}={current}", height=620)
     # Six series: the legend goes under the chart, where it cannot cover the subtitle.
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0.0),
-                      margin=dict(b=140))
-    return fig
+    layout["legend"] = dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0.0)
+    layout["margin"]["b"] = 140
+    return unchecked_figure(data, layout)
 
 
 def waterfall_figure(stages: Sequence[str], kept: Sequence[int], lost: Sequence[int], gained: Sequence[int],
