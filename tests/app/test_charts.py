@@ -24,7 +24,7 @@ from metrics.whatif import (
     value_range,
 )
 from tests.support.paths import REPO
-from ui.ann.charts import sweep_figure
+from ui.ann.charts import sweep_figure, waterfall_figure
 from ui.explore.charts import (
     BASELINE_COLOUR,
     METRIC_COLOURS,
@@ -239,13 +239,16 @@ def test_the_figure_builders_never_import_streamlit():
 
 @pytest.mark.parametrize("length", [4, 60])  # clickable cells, and a window too long for them
 def test_figures_built_without_plotlys_checks_are_what_the_checks_make_of_them(length):
-    """The k curves, the swap heatmaps and the ANN page's sweep skip plotly's property checks on every edit; here
+    """The k curves, the swap heatmaps and the ANN page's two charts skip plotly's property checks on every edit; here
     they pass them, and the checks change nothing the browser receives."""
     docs = [f"d{i}" for i in range(length)]
     scenario = Scenario(tuple(docs), {doc: i % 3 for i, doc in enumerate(docs[::2])}, 3, Conventions())
     sweep = sweep_figure("efSearch", [1, 2, 4, 8], [0.2, 0.5, 0.9, 1.0], [0.3, 0.4, 0.5, 0.5], [0.3, 0.35, 0.4, 0.4],
                          [9e4, 5e4, 2e4, 1e4], 0.5, 0.4, 10, length)
     assert [trace["xaxis"] for trace in sweep.to_dict()["data"]] == ["x"] * 5 + ["x2"]  # the qps trace: below
-    for figure in (k_curves_figure(metric_curves(scenario)), swap_heatmaps_figure(swap_deltas(scenario)), sweep):
+    waterfall = waterfall_figure(["exact top k", "ANN top k"], [length, length - 1], [2, 1], [0, length % 3],
+                                 length + 2)
+    for figure in (k_curves_figure(metric_curves(scenario)), swap_heatmaps_figure(swap_deltas(scenario)), sweep,
+                   waterfall):
         checked = go.Figure(figure.to_dict())  # raises on any invalid property
         assert json.loads(pio.to_json(figure, validate=False)) == json.loads(pio.to_json(checked, validate=False))

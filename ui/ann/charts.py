@@ -1,4 +1,5 @@
-"""Pure plotly figure builders for the ANN page: data in, go.Figure out."""
+"""Pure plotly figure builders for the ANN page: data in, go.Figure out (built unchecked: both are redrawn on
+every k change, see ui.common.chart_layout)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from ui.common.chart_layout import apply_layout, house_layout, metric_colour, subplots_layout, unchecked_figure
+from ui.common.chart_layout import house_layout, metric_colour, subplots_layout, unchecked_figure
 
 ANN_COLOUR, EXACT_COLOUR, QPS_COLOUR = "#CC79A7", "#555555", "#009E73"
 
@@ -70,12 +71,13 @@ def waterfall_figure(stages: Sequence[str], kept: Sequence[int], lost: Sequence[
         for lost_here, gained_here in zip(lost, gained)
     ]
     colours = [EXACT_COLOUR] + [ANN_COLOUR if name.startswith("ANN") else metric_colour("Recall") for name in stages]
-    fig = go.Figure(go.Bar(x=names, y=counts, marker=dict(color=colours), text=[f"{c:,}" for c in counts],
-                           textposition="outside", customdata=notes,
-                           hovertemplate="%{x}: %{y:,} relevant documents (%{customdata})<extra></extra>"))
-    fig.update_xaxes(tickmode="array", tickvals=names,
-                     ticktext=[names[0]] + [f"{name}<br>{note}" for name, note in zip(names[1:], notes[1:])])
-    fig.update_yaxes(title_text="relevant documents", rangemode="tozero")
-    fig.update_layout(showlegend=False)
-    return apply_layout(fig, "Relevant documents after each stage",
-                        "Each bar: the relevant documents still present after that stage, over all queries", height=420)
+    bars = dict(type="bar", x=names, y=counts, marker=dict(color=colours), text=[f"{c:,}" for c in counts],
+                textposition="outside", customdata=notes,
+                hovertemplate="%{x}: %{y:,} relevant documents (%{customdata})<extra></extra>")
+    layout = dict(xaxis=dict(tickmode="array", tickvals=names,
+                             ticktext=[names[0]] + [f"{name}<br>{note}" for name, note in zip(names[1:], notes[1:])]),
+                  yaxis=dict(title=dict(text="relevant documents"), rangemode="tozero"), showlegend=False)
+    # Redrawn on every k change, like the sweep: unchecked.
+    return unchecked_figure([bars], house_layout(
+        layout, "Relevant documents after each stage",
+        "Each bar: the relevant documents still present after that stage, over all queries", height=420))
