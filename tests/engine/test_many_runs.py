@@ -299,12 +299,16 @@ def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_s
 
 
 #: Two streamed runs evaluated at once in a fresh interpreter (its main thread is the one Ctrl-C interrupts, as in a
-#: terminal), read in 4 KiB blocks. When the block count shows both runs in their grouped pass (temporary files on
-#: disk), the child says "inside" and every reader holds still, so the parent's SIGINT lands inside the runs whatever
-#: the machine's load. The child then prints how many blocks were read after that point and what is left on disk.
+#: terminal), read in 4 KiB blocks. Each run is read twice (a contiguous pass that meets q0 again at the end, then
+#: the grouped pass that writes temporary bucket files); each run's reader holds still PARK_AT blocks into its second
+#: reading. Once both hold, the child says "inside" and every reader waits for the KeyboardInterrupt, so the
+#: parent's SIGINT lands inside both grouped passes whatever the load and however the threads interleave (no count
+#: shared by the two threads decides it). The child then prints how many blocks were read after that point and what
+#: is left on disk. A hang prints every thread's stack (faulthandler) instead of timing out silently.
 _CTRL_C_CHILD = """
-import json, sys, tempfile, threading
+import faulthandler, json, sys, tempfile, threading
 from pathlib import Path
+faulthandler.dump_traceback_later(240, exit=True)
 from metrics import many_runs, stream
 from metrics.cli import select_measures
 from metrics.conventions import Conventions
@@ -312,24 +316,35 @@ from metrics.io.read import read_checked_qrels
 from metrics.many_runs import evaluate_each
 from metrics.stream import buckets, chunks
 
-qrels, scratch, interrupt_at, runs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+qrels, scratch, park_at, runs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 tempfile.tempdir = str(scratch)
 many_runs.STREAM_FROM_BYTES = 0  # every file streams
 chunks._READ_STEP = 4096
 original = stream.stream_run
 stream.stream_run = lambda *args, **kwargs: original(*args, chunk_bytes=4096, **kwargs)
-blocks_read, inside, caught = [], threading.Event(), threading.Event()
+lock, inside, caught = threading.Lock(), threading.Event(), threading.Event()
+openings, parked, counted = {}, [], {"blocks": 0, "at_inside": 0}
 reading = chunks.open_run
 
-def counting(*args, **kwargs):
-    for block in reading(*args, **kwargs):
+def counting(path, *args, **kwargs):
+    with lock:
+        openings[str(path)] = openings.get(str(path), 0) + 1
+        grouped = openings[str(path)] == 2
+    for number, block in enumerate(reading(path, *args, **kwargs), 1):
         if inside.is_set():
             caught.wait()  # every reader waits until the KeyboardInterrupt is out of evaluate_each
-        blocks_read.append(len(block))
-        if len(blocks_read) == interrupt_at:
-            temporary = any(scratch.iterdir())
-            inside.set()
-            print(json.dumps({"inside": True, "temporary_files": temporary}), flush=True)
+        with lock:
+            counted["blocks"] += 1
+        if grouped and number == park_at:
+            with lock:
+                parked.append(str(path))
+                last = len(parked) == len(runs)
+                if last:
+                    counted["at_inside"] = counted["blocks"]
+            if last:
+                inside.set()
+                print(json.dumps({"inside": True, "temporary_files": any(scratch.iterdir())}), flush=True)
+            caught.wait()
         yield block
 
 chunks.open_run = stream.open_run = buckets.open_run = counting
@@ -340,11 +355,12 @@ try:
     outcome = "finished"
 except KeyboardInterrupt:
     outcome = "interrupted"
-caught.set()
+finally:
+    caught.set()  # whatever happened, no reader is left waiting
 for thread in threading.enumerate():
     if thread.name.startswith(("metrics-run", "metrics-stream")):
         thread.join()
-print(json.dumps({"outcome": outcome, "blocks_after": len(blocks_read) - interrupt_at,
+print(json.dumps({"outcome": outcome, "blocks_after": counted["blocks"] - counted["at_inside"],
                   "left": sorted(path.name for path in scratch.iterdir())}), flush=True)
 """
 
@@ -361,12 +377,14 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
     qrels = write_qrels(tmp_path / "qrels.txt", {"q0": {"d1": 1}})
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    interrupt_at = 2 * (len(lines) // 4096) + 40  # both runs in their grouped pass (temporary files)
-    child = subprocess.Popen([sys.executable, "-c", _CTRL_C_CHILD, qrels, str(scratch), str(interrupt_at), *runs],
+    blocks = len(lines) // 4096  # blocks in one reading of a run
+    child = subprocess.Popen([sys.executable, "-c", _CTRL_C_CHILD, qrels, str(scratch), "40", *runs],
                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         reached = json.loads(child.stdout.readline() or "{}")  # waits for the state, however long the load makes it
-        assert reached == {"inside": True, "temporary_files": True}, child.stderr.read()
+        if reached != {"inside": True, "temporary_files": True}:
+            child.kill()
+            pytest.fail(f"the child did not reach both grouped passes: {reached}; {child.communicate()[1]}")
         child.send_signal(signal.SIGINT)  # Ctrl-C
         out, err = child.communicate(timeout=300)
     finally:
@@ -374,7 +392,6 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
         child.wait()
     assert child.returncode == 0, err
     report = json.loads(out)
-    whole_runs = 2 * 2 * (len(lines) // 4096)  # each run read twice (contiguous pass, then grouped)
     assert report["outcome"] == "interrupted"
-    assert report["blocks_after"] <= 2 * 3 < whole_runs  # the blocks under way, not the rest of the runs
+    assert report["blocks_after"] <= 2 < 2 * blocks  # at most the block each reader held, not the rest of the runs
     assert report["left"] == []
