@@ -17,6 +17,7 @@ the engine, so the conventions, the registry and the finder can all read it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -346,6 +347,7 @@ PROFILES: tuple[Profile, ...] = (
 TOOLS: tuple[str, ...] = tuple(dict.fromkeys(profile.tool for profile in PROFILES))
 
 
+@functools.cache
 def profiles_for(measure: str) -> tuple[Profile, ...]:
     """The profiles of the tools that compute registry measure ``measure``, reproducible or not."""
     return tuple(profile for profile in PROFILES if measure in profile.measures)

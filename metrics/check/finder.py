@@ -262,6 +262,9 @@ def find_conventions(
     outcomes: dict[tuple[bytes, int], list[tuple[float, int, Conventions, dict[str, object]]]] = {}
     values: dict[tuple[bytes, int], np.ndarray] = {}
     column_cache: dict[tuple, np.ndarray] = {}
+    # The searched conventions that reach the kernels once the batch is built; the others are in its batch_id or
+    # only choose the queries counted. Every other field is the reference's, the same for every combination.
+    evaluated = [index for index, name in enumerate(dimensions) if name not in _IN_BATCH_OR_MEAN]
     combinations = 0
     for combo in itertools.product(*(options[name] for name in dimensions)):
         chosen = {option.convention: option.value for option in combo}
@@ -271,9 +274,7 @@ def find_conventions(
         combinations += 1
         conventions = reference.replace(**chosen)
         batch_id = data.batch_id(conventions)
-        context_key = (batch_id, conventions.replace(tie_order="trec_eval", unjudged="nonrelevant",
-                                                     missing_queries="skip", score_precision="float32",
-                                                     nonpositive_scores="retrieved"))
+        context_key = (batch_id, *(combo[index].value for index in evaluated))
         if context_key not in column_cache:
             batches, effective = data.batch_for(batch_id, plain, conventions)
             column_cache[context_key] = _evaluate_groups(batches, plain, effective, data.num_queries)
@@ -352,12 +353,14 @@ def _searched_dimensions(measure: Measure, fixed: Mapping[str, object]) -> list[
 
 def _no_difference(representative: Conventions, members: Sequence[tuple], options: Mapping[str, Sequence[Option]],
                    dimensions: Sequence[str]) -> tuple[str, ...]:
-    """Searched conventions every value of which, the others held, gives this same outcome."""
-    present = {member[2] for member in members}
+    """Searched conventions every value of which, the others held, gives this same outcome. The members differ
+    only in the searched conventions, so each is compared by its values of those."""
+    present = {tuple(getattr(member[2], name) for name in dimensions) for member in members}
+    held = [getattr(representative, name) for name in dimensions]
     return tuple(
-        name for name in dimensions
+        name for place, name in enumerate(dimensions)
         if len(options[name]) > 1 and all(
-            representative.replace(**{name: option.value}) in present for option in options[name])
+            (*held[:place], option.value, *held[place + 1:]) in present for option in options[name])
     )
 
 
@@ -403,6 +406,10 @@ def _credits(members: Sequence[tuple], conventions: Sequence[str], measure: Meas
     found = {PROFILES[index].tool for index in best}
     return tuple(tool for tool in TOOL_FAMILIES if tool in found), credits
 
+
+#: Conventions that change a measure's batch (its :meth:`_PreparedRun.batch_id`) or only which queries its mean
+#: counts, not what the kernels compute from the batch.
+_IN_BATCH_OR_MEAN = frozenset({"tie_order", "unjudged", "missing_queries", "score_precision", "nonpositive_scores"})
 
 #: The rules of :data:`metrics.profiles.RULES` read on one combination's rankings (:meth:`_PreparedRun.ranking_rules`).
 _RANKING_RULES = frozenset({"relevant_and_nonrelevant_in_top_k"})
