@@ -20,7 +20,7 @@ Ties are broken by doc id only inside groups of equal scores, so strings are com
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +37,7 @@ from .engine import (
     complete_all_line,
     evaluate_batch,
     grade_limit,
+    group_by,
     judged_only,
     make_conventions,
 )
@@ -95,6 +96,21 @@ class SubtopicMatrix:
     documents: QrelsTable
     grades: np.ndarray
     starts: np.ndarray
+
+    def of_queries(self, queries: np.ndarray) -> SubtopicMatrix:
+        """The matrix of the given queries alone (indices into ``documents.qid_values``, ascending): their blocks of
+        rows, as many subtopic columns as the whole matrix, so every kernel sees each query as it does here."""
+        lengths = self.starts[queries + 1] - self.starts[queries]
+        starts = np.zeros(queries.shape[0] + 1, dtype=np.int64)
+        starts[1:] = np.cumsum(lengths)
+        # Every row of each query: its first row repeated, plus the row's place inside the query.
+        rows = np.repeat(self.starts[queries] - starts[:-1], lengths) + np.arange(int(starts[-1]))
+        take = from_numpy(rows)
+        documents = self.documents
+        documents = QrelsTable(documents.qid.take(take), documents.docno.take(take), documents.grade[rows],
+                               documents.name, qid_code=np.repeat(np.arange(queries.shape[0], dtype=np.int32), lengths),
+                               qid_values=documents.qid_values.take(from_numpy(queries.astype(np.int64))))
+        return SubtopicMatrix(documents, self.grades[rows], starts)
 
 
 def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
@@ -184,6 +200,24 @@ def subtopic_batch(
     rows_of = SubtopicRows(matrix.grades, matrix.starts, query_of_row, np.where(judged, at, -1))
     return qids, RankingBatch(flat, judged, batch.lengths, judged_grades[query_of_row], batch.tied_with_previous,
                               rows_of)
+
+
+def evaluate_subtopic_run(
+    matrix: SubtopicMatrix, run: RunTable, measures: Sequence[Measure], conventions: Conventions
+) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The evaluated query ids (in :func:`batch_for_run`'s order) and each measure's values against subtopic qrels:
+    the measures scored on the condensed list (-J, ``judged_only``) get a batch of their own, and trec_eval 10's
+    -c placeholder rows are cleared as :func:`metrics.engine.clear_placeholder_rows` says."""
+    values: dict[str, np.ndarray] = {}
+    qids: list[str] = []
+    for condensed, group in group_by(measures, lambda m: judged_only(m, conventions)).items():
+        conv = conventions.replace(unjudged="removed") if condensed else conventions
+        qids, batch = subtopic_batch(matrix, run, conv)
+        values.update(evaluate_batch(batch, group, conventions))
+    if conventions.missing_ranking == "placeholder" and conventions.missing_queries == "zero":
+        answered = set(run.qids)
+        clear_placeholder_rows(values, measures, np.flatnonzero([qid not in answered for qid in qids]))
+    return qids, values
 
 
 def batches_for_run(
@@ -592,5 +626,5 @@ def evaluate_files(
 
 
 __all__ = ["PreparedRun", "SubtopicMatrix", "batch_for_run", "batches_for_run", "evaluate_files", "evaluate_prepared",
-           "evaluate_tables", "evaluate_tables_checked", "prepare_run", "relevance_strings_of_run", "subtopic_batch",
-           "subtopic_matrix", "with_placeholders"]
+           "evaluate_subtopic_run", "evaluate_tables", "evaluate_tables_checked", "prepare_run",
+           "relevance_strings_of_run", "subtopic_batch", "subtopic_matrix", "with_placeholders"]

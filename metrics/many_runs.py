@@ -31,11 +31,7 @@ from .engine import (
     aggregate_columns,
     as_measures,
     check_grade_range,
-    clear_placeholder_rows,
-    evaluate_batch,
     grade_limit,
-    group_by,
-    judged_only,
     make_conventions,
     nothing_to_evaluate,
 )
@@ -181,7 +177,9 @@ def evaluate_subtopic_files(qrels_path: str, run_path: str, measures: Sequence[M
     """:func:`evaluate_run_files` with the qrels read as NIST's ndeval reads them, ``qid subtopic docno grade``
     (:func:`metrics.io.trec.read_subtopic_table`), for the diversity measures; every other measure sees each
     document's largest grade. ``(qids, {key: per-query values}, run tag)``, qids in trec_eval's order; both files go
-    through the columnar readers and the bulk path (:func:`metrics.bulk.subtopic_matrix`, ``subtopic_batch``)."""
+    through the columnar readers and the bulk path (:func:`metrics.bulk.subtopic_matrix`,
+    :func:`metrics.bulk.evaluate_subtopic_run`), and a run file large enough streams in chunks of whole queries
+    (:func:`metrics.stream.stream_subtopic_run`), with the same values."""
     if qrels_path == "-":
         raise InputError("the subtopic qrels have to be a file, not '-'")
     matrix = bulk.subtopic_matrix(read_subtopic_table(Path(qrels_path)))
@@ -191,23 +189,21 @@ def evaluate_subtopic_files(qrels_path: str, run_path: str, measures: Sequence[M
         return f"query {documents.qid[row].as_py()!r}, document {documents.docno[row].as_py()!r}"
 
     check_grade_range(documents.grade, grade_limit(measures, conventions), where)
-    run = read_run_path(run_path)
     measures = list(measures) or parse_measures("num_q")
-    values: dict[str, object] = {}
-    qids: list[str] = []
-    for condensed, group in group_by(measures, lambda m: judged_only(m, conventions)).items():
-        conv = conventions.replace(unjudged="removed") if condensed else conventions
-        qids, batch = bulk.subtopic_batch(matrix, run, conv)
-        values.update(evaluate_batch(batch, group, conventions))
-    if conventions.missing_ranking == "placeholder" and conventions.missing_queries == "zero":
-        answered = set(run.qids)
-        clear_placeholder_rows(values, measures, np.flatnonzero([qid not in answered for qid in qids]))
-    order = np.asarray(sorted(range(len(qids)), key=lambda i: qids[i]), dtype=np.int64)
-    values = {measure.key: values[measure.key][order] for measure in measures}
-    values[MISSING_QUERIES] = tuple(sorted(set(documents.qid_values.to_pylist()) - set(run.qids)))
+    if _streams(run_path):
+        streamed = stream.stream_subtopic_run(matrix, Path(run_path), measures, conventions)
+        qids, values, runid, missing = streamed.qids, dict(streamed.values), streamed.runid, streamed.missing
+    else:
+        run = read_run_path(run_path)
+        run_qids, values = bulk.evaluate_subtopic_run(matrix, run, measures, conventions)
+        order = np.asarray(sorted(range(len(run_qids)), key=lambda i: run_qids[i]), dtype=np.int64)
+        values = {measure.key: values[measure.key][order] for measure in measures}
+        qids, runid = [run_qids[i] for i in order], run.runid
+        missing = tuple(sorted(set(documents.qid_values.to_pylist()) - set(run.qids)))
+    values[MISSING_QUERIES] = missing
     if conventions.missing_queries == "zero":
         values[ALL_NUM_REL] = float(np.count_nonzero(documents.grade > 0))
-    return [qids[i] for i in order], values, run.runid
+    return qids, values, runid
 
 
 def missing_from(qrels: QrelsTable, run_qids: Sequence[str]) -> tuple[str, ...]:

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import metrics
+from metrics import bulk, many_runs, stream
 from metrics.cli import main
-from metrics.io.trec import read_run, read_subtopic_qrels
+from metrics.io.trec import read_run, read_subtopic_qrels, read_subtopic_table
 from metrics.names import parse_measure
 from tests.support.paths import REPO
 
@@ -195,3 +196,80 @@ def test_queries_with_more_subtopics_than_bits_take_the_per_query_ideal():
     scored = [(qid, doc, score) for qid, scores in run.items() for doc, score in scores.items()]
     theirs = pyndeval.RelevanceEvaluator(lines, names).evaluate(scored)
     assert_agrees(metrics.evaluate(qrels, run, names, **PYNDEVAL_ORDER), theirs, [(name, name) for name in names])
+
+
+def write_subtopic_files(tmp_path, qrels, run, shuffled: bool = False):
+    """The collection as files: subtopic qrels, and the run with each query's lines together (or shuffled)."""
+    (tmp_path / "qrels").write_text("".join(f"{qid} {s} {doc} {grade}\n" for qid, docs in qrels.items()
+                                            for doc, grades in docs.items() for s, grade in grades.items()))
+    lines = [f"{qid.replace(' ', '_')} Q0 {doc} 0 {score} tag\n" for qid, docs in run.items()
+             for doc, score in docs.items()]
+    if shuffled:
+        lines = [lines[i] for i in np.random.default_rng(0).permutation(len(lines))]
+    (tmp_path / "run").write_text("".join(lines))
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def stream_collection(seed: int):
+    qrels, run = random_collection(seed, queries=30)
+    run["unjudged query"] = {"d1": 1.0}
+    del run["q5"], run["q12"]  # judged queries the run lacks (-c scores them)
+    return qrels, run
+
+
+STREAMED_MEASURES = [*NDEVAL_NAMES, "P.5", "map", "ndcg_cut.10", "nDCG(judged_only=True)@10", "num_q", "num_rel",
+                     "num_ret"]
+STREAMED_CONVENTIONS = [metrics.Conventions(), metrics.Conventions(unjudged="removed", relevance_level=2),
+                        metrics.Conventions(missing_queries="zero", depth=5, tie_order="docid_ascending"),
+                        metrics.Conventions(missing_queries="zero", missing_ranking="placeholder"),
+                        metrics.Conventions(tie_order="as_given", score_precision="float64")]
+
+
+@pytest.mark.parametrize("conv", STREAMED_CONVENTIONS, ids=lambda c: c.describe())
+@pytest.mark.parametrize("shuffled", [False, True], ids=["contiguous", "shuffled"])
+def test_a_run_streamed_in_chunks_against_subtopic_qrels_gives_the_whole_files_values_to_the_bit(
+        tmp_path, conv, shuffled):
+    qrels, run = stream_collection(21)
+    qrels_path, run_path = write_subtopic_files(tmp_path, qrels, run, shuffled=shuffled)
+    matrix = bulk.subtopic_matrix(read_subtopic_table(qrels_path))
+    measures = [measure for spec in STREAMED_MEASURES for measure in metrics.names.parse_measure(spec)]
+    run = read_run(run_path)
+    qids, values = bulk.evaluate_subtopic_run(matrix, run, measures, conv)
+    order = sorted(range(len(qids)), key=qids.__getitem__)
+    expected_missing = tuple(sorted(set(qrels) - set(run.qids)))
+    # 1 byte: every query its own chunk; 10**6: the whole run in one chunk.
+    for chunk_bytes in (1, 90, 700, 10**6):
+        streamed = stream.stream_subtopic_run(matrix, run_path, measures, conv, chunk_bytes=chunk_bytes)
+        assert streamed.grouped == (shuffled and chunk_bytes < 10**6)
+        assert streamed.qids == [qids[i] for i in order]
+        assert streamed.missing == expected_missing
+        for measure in measures:
+            # The bits of each double: -0.0 and 0.0 or two NaNs differ here as printed values would not show.
+            assert streamed.values[measure.key].view(np.uint64).tolist() == \
+                values[measure.key][order].view(np.uint64).tolist(), (chunk_bytes, measure.key)
+    if conv.missing_queries == "zero":
+        assert {"q5", "q12"} <= set(streamed.qids)
+
+
+@pytest.mark.parametrize("flags", [["-q"], ["-q", "-J", "-l", "2"], ["-q", "-c", "-M", "5"],
+                                   ["-q", "-c", "--trec-eval", "10.0"], ["-c"]])
+@pytest.mark.parametrize("shuffled", [False, True], ids=["contiguous", "shuffled"])
+def test_the_command_line_prints_the_same_bytes_with_the_subtopic_run_streamed(tmp_path, monkeypatch, flags,
+                                                                               shuffled):
+    qrels_path, run_path = write_subtopic_files(tmp_path, *stream_collection(22), shuffled=shuffled)
+    chunks = []
+    real = stream.stream_subtopic_run
+
+    def in_small_chunks(*args, **kwargs):
+        chunks.append(True)
+        return real(*args, **kwargs, chunk_bytes=100)
+
+    monkeypatch.setattr(stream, "stream_subtopic_run", in_small_chunks)
+    argv = [*flags, *[arg for spec in STREAMED_MEASURES for arg in ("-m", spec)], str(qrels_path), str(run_path)]
+    outputs = []
+    for threshold in (1 << 62, 0):  # read whole, then streamed
+        monkeypatch.setattr(many_runs, "STREAM_FROM_BYTES", threshold)
+        out, err = io.StringIO(), io.StringIO()
+        assert (main(argv, out, err), err.getvalue()) == (0, "")
+        outputs.append(out.getvalue())
+    assert chunks == [True] and outputs[0] == outputs[1]
