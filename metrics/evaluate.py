@@ -40,6 +40,7 @@ from .engine import (
 )
 from .ids import check_ids
 from .io.frames import as_qrels_table, as_run_table, is_frame
+from .io.trec import QrelsTable, RunTable
 from .model import (
     InputError,
     Qrels,
@@ -66,7 +67,8 @@ def evaluate(
     """Per-query values ``{qid: {name: value}}``, as ``pytrec_eval.RelevanceEvaluator(...).evaluate(run)``.
 
     ``qrels`` and ``run`` are pytrec_eval dicts, or pandas DataFrames / pyarrow Tables in PyTerrier's, ir_measures'
-    or ranx's columns (see :mod:`metrics.io.frames`), read column by column through the bulk path.
+    or ranx's columns (see :mod:`metrics.io.frames`), or the tables :mod:`metrics.io.read` returns, read column by
+    column through the bulk path.
 
     Measures may be written in trec_eval notation (``"P.4"`` reported as ``"P_4"``) or ir_measures notation
     (``"nDCG@10"``). Keyword arguments beyond the trec_eval flags name conventions (see ``Conventions``), e.g.
@@ -77,8 +79,9 @@ def evaluate(
                             **convention_changes)
     parsed = as_measures(measures)
     qrels, subtopics = split_subtopic_qrels(qrels)
-    # Columns straight into the bulk path, never a dict per document.
-    if subtopics is None and (is_frame(qrels) or is_frame(run)):
+    # Columns straight into the bulk path, never a dict per document (the readers' tables are columns too).
+    if subtopics is None and (is_frame(qrels) or is_frame(run) or isinstance(qrels, QrelsTable)
+                              or isinstance(run, RunTable)):
         qrels_table = as_qrels_table(qrels)
         qids, columns, _ = evaluate_tables_checked(qrels_table, as_run_table(run), parsed, conv)
         return PerQuery({qid: {key: float(column[i]) for key, column in columns.items()} for i, qid in enumerate(qids)},

@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..conventions import CONVENTION_INFO, TREC_EVAL, Conventions
-from ..engine import MAX_EXPONENTIAL_GRADE, aggregate_columns, evaluate_batch, is_count
+from ..engine import MAX_EXPONENTIAL_GRADE, aggregate_columns, check_qrels, check_run, evaluate_batch, is_count
 from ..evaluate import split_subtopic_qrels
+from ..io.frames import as_qrels_table, as_run_table, is_frame
+from ..io.trec import QrelsTable, RunTable
 from ..model import (
     NO_JUDGMENT,
     InputError,
@@ -40,7 +42,6 @@ from ..model import (
     RankingBatch,
     Run,
     SubtopicRows,
-    check_grades,
     compared_scores,
     in_ranking_order,
     nonpositive_not_relevant,
@@ -423,10 +424,15 @@ class _PreparedRun:
     """
 
     def __init__(self, qrels: Qrels, run: Run):
+        # What metrics.evaluate takes: dicts, pandas or Arrow frames in the columns it reads, the readers' tables.
+        if is_frame(qrels) or isinstance(qrels, QrelsTable):
+            qrels = as_qrels_table(qrels).to_dict()
+        if is_frame(run) or isinstance(run, RunTable):
+            run = as_run_table(run).to_dict()
         # Subtopic qrels (the diversity measures'): the other measures see each document's best grade, as in evaluate.
         qrels, self.subtopics = split_subtopic_qrels(qrels)
-        for qid, judgments in qrels.items():
-            check_grades(judgments, qid=qid)
+        check_qrels(qrels)
+        check_run(run)
         run_qids = [qid for qid in run if qid in qrels]
         if not run_qids:
             raise InputError(

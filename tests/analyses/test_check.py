@@ -389,3 +389,23 @@ def test_judgments_are_ragged_too():
     widths = [batch.judged_grades.shape for _, batch in prepared.batch(batch_id)]
     assert sum(rows * width for rows, width in widths) < 2 * 50_000 + 4 * 51 * 2
     assert find_conventions(qrels, run, "Rprec", "0.4").candidates
+
+
+def test_the_finder_takes_what_evaluate_takes_frames_and_the_readers_tables_with_the_same_finding(tmp_path):
+    pd = pytest.importorskip("pandas")
+    from metrics.io.read import read_qrels, read_run
+
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}}
+    run = {"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.25}, "q2": {"d4": 1.0, "d5": 1.0}}  # ties
+    frames = (pd.DataFrame([(q, d, g) for q, js in qrels.items() for d, g in js.items()],
+                           columns=["query_id", "doc_id", "relevance"]),
+              pd.DataFrame([(q, d, s) for q, ss in run.items() for d, s in ss.items()],
+                           columns=["query_id", "doc_id", "score"]))
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, js in qrels.items() for d, g in js.items()))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, ss in run.items() for d, s in ss.items()))
+    tables = (read_qrels(tmp_path / "qrels"), read_run(tmp_path / "run"))
+    expected = repr(find_conventions(qrels, run, "nDCG@2", "0.75"))
+    assert repr(find_conventions(*frames, "nDCG@2", "0.75")) == expected
+    assert repr(find_conventions(*tables, "nDCG@2", "0.75")) == expected
+    per_query = metrics.evaluate(qrels, run, ["ndcg_cut.2", "map"])
+    assert metrics.evaluate(*tables, ["ndcg_cut.2", "map"]) == per_query
