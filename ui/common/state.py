@@ -51,11 +51,17 @@ def state_from_sample(sample: Sample) -> QueryState:
     return sort_by_score(QueryState(items, dict(sample.judgments), sample.k, sample.conventions, query=sample.query))
 
 
-def shown_sample(query: QueryState) -> str | None:
-    """The slug of the sample ``query`` is exactly as loaded (the one it was loaded from first), or None."""
+def shown_sample(query: QueryState, by_slug: dict[str, Sample] | None = None) -> str | None:
+    """The slug of the sample ``query`` is exactly as loaded (the one it was loaded from first), or None;
+    ``by_slug``: :func:`samples` if the caller has it already (each call copies every sample out of the cache)."""
     origin = st.session_state.get(SAMPLE)
-    slugs = sorted(samples(), key=lambda slug: slug != origin)
-    return next((slug for slug in slugs if state_from_sample(samples()[slug]) == query), None)
+    by_slug = samples() if by_slug is None else by_slug
+    slugs = sorted(by_slug, key=lambda slug: slug != origin)
+    # Only a sample of the same query, k and length can be equal: the others are not ordered to be compared.
+    return next((slug for slug in slugs
+                 if (by_slug[slug].query, by_slug[slug].k, len(by_slug[slug].ranking))
+                 == (query.query, query.k, len(query.items))
+                 and state_from_sample(by_slug[slug]) == query), None)
 
 
 def init() -> None:

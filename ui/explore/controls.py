@@ -38,7 +38,7 @@ def sample_picker(query: QueryState) -> None:
     """The sample the list is, with its description; a list edited away from its sample is "your own list", and
     the caption says which sample it was edited from (the description no longer describes it)."""
     samples = state.samples()
-    shown = state.shown_sample(query)
+    shown = state.shown_sample(query, samples)
 
     def load(slug: str) -> None:
         if slug not in samples:
