@@ -29,21 +29,30 @@ def page() -> None:
         controls.real_query_picker()
         conventions_slot = st.container() if view.shows("conventions") else None
 
+    # Outside the query panels: a style sent once per page, not with every edit.
+    st.html(scores.ONE_STATE_AT_A_TIME)
     with st.container(key=data_io.TOP_ANCHOR):
         st.title("Explore a query")
         data_io.scroll_to_top_once()
     if not view.classroom:  # in class the list and the cards come first
         st.caption(SCORING_MODEL)
 
-    query_panels(view, sample_slot, conventions_slot)
+    panels = st.container()
+    # Loading data depends on no edit: drawn outside the query panels, so an edit does not send its uploaders and
+    # text boxes again. The downloads below it follow the list: the panels fill their slot.
+    data_io.data_in()
+    downloads_slot = st.container()
+    with panels:
+        query_panels(view, sample_slot, conventions_slot, downloads_slot)
 
 
 @st.fragment
-def query_panels(view, sample_slot, conventions_slot) -> None:
-    """Everything an edit can change: k, the cards, the list, the explanations, the what-if charts, the data
-    sections and the link, and in the sidebar the sample picker and the conventions panel (``sample_slot`` and
-    ``conventions_slot``, None in class unless shown). A fragment, so an edit, a sample or a convention reruns
-    these panels and neither the title nor the rest of the sidebar."""
+def query_panels(view, sample_slot, conventions_slot, downloads_slot) -> None:
+    """Everything an edit can change: k, the cards, the list, the explanations, the what-if charts, the downloads
+    and the link, and in the sidebar the sample picker and the conventions panel (``sample_slot`` and
+    ``conventions_slot``, None in class unless shown; the downloads go to ``downloads_slot``, under the data
+    loading, which no edit changes). A fragment, so an edit, a sample or a convention reruns these panels and
+    neither the title, the data loading nor the rest of the sidebar."""
     query = state.current()
     with sample_slot:
         controls.sample_picker(query)
@@ -84,8 +93,7 @@ def query_panels(view, sample_slot, conventions_slot) -> None:
             scores.baseline_controls()
         editor.move_controls(query)
         st.markdown("**Judged but not retrieved**")
-        st.caption(missed_relevant_note(query.conventions))
-        editor.judgments_editor(query)
+        editor.judgments_editor(query, missed_relevant_note(query.conventions))
     with explain_side:
         st.subheader("How each number is computed")
         scores.explanations_panel(explanations)
@@ -100,6 +108,6 @@ def query_panels(view, sample_slot, conventions_slot) -> None:
     else:
         state.keep_values(online.kept_widgets())
 
-    data_io.data_in()
-    data_io.data_out(query, [(e.label, e.measure, e.value) for e in explanations])
+    with downloads_slot:
+        data_io.data_out(query, [(e.label, e.measure, e.value) for e in explanations])
     state.sync_url(query)

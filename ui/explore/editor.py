@@ -104,13 +104,14 @@ def ranking_editor(query: QueryState, *, judged_column: bool = True) -> None:
 SHOW_NOT_RELEVANT = "show_unretrieved_not_relevant"
 
 
-def judgments_editor(query: QueryState) -> None:
-    """The relevant documents the list missed (what the caption above says), and behind a toggle the other judged
-    documents it did not retrieve (a real query has hundreds judged 0)."""
+def judgments_editor(query: QueryState, note: str = "") -> None:
+    """The relevant documents the list missed, and behind a toggle the other judged documents it did not retrieve
+    (a real query has hundreds judged 0); ``note``: what the missed ones count for, said in the same caption as
+    their number."""
     level = query.conventions.relevance_level
     relevant = unretrieved_judgments(query, relevant=True)
     others = unretrieved_judgments(query, relevant=False)
-    st.caption(f"{len(relevant):,} relevant (grade ≥ {level}) not retrieved.")
+    st.caption((f"{note}\n\n" if note else "") + f"{len(relevant):,} relevant (grade ≥ {level}) not retrieved.")
     show_all = others and st.toggle(
         f"Also show the {len(others):,} judged below the threshold (grade < {level})", key=SHOW_NOT_RELEVANT,
         help="Judged non-relevant at this threshold, or a negative grade (unjudged in the pool). nDCG still uses a "

@@ -29,8 +29,8 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
     """One card per metric: value, change against the baseline, and under it the bracket of its judgment hole
     (``holes``: ui.explore.holes.CardHole by measure string) with a help text saying what low and high are, and
     when documents tie, the interval over their orders (``ties``: ui.explore.ties.CardTies by measure string).
-    During a rerun the row shows one state at a time (ONE_STATE_AT_A_TIME)."""
-    st.html(ONE_STATE_AT_A_TIME)
+    During a rerun the row shows one state at a time (ONE_STATE_AT_A_TIME, which the page draws once, outside the
+    panels that rerun with each edit)."""
     with st.container(key=CARDS):
         for column, item in zip(st.columns(len(explanations)), explanations):
             delta, colour, arrow = None, "normal", "auto"

@@ -27,6 +27,8 @@ from ui.common.text import escape_markdown, literal
 from . import charts
 
 SHOWN_CALLOUTS = 4
+#: Width of the "Best single swap for" box, in CSS pixels.
+BEST_BY_WIDTH = 330
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")
 #: Session keys: the confirmation of the last change applied from a chart, the chart data of the current list, and
@@ -153,11 +155,11 @@ def _best_swap_metric(scenario: Scenario) -> str:
     nDCG@k, unless the reader picks another."""
     metrics = scenario.metrics
     labels = dict(zip(metrics.families, metrics.labels))
-    left, _ = st.columns([2, 5])
-    return left.selectbox("Best single swap for", list(labels), index=metrics.families.index(metrics.primary.family),
+    # A fixed width (2/7 of the page at 1280 px), not a column of two: one element where columns took three.
+    return st.selectbox("Best single swap for", list(labels), index=metrics.families.index(metrics.primary.family),
                           key="whatif_best_by", format_func=labels.get,
                           help=f"The swap that raises this metric most; {metrics.primary.label}, the primary metric, "
-                               "unless you pick another.")
+                               "unless you pick another.", width=BEST_BY_WIDTH)
 
 
 def _baseline_chart(comparison) -> None:
