@@ -441,8 +441,9 @@ class ExplorerPage(AppPage):
     def __init__(self, page, base_url: str, artifact_prefix: str = "explorer") -> None:
         super().__init__(page, base_url, artifact_prefix)
 
-    def open(self, query_string: str = "") -> ExplorerPage:
-        url = self.base_url + "/" + (f"?{query_string}" if query_string else "")
+    def open(self, query_string: str = "", path: str = "/") -> ExplorerPage:
+        """Load the explorer at ``path`` (``/``, or an address that leads there) with ``query_string``."""
+        url = self.base_url + path + (f"?{query_string}" if query_string else "")
         self.page.goto(url)
         self.page.get_by_test_id("stMetric").first.wait_for()
         self.wait_until_idle()

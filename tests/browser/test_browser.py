@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from math import log2
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from metrics.samples import load_samples
 from tests.browser.support import ExplorerPage
@@ -131,8 +133,10 @@ def removing_muffin_drops_recall_and_putting_it_back_restores_it(explorer: Explo
     explorer.expect_no_traceback()
 
 
-def test_a_link_with_a_ranking_opens_that_ranking(explorer: ExplorerPage) -> None:
-    explorer.open("ranking=donut,muffin,bagel,croissant&qrels=donut:1,muffin:1,scone:1&k=4")
+@pytest.mark.parametrize("path", ["/", "/explore"], ids=["root", "explore"])
+def test_a_link_with_a_ranking_opens_that_ranking(explorer: ExplorerPage, path: str) -> None:
+    """``/explore`` (a natural guess, and older links) opens the explorer at ``/`` with the link's query."""
+    explorer.open("ranking=donut,muffin,bagel,croissant&qrels=donut:1,muffin:1,scone:1&k=4", path=path)
     explorer.expect_metrics({
         "P@4": 2 / 4,
         "Recall@4": 2 / 3,
@@ -140,6 +144,9 @@ def test_a_link_with_a_ranking_opens_that_ranking(explorer: ExplorerPage) -> Non
         "AP@4": (1 / 1 + 2 / 2) / 3,
         "nDCG@4": (1 + 1 / log2(3)) / (1 + 1 / log2(3) + 1 / log2(4)),
     })
+    explorer.page.wait_for_url(lambda url: urlsplit(url).path == "/")
+    assert explorer.url_parameters()["qrels"] == "donut:1,muffin:1,scone:1"
+    expect(explorer.page.get_by_text("Page not found")).to_have_count(0)
     explorer.expect_no_traceback()
     explorer.screenshot("from-link")
 

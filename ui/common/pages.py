@@ -10,3 +10,8 @@ EXPLORE = "ui/explore/entry.py"
 RUNS = "ui/runs/entry.py"
 ANN = "ui/ann/entry.py"
 LESSONS = "ui/lessons/entry.py"
+
+#: Addresses a person may type or an older link may hold, and the page each opens: url path -> the page's script.
+#: The explorer is the default page, served at ``/`` only, so ``/explore`` would otherwise be "Page not found".
+#: app.py serves each as a hidden page that switches to its script with the link's query parameters.
+ALIASES = {"explore": EXPLORE}
