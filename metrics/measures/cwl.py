@@ -22,6 +22,11 @@ ranking (INST, INSQ, NERR10, NERR11) are run over each query's own ranked docume
 :data:`CWL_DEPTH` (every gain the unjudged one, 0 or 1) is summed in closed form, O(1) per query (:func:`_tail`):
 the sums differ from cwl_eval's loop over 1,000 ranks in the last digits only, and a query's value is the same alone
 and in a batch (its sums stop at its own length, whatever the batch's width).
+
+A pass runs rank-major, over (ranks, rankings) arrays: every sum over the ranks is one vectorised step per rank over
+all rankings, in rank order (:func:`_rank_sums`), and the temporaries go into one workspace per batch
+(:func:`_workspace`); the running product of NERR10 and NERR11 ends once every ranking's user has stopped (C_r = 0
+at a gain of 1, :func:`_running_product`). The values are the same to the bit as the row-major passes'.
 """
 
 from __future__ import annotations
@@ -37,23 +42,33 @@ QUANTITIES = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResET
 
 
 def cwl_gains(ctx: Context, min_rel: float, max_rel: float, best_case: bool, depth: int = CWL_DEPTH) -> np.ndarray:
-    """(n, depth) gains in [0, 1] at ranks 1..depth: each grade scaled by (min_rel, max_rel); an unjudged document
-    (outside the qrels) and every rank past the ranking gets 0 (``best_case``: 1). Shared (read-only) by every model
-    of the context with the same scale, case and depth; the scaled grades by every model with the same scale."""
+    """(depth, n) gains in [0, 1] at ranks 1..depth, rank-major (one row per rank, one column per ranking): each
+    grade scaled by (min_rel, max_rel); an unjudged document (outside the qrels) and every rank past the ranking gets
+    0 (``best_case``: 1). Shared (read-only) by every model of the context with the same scale, case and depth; the
+    scaled grades by every model with the same scale.
+
+    Rank-major because a pass steps over the ranks: a running product or sum is then one vectorised operation over
+    all rankings per rank (a sum over ranks, :func:`_rank_sums`, runs 10x faster than a cumulative sum along each
+    row, and adds in the same order)."""
 
     def scaled_grades() -> tuple[np.ndarray, np.ndarray]:
         batch = ctx.batch
         width = min(batch.width, CWL_DEPTH)
         known = (batch.judged | ctx.pooled_unjudged)[:, :width] & ctx.retrieved[:, :width]
-        grades = np.maximum(batch.grades[:, :width], 0.0)
-        return known, (np.clip(grades, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
+        scaled = np.maximum(batch.grades[:, :width], 0.0)
+        np.clip(scaled, min_rel, max_rel, out=scaled)
+        np.subtract(scaled, min_rel, out=scaled)
+        np.divide(scaled, max_rel - min_rel, out=scaled)
+        return np.ascontiguousarray(known.T), np.ascontiguousarray(scaled.T)
 
     def gains() -> np.ndarray:
         known, scaled = ctx.shared(("cwl-scaled", min_rel, max_rel), scaled_grades)
-        width = min(known.shape[1], depth)
+        width = min(known.shape[0], depth)
         unknown = 1.0 if best_case else 0.0
-        out = np.full((ctx.batch.size, depth), unknown)
-        out[:, :width] = np.where(known[:, :width], scaled[:, :width], unknown)
+        if width == depth:
+            return np.where(known[:depth], scaled[:depth], unknown)
+        out = np.full((depth, ctx.batch.size), unknown)
+        out[:width] = np.where(known[:width], scaled[:width], unknown)
         return out
 
     return ctx.shared(("cwl-gains", min_rel, max_rel, best_case, depth), gains)
@@ -73,29 +88,55 @@ def _reached_depth(name: str, cutoff: int, parameter: float, best_case: bool, wi
     return max(1, depth)
 
 
-def _continuation(name: str, gains: np.ndarray, so_far: np.ndarray, cutoff: int, parameter: float) -> np.ndarray:
-    """C_r at ranks 1..depth (the width of ``gains``) for each ranking: the user model of measure ``name``;
-    ``so_far`` the gain up to each rank (the cumulative sum of ``gains``)."""
-    ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
+def _ranks(depth: int) -> np.ndarray:
+    """(depth, 1): the ranks 1..depth as a column, against rank-major arrays."""
+    return np.arange(1, depth + 1, dtype=np.float64)[:, None]
+
+
+def _workspace(ctx: Context, depth: int) -> np.ndarray:
+    """(3, depth + 1, n): the buffers the C/W/L passes over ``depth`` ranks of one context write their temporaries
+    into, allocated once per context. A pass runs to its end before the next one starts and returns only arrays of
+    its own, so no buffer outlives the pass that filled it. (A fresh temporary of 1,000 ranks per query costs more
+    in page faults than in arithmetic, and a pass made about ten.)"""
+    return ctx.shared(("cwl-workspace", depth), lambda: np.empty((3, depth + 1, ctx.batch.size)))
+
+
+def _product(left: np.ndarray, right: np.ndarray, buffer: np.ndarray) -> np.ndarray:
+    """left * right, written into ``buffer`` when it has the product's shape (a column times a column stays one)."""
+    fits = np.broadcast_shapes(left.shape, right.shape) == buffer.shape
+    return np.multiply(left, right, out=buffer if fits else None)
+
+
+def _continuation(name: str, gains: np.ndarray, so_far: np.ndarray, cutoff: int, parameter: float,
+                  out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """C_r at ranks 1..depth (the rows of ``gains``, rank-major) for each ranking: the user model of measure
+    ``name``; ``so_far`` the gain up to each rank (the cumulative sum of ``gains``). Written into ``out`` (and
+    ``scratch``, both shaped as ``gains``); a model whose C_r depends on the rank alone (SDCG, INSQ) gives one
+    column, (depth, 1), for every ranking."""
+    ranks = _ranks(gains.shape[0])
     before_k = ranks < cutoff
     if name == "SDCG":  # DCG's discount 1 / log2(r + 1) as a stopping model, cut at k
-        return np.where(before_k, (np.log(ranks + 1) / np.log(2.0)) / (np.log(ranks + 2) / np.log(2.0)), 0.0)[None, :] \
-            * np.ones((gains.shape[0], 1))
+        return np.where(before_k, (np.log(ranks + 1) / np.log(2.0)) / (np.log(ranks + 2) / np.log(2.0)), 0.0)
     if name == "INSQ":
-        return np.broadcast_to(((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0, gains.shape)
-    if name == "INST":
-        still = parameter - so_far  # T_r: the gain still wanted after rank r
-        return ((ranks + parameter + still - 1.0) / (ranks + parameter + still)) ** 2.0
+        return ((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0
+    if name == "INST":  # x_r = r + T + T_r, T_r = T - (the gain so far): the gain still wanted after rank r
+        x = np.add(ranks + parameter, np.subtract(parameter, so_far, out=out), out=out)
+        return np.square(np.divide(np.subtract(x, 1.0, out=scratch), x, out=out), out=out)
     if name == "BPM":  # go on while the gain so far is below T and the cost so far (r) below K
-        return ((so_far < parameter) & (ranks < cutoff)).astype(np.float64)
+        np.copyto(out, (so_far < parameter) & before_k)
+        return out
+    leave = np.subtract(1.0, gains, out=out)  # 1 - g_r
     if name == "NERR8":
-        return np.where(before_k, 1.0 - gains, 0.0)
+        out[~before_k[:, 0]] = 0.0
+        return leave
     if name == "NERR9":
-        return np.where(before_k, (ranks / (ranks + 1.0)) * (1.0 - gains), 0.0)
+        np.multiply(ranks / (ranks + 1.0), leave, out=out)
+        out[~before_k[:, 0]] = 0.0
+        return out
     if name == "NERR10":
-        return parameter * (1.0 - gains)
+        return np.multiply(parameter, leave, out=out)
     if name == "NERR11":
-        return ((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0 * (1.0 - gains)
+        return np.multiply(((ranks + 2.0 * parameter - 1.0) / (ranks + 2.0 * parameter)) ** 2.0, leave, out=out)
     raise KeyError(name)
 
 
@@ -153,56 +194,95 @@ def _tail(name: str, parameter: float, best_case: bool, ranked: np.ndarray, so_f
     return reach_next * series, reach_next * power
 
 
-def _prefix(values: np.ndarray, ranked: np.ndarray) -> np.ndarray:
-    """Each row's sum in rank order over its first ``ranked`` entries (0 for none)."""
-    sums = np.zeros((values.shape[0], values.shape[1] + 1))
-    np.cumsum(values, axis=1, out=sums[:, 1:])
-    return sums[np.arange(values.shape[0]), ranked]
+def _rank_sums(values: np.ndarray, size: int) -> np.ndarray:
+    """(size,) each ranking's sum over the rows (ranks) of rank-major ``values``, in rank order; a single column
+    (one ranking, or a term that depends on the rank alone) is every ranking's.
+
+    In rank order so that a ranking's sum does not depend on the batch: a plain sum along a row adds pairwise, in
+    an order set by the width, and a query alone and in a batch would differ in the last digit. numpy sums the
+    rows of a (depth, n >= 2) array in order, one rank after the other (vectorised over the rankings; the same
+    bits as a cumulative sum's last entry, 10x faster); one column it sums pairwise, so that takes the
+    cumulative sum."""
+    if values.shape[1] == 1:
+        return np.broadcast_to(np.cumsum(values[:, 0])[-1:], (size,))
+    return np.add.reduce(values, axis=0)
+
+
+#: The models of :data:`CLOSED_TAIL` whose C_r has the factor 1 - g_r: 0 at a gain of 1, where the user stops.
+STOPPING = ("NERR10", "NERR11")
+#: Ranks per step of a running product that may end early (:func:`_running_product`).
+_PRODUCT_BLOCK = 64
+
+
+def _running_product(continuation: np.ndarray, products: np.ndarray, stops: bool) -> int:
+    """Fill ``products[j]`` = prod_{s <= j} C_s (``products[0]`` = 1) over the rows of ``continuation`` and return
+    how many ranks d were reached: with d below the depth, ``products[d]`` is 0 for every ranking, and so is every
+    product after it (those rows are left unwritten). ``stops``: C_r can be 0, so the product runs in blocks of
+    ranks (each block carrying on from the last product before it, the same multiplications in the same order)
+    and ends at the first block after which every ranking's product is 0."""
+    depth = continuation.shape[0]
+    products[0] = 1.0
+    if not stops:
+        np.cumprod(continuation, axis=0, out=products[1:])
+        return depth
+    for start in range(0, depth, _PRODUCT_BLOCK):
+        end = min(depth, start + _PRODUCT_BLOCK)
+        block = products[start:end + 1]
+        block[1:] = continuation[start:end]
+        np.cumprod(block, axis=0, out=block)
+        if end < depth and not products[end].any():
+            return end
+    return depth
 
 
 def _closed_tail_model(name: str, gains: np.ndarray, so_far: np.ndarray, parameter: float, best_case: bool,
-                       ranked: np.ndarray) -> np.ndarray:
-    """(n, 5) EU, ETU, EC, ETC, ED of a model of :data:`CLOSED_TAIL`: the loop over each query's ``ranked``
-    documents, then the tail from there to CWL_DEPTH by :func:`_tail` (stop_r = reach_r - reach_{r+1}, so the
-    tail's sum of stop_r r is n reach_{n+1} + sum reach - D reach_{D+1})."""
-    continuation = _continuation(name, gains, so_far, CWL_DEPTH + 1, parameter)
-    rows = np.arange(gains.shape[0])
-    products = np.empty((gains.shape[0], gains.shape[1] + 1))  # prod_{s<=j} C_s, j = 0..width
-    products[:, 0] = 1.0
-    np.cumprod(continuation, axis=1, out=products[:, 1:])
-    reach = products[:, :-1]
-    stop = reach * (1.0 - continuation)
-    ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
-    so_far_n = np.where(ranked > 0, so_far[rows, np.maximum(ranked - 1, 0)], 0.0)
-    reach_next = products[rows, ranked]
+                       ranked: np.ndarray, work: np.ndarray) -> np.ndarray:
+    """(n, 5) EU, ETU, EC, ETC, ED of a model of :data:`CLOSED_TAIL`: the sums over each query's ``ranked``
+    documents (``gains`` and ``so_far`` rank-major, as wide as the longest), then the tail from there to CWL_DEPTH
+    by :func:`_tail` (stop_r = reach_r - reach_{r+1}, so the tail's sum of stop_r r is n reach_{n+1} + sum reach -
+    D reach_{D+1}). ``work``: :func:`_workspace` of the width."""
+    width, size = gains.shape
+    continuation = _continuation(name, gains, so_far, CWL_DEPTH + 1, parameter, work[0, :width], work[1, :width])
+    columns = np.arange(size)
+    full = continuation.shape[1] == size
+    # prod_{s<=j} C_s, j = 0..width; past the ranks reached every one is 0, and so is every term of the sums
+    products = work[2] if full else np.empty((width + 1, 1))
+    reached = _running_product(continuation, products, full and name in STOPPING)
+    reach_next = products[np.minimum(ranked, reached), columns if products.shape[1] > 1 else 0]
+    reach = products[:reached]
+    if (ranked < reached).any():  # a shorter ranking's sums stop at its own length: its reach past it is 0 in them
+        reach = np.multiply(reach, np.arange(reached)[:, None] < ranked, out=work[2, :reached])
+    leave = np.subtract(1.0, continuation[:reached], out=continuation[:reached])  # 1 - C_r
+    stop = _product(reach, leave, work[0, :reached])
+    scratch = work[1, :reached]
+    so_far_n = np.where(ranked > 0, so_far[np.maximum(ranked - 1, 0), columns], 0.0)
     tail, reach_end = _tail(name, parameter, best_case, ranked, so_far_n, reach_next)
     unknown = 1.0 if best_case else 0.0
     depth = float(CWL_DEPTH)
-    total = _prefix(reach, ranked) + tail
-    eu = (_prefix(reach * gains, ranked) + unknown * tail) / total
-    etu = _prefix(stop * so_far, ranked) + so_far_n * (reach_next - reach_end) \
+    total = _rank_sums(reach, size) + tail
+    eu = (_rank_sums(_product(reach, gains[:reached], scratch), size) + unknown * tail) / total
+    etu = _rank_sums(_product(stop, so_far[:reached], scratch), size) + so_far_n * (reach_next - reach_end) \
         + unknown * (tail - (depth - ranked) * reach_end)
-    etc = _prefix(stop * ranks, ranked) + ranked * reach_next + tail - depth * reach_end
+    etc = _rank_sums(_product(stop, _ranks(reached), scratch), size) + ranked * reach_next + tail - depth * reach_end
     return np.stack([eu, etu, total / total, etc, total], axis=1)
 
 
-def _expectations(continuation: np.ndarray, gains: np.ndarray, so_far: np.ndarray) -> np.ndarray:
-    """(n, 5) EU, ETU, EC, ETC, ED of each ranking under ``continuation``, every document costing 1."""
-    reach = np.empty_like(continuation)  # prod_{s<r} C_s: 1 at rank 1, then the running product
-    reach[:, 0] = 1.0
-    np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
-    first = 1.0 / _total(reach)
-    attention = reach * first[:, None]
-    stop = reach * (1.0 - continuation)
-    ranks = np.arange(1, gains.shape[1] + 1, dtype=np.float64)
-    return np.stack([_total(attention * gains), _total(stop * so_far), _total(attention),
-                     _total(stop * ranks), 1.0 / first], axis=1)
-
-
-def _total(values: np.ndarray) -> np.ndarray:
-    """Each row's sum in rank order (a plain sum's pairwise order depends on the batch's shape: a query alone and
-    in a batch would differ in the last digit)."""
-    return np.cumsum(values, axis=1)[:, -1]
+def _expectations(continuation: np.ndarray, gains: np.ndarray, so_far: np.ndarray, work: np.ndarray) -> np.ndarray:
+    """(n, 5) EU, ETU, EC, ETC, ED of each ranking under ``continuation`` (rank-major, as ``gains``; or one
+    column for all), every document costing 1. ``work``: :func:`_workspace` of the depth."""
+    depth, size = gains.shape
+    # prod_{s<r} C_s: 1 at rank 1, then the running product
+    reach = work[2, :depth] if continuation.shape[1] == size else np.empty_like(continuation)
+    reach[0] = 1.0
+    np.cumprod(continuation[:-1], axis=0, out=reach[1:])
+    first = 1.0 / _rank_sums(reach, size)
+    attention = _product(reach, first, work[1, :depth])
+    expected_cost = _rank_sums(attention, size)
+    expected_utility = _rank_sums(np.multiply(attention, gains, out=attention), size)
+    stop = _product(reach, np.subtract(1.0, continuation, out=continuation), work[0, :depth])
+    scratch = work[1, :depth]
+    return np.stack([expected_utility, _rank_sums(_product(stop, so_far, scratch), size), expected_cost,
+                     _rank_sums(_product(stop, _ranks(depth), scratch), size), 1.0 / first], axis=1)
 
 
 def _user_model(ctx: Context, name: str, cutoff: int, parameter: float, min_rel: float, max_rel: float,
@@ -212,11 +292,13 @@ def _user_model(ctx: Context, name: str, cutoff: int, parameter: float, min_rel:
     width = min(ctx.batch.width, CWL_DEPTH)
     depth = max(1, width) if closed else _reached_depth(name, cutoff, parameter, best_case, ctx.batch.width)
     gains = cwl_gains(ctx, min_rel, max_rel, best_case, depth)
-    so_far = ctx.shared(("cwl-gain-so-far", min_rel, max_rel, best_case, depth), lambda: np.cumsum(gains, axis=1))
+    so_far = ctx.shared(("cwl-gain-so-far", min_rel, max_rel, best_case, depth), lambda: np.cumsum(gains, axis=0))
+    work = _workspace(ctx, depth)
     if closed:
         ranked = np.minimum(ctx.batch.lengths, width).astype(np.int64)
-        return _closed_tail_model(name, gains, so_far, parameter, best_case, ranked)
-    return _expectations(_continuation(name, gains, so_far, cutoff, parameter), gains, so_far)
+        return _closed_tail_model(name, gains, so_far, parameter, best_case, ranked, work)
+    continuation = _continuation(name, gains, so_far, cutoff, parameter, work[0, :depth], work[1, :depth])
+    return _expectations(continuation, gains, so_far, work)
 
 
 def cwl_measure(name: str, default: float):
