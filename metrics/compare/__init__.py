@@ -28,12 +28,13 @@ from .pairs import (
     regularized_incomplete_beta,
     student_t_two_sided_p,
 )
-from .report import report_table
+from .report import report_table, risk_report
 from .risk import Risk, risk
 
 __all__ = ["Comparison", "Interval", "ManyComparison", "Multiverse", "PairResult", "Risk", "RunMean", "adjust_p_values",
            "multiverse",
            "bootstrap_interval", "compare_many", "compare_values_many", "report_table", "risk", "QueryDelta",
+           "risk_report",
            "RandomisationTest", "TIE_TOLERANCE", "TTest", "compare_runs",
            "compare_values", "paired_t_test", "randomisation_test", "regularized_incomplete_beta",
            "student_t_two_sided_p"]

@@ -1,10 +1,15 @@
-"""A results table for a paper: runs by measures, each mean with superscripts naming the runs it beats
+r"""A results table for a paper: runs by measures, each mean with superscripts naming the runs it beats
 significantly, the best mean of each measure in bold, and under it the test, the correction, the conventions and
 the qrels, which queries the means are over and what each run lacks (when a run lacks a judged query), and a
 warning when fewer than 10 queries are compared. Markdown, LaTeX or plain text; the same data
 in every format.
 
 Runs are named by letters (a, b, c, ...) in the order given; a cell "0.412^{ac}" beats runs a and c.
+
+The risk of each run against the baseline (:func:`risk_report`) is a table of its own, in Markdown, LaTeX or CSV,
+with the columns the run page shows: an unbounded TRisk reads ``∞`` / ``-∞`` in Markdown (as on the page),
+``$\infty$`` / ``$-\infty$`` in LaTeX, and ``inf`` / ``-inf`` in the CSV, which holds numbers (what ``float()``
+and pandas read back).
 """
 
 from __future__ import annotations
@@ -12,10 +17,16 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from ..io.csv_cells import csv_text
+from ..measures.display import UNBOUNDED_NOTE, statistic, table
 from .many import ManyComparison
 
 ReportFormat = Literal["markdown", "latex", "text"]
 FORMATS: tuple[ReportFormat, ...] = ("markdown", "latex", "text")
+RiskFormat = Literal["markdown", "latex", "csv"]
+RISK_FORMATS: tuple[RiskFormat, ...] = ("markdown", "latex", "csv")
+#: The risk table's columns, on the page and in every download.
+RISK_COLUMNS = ("measure", "run", "wins / ties / losses", "total gain", "total loss", "worst loss", "URisk", "TRisk")
 
 
 def run_letter(index: int) -> str:
@@ -113,3 +124,54 @@ def _text(comparison: ManyComparison, rows, notes: list[str]) -> str:
     lines = ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
              for row in [header, *shown_rows]]
     return "\n".join(lines) + "\n\n" + "\n".join(notes).replace("Bold:", "*:") + "\n"
+
+
+def risk_rows(comparison: ManyComparison, alpha: float = 1.0) -> list[tuple]:
+    """The risk table's rows (:data:`RISK_COLUMNS`), numbers as numbers; empty without a baseline."""
+    return [(measure, run, f"{result.wins} / {result.ties} / {result.losses}", result.total_gain, result.total_loss,
+             result.largest_loss, result.urisk, result.trisk)
+            for measure, run, result in comparison.risks(alpha)]
+
+
+def risk_note(comparison: ManyComparison, alpha: float, escape=lambda text: text,
+              infinity=lambda text: text) -> str:
+    """The sentences under the risk table: what URisk and TRisk are, and why a TRisk may be unbounded (``escape``
+    makes the baseline's name literal in the format, ``infinity`` writes ``∞`` in it)."""
+    return (f"Risk against the baseline {escape(comparison.baseline or '')}, alpha = {alpha:g}. URisk: the mean "
+            "difference with every loss counted 1 + alpha times (TREC Web track). TRisk: URisk over its standard "
+            "error; below -2 the run is significantly riskier than the baseline, above 2 significantly safer. "
+            f"{infinity(UNBOUNDED_NOTE)}.")
+
+
+def risk_report(comparison: ManyComparison, *, alpha: float = 1.0, fmt: RiskFormat = "markdown") -> str:
+    """The risk of each run against the baseline as text in ``fmt`` (Markdown and LaTeX with :func:`risk_note`)."""
+    if fmt not in RISK_FORMATS:
+        raise ValueError(f"Argument `fmt` has to be one of {', '.join(RISK_FORMATS)}, got {fmt!r}")
+    if comparison.baseline is None:
+        raise ValueError("the risk table needs a baseline: compare with baseline=<one of the runs>")
+    rows = risk_rows(comparison, alpha)
+    if fmt == "csv":
+        return csv_text([RISK_COLUMNS, *rows])
+    shown = [(measure, run, record, *(table(value) for value in sums), statistic(trisk))
+             for measure, run, record, *sums, trisk in rows]
+    if fmt == "markdown":
+        escape = _markdown_escape
+        lines = ["| " + " | ".join(RISK_COLUMNS) + " |", "|---|---|---:|" + "---:|" * (len(RISK_COLUMNS) - 3)]
+        lines += ["| " + " | ".join([escape(row[0]), escape(row[1]), *row[2:]]) + " |" for row in shown]
+        return "\n".join(lines) + "\n\n" + risk_note(comparison, alpha, escape) + "\n"
+    escape = _latex_escape
+    lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{llr" + "r" * (len(RISK_COLUMNS) - 3) + "}",
+             r"\toprule", " & ".join(RISK_COLUMNS) + r" \\", r"\midrule"]
+    lines += [" & ".join([escape(row[0]), escape(row[1]), *row[2:-1], _latex_statistic(row[-1])]) + r" \\"
+              for row in shown]
+    note = risk_note(comparison, alpha, escape,
+                     lambda text: text.replace("-∞", _latex_statistic("-∞")).replace("∞", _latex_statistic("∞")))
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + note + "}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _latex_statistic(text: str) -> str:
+    """:func:`~metrics.measures.display.statistic`'s text as LaTeX typesets it: ``∞`` is no character of its
+    default fonts."""
+    return {"∞": r"$\infty$", "-∞": r"$-\infty$"}.get(text, text)
+

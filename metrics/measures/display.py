@@ -105,6 +105,25 @@ def table(value: float) -> str:
     return f"{value:.{TABLE_DECIMALS}f}"
 
 
+#: Why a ratio over a spread (TRisk, the effect size d_z) reads ``∞`` or ``-∞``: said beside every table that shows one.
+UNBOUNDED_NOTE = ("∞ or -∞: every query's difference is the same, so there is no spread to divide by (the mean "
+                  "difference is not 0, and the ratio is unbounded)")
+
+
+def statistic(value: float) -> str:
+    """A ratio over a spread (TRisk, an effect size) in a table or a download: four decimals (``-2.0312``); ``∞``
+    or ``-∞`` where the spread is 0 and the mean is not (:data:`UNBOUNDED_NOTE`); ``n/a`` where it is undefined.
+
+    >>> statistic(2.03125), statistic(float("inf")), statistic(float("-inf")), statistic(float("nan"))
+    ('2.0312', '∞', '-∞', 'n/a')
+    """
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    return table(value)
+
+
 def mean_names(keys) -> dict[str, str]:
     """The mean name of each result key that names a measure of :data:`NAMES` under another name: ``recip_rank``
     -> ``MRR``, ``map_cut_10`` -> ``MAP@10``, ``RR@10`` -> ``MRR@10`` (keys read as ``-m`` reads them)."""

@@ -6,6 +6,7 @@ import io
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from metrics import InputError
@@ -17,9 +18,12 @@ from metrics.compare import (
     compare_values_many,
     report_table,
     risk,
+    risk_report,
 )
 from metrics.compare.__main__ import main as compare_main
 from metrics.compare.many import effect_size, tukey_hsd_p_value
+from metrics.compare.report import RISK_COLUMNS
+from metrics.measures.display import statistic
 from tests.support.paths import TEST_DATA
 
 # scipy.stats and statsmodels are imported in the tests that use them, not at collection, where every pytest-xdist
@@ -169,6 +173,45 @@ def test_bad_settings_are_refused_with_one_input_error(three_runs, kwargs, messa
 def test_one_run_is_not_a_comparison():
     with pytest.raises(InputError, match="at least two runs"):
         compare_values_many({"P@10": per_query({"a": [0.1]})})
+
+
+def unbounded_risk():
+    """Against baseline "base", run "up" gains 0.25 on every query (TRisk +inf: no spread), "down" loses 0.25 on
+    every one (-inf), and "mixed" gains on some and loses on others (a finite TRisk)."""
+    values = {"AP": per_query({"base": [0.5, 0.5, 0.5, 0.5], "up": [0.75] * 4, "down": [0.25] * 4,
+                               "mixed": [0.75, 0.25, 0.75, 0.75]})}
+    return compare_values_many(values, baseline="base", resamples=200)
+
+
+def test_an_unbounded_trisk_reads_the_same_in_every_risk_download():
+    comparison = unbounded_risk()
+    trisk = {run: result.trisk for _, run, result in comparison.risks(1.0)}
+    assert trisk["up"] == math.inf and trisk["down"] == -math.inf and math.isfinite(trisk["mixed"])
+    finite = f"{trisk['mixed']:.4f}"
+    markdown = risk_report(comparison, fmt="markdown").splitlines()
+    assert [row.split(" | ")[-1] for row in markdown[2:5]] == ["∞ |", "-∞ |", f"{finite} |"]
+    assert "None" not in "".join(markdown) and "∞ or -∞: every query's difference is the same" in markdown[-1]
+    latex = risk_report(comparison, fmt="latex").splitlines()
+    rows = [line for line in latex if line.startswith("AP &")]
+    assert [row.split(" & ")[-1] for row in rows] == [r"$\infty$ \\", r"$-\infty$ \\", finite + r" \\"]
+    assert "∞" not in "".join(latex) and r"$\infty$ or $-\infty$: every query's difference" in "".join(latex)
+    # The CSV holds the numbers themselves: read back, each is the engine's value.
+    frame = pd.read_csv(io.StringIO(risk_report(comparison, fmt="csv")))
+    assert dict(zip(frame["run"], frame["TRisk"])) == pytest.approx(trisk)
+    assert list(frame.columns) == list(RISK_COLUMNS)
+
+
+def test_the_risk_table_needs_a_baseline_and_a_known_format(three_runs):
+    with pytest.raises(ValueError, match="needs a baseline"):
+        risk_report(compare_values_many(three_runs, resamples=200))
+    with pytest.raises(ValueError, match="fmt"):
+        risk_report(unbounded_risk(), fmt="html")
+
+
+@pytest.mark.parametrize("value, shown", [(2.03125, "2.0312"), (-0.5, "-0.5000"), (math.inf, "∞"),
+                                          (-math.inf, "-∞"), (math.nan, "n/a")])
+def test_a_ratio_over_a_spread_is_shown_as_what_it_is(value, shown):
+    assert statistic(value) == shown
 
 
 def test_the_command_line_prints_a_latex_table_and_the_details(tmp_path):

@@ -89,6 +89,32 @@ def test_a_baseline_adds_the_risk_table_and_tukey_disables_the_correction():
     assert_no_failure(at)
 
 
+#: Two queries where better.txt ranks the relevant document first and base.txt second: RR gains 0.5 on both, so
+#: TRisk and d_z have no spread to divide by and are +inf.
+SAME_GAIN_QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\nq2 0 d4 0\n"
+SAME_GAIN_BASE = b"q1 Q0 d2 1 2.0 base\nq1 Q0 d1 2 1.0 base\nq2 Q0 d4 1 2.0 base\nq2 Q0 d3 2 1.0 base\n"
+SAME_GAIN_BETTER = b"q1 Q0 d1 1 2.0 up\nq1 Q0 d2 2 1.0 up\nq2 Q0 d3 1 2.0 up\nq2 Q0 d4 2 1.0 up\n"
+
+
+def test_an_unbounded_trisk_is_shown_as_infinity_on_the_page_and_in_its_downloads(recorded_downloads):
+    at = open_runs_page()
+    at.file_uploader(key="runs_qrels").set_value(("two.qrels", SAME_GAIN_QRELS, "text/plain"))
+    at.file_uploader(key="runs_runs").set_value([("base.txt", SAME_GAIN_BASE, "text/plain"),
+                                                 ("better.txt", SAME_GAIN_BETTER, "text/plain")])
+    at = open_tab(at.run(), "Compare runs")
+    at.multiselect(key="many_measures").set_value(["recip_rank"]).run()
+    at.selectbox(key="many_baseline").select("base.txt").run()
+    assert_no_failure(at)
+    risk = table_with(at, "TRisk")
+    assert list(risk["TRisk"]) == ["∞"] and list(risk["URisk"]) == [0.5]  # was None, an empty-looking cell
+    assert list(table_with(at, "effect size d_z")["effect size d_z"]) == ["∞"]
+    assert any("no spread to divide by" in caption.value for caption in at.caption)
+    markdown = recorded_downloads["Download the risk table (Markdown)"].decode()
+    assert "| recip\\_rank | better\\.txt | 2 / 0 / 0 | 1.0000 | 0.0000 | 0.0000 | 0.5000 | ∞ |" in markdown
+    assert r"0.5000 & $\infty$ \\" in recorded_downloads["Download the risk table (LaTeX)"].decode()
+    assert recorded_downloads["Download the risk table (CSV)"].decode().splitlines()[1].endswith(",0.5,inf")
+
+
 def test_is_the_number_possible_without_any_file():
     at = open_runs_page()
     at.session_state["runs_possible_open"] = True  # the expander opened, as a click on it does

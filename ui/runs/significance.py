@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import streamlit as st
 
 from metrics import InputError
-from metrics.compare import compare_values_many, report_table
+from metrics.compare import compare_values_many, report_table, risk_report
 from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
-from metrics.compare.report import run_letter
+from metrics.compare.report import RISK_COLUMNS, risk_note, risk_rows, run_letter
 from metrics.many_runs import missing_from
-from metrics.measures.display import TABLE_DELTA_FORMAT, TABLE_FORMAT
+from metrics.measures.display import TABLE_DELTA_FORMAT, TABLE_FORMAT, UNBOUNDED_NOTE, statistic
 from ui.common.text import literal
 
 SETTINGS = "significance_settings"
@@ -139,9 +137,10 @@ def _pair_columns() -> dict:
     return {
         "B − A": st.column_config.NumberColumn(format=TABLE_DELTA_FORMAT, width=65),
         "interval": st.column_config.TextColumn(width=125),
-        "effect size d_z": st.column_config.NumberColumn(
-            "d_z", width=55, help="Effect size d_z: the mean difference over the standard deviation of the "
-                                  "differences (empty when they have no spread)"),
+        "effect size d_z": st.column_config.TextColumn(
+            "d_z", width=55, alignment="right",
+            help="Effect size d_z: the mean difference over the standard deviation of the differences. "
+                 + UNBOUNDED_NOTE),
         "p": st.column_config.NumberColumn(format=TABLE_FORMAT, width=60),
         "p adjusted": st.column_config.NumberColumn(format=TABLE_FORMAT, width=80),
         "significant": st.column_config.CheckboxColumn(width=80),
@@ -154,7 +153,7 @@ def pairs_table(comparison: ManyComparison) -> None:
     rows = [{
         "measure": pair.measure, "B": pair.run_b, "A": pair.run_a, "B − A": pair.difference,
         "interval": f"[{pair.interval.low:+.4f}, {pair.interval.high:+.4f}]",
-        "effect size d_z": _finite(pair.effect_size),
+        "effect size d_z": statistic(pair.effect_size),
         "p": pair.p_value, "p adjusted": pair.p_adjusted, "significant": pair.significant,
         "B wins / ties / losses": f"{pair.wins} / {pair.ties} / {pair.losses}",
     } for pair in comparison.pairs]
@@ -166,19 +165,18 @@ def pairs_table(comparison: ManyComparison) -> None:
 def risk_table(comparison: ManyComparison) -> None:
     alpha = st.slider("Risk aversion alpha (URisk counts each loss 1 + alpha times)", 0.0, 5.0, 1.0, 0.5,
                       key="many_risk_alpha")
-    rows = [{"measure": measure, "run": run, "wins / ties / losses": f"{result.wins} / {result.ties} / {result.losses}",
-             "total gain": result.total_gain, "total loss": result.total_loss, "worst loss": result.largest_loss,
-             "URisk": result.urisk, "TRisk": _finite(result.trisk)}
-            for measure, run, result in comparison.risks(alpha)]
+    rows = [dict(zip(RISK_COLUMNS, (*row[:-1], statistic(row[-1])))) for row in risk_rows(comparison, alpha)]
     st.markdown(f"**Risk against {literal(comparison.baseline)}**")
+    columns = {name: st.column_config.NumberColumn(format=TABLE_FORMAT)
+               for name in ("total gain", "total loss", "worst loss", "URisk")}
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_risk",
-                 column_config={name: st.column_config.NumberColumn(format=TABLE_FORMAT)
-                                for name in ("total gain", "total loss", "worst loss", "URisk", "TRisk")})
-    st.caption("URisk: the mean difference with every loss counted 1 + alpha times (TREC Web track). TRisk: URisk "
-               "over its standard error; below −2 the run is significantly riskier than the baseline, above 2 "
-               "significantly safer.")
-
-
-def _finite(value: float) -> float | None:
-    """None (an empty cell) for an infinite effect size or TRisk: no spread to divide by."""
-    return value if math.isfinite(value) else None
+                 column_config={**columns, "TRisk": st.column_config.TextColumn(alignment="right")})
+    st.caption(risk_note(comparison, alpha, literal))
+    buttons = st.columns(3)
+    # A click does not rerun the page (nothing on it depends on a download).
+    for column, (fmt, label, file_name, mime) in zip(buttons, (
+            ("markdown", "Markdown", "risk.md", "text/markdown"), ("latex", "LaTeX", "risk.tex", "text/x-tex"),
+            ("csv", "CSV", "risk.csv", "text/csv"))):
+        column.download_button(f"Download the risk table ({label})", risk_report(comparison, alpha=alpha, fmt=fmt),
+                               file_name, mime, key=f"many_risk_download_{fmt}", icon=":material/download:",
+                               on_click="ignore")
