@@ -60,7 +60,7 @@ def panels(index: tuple[str, ann_index.IndexSpec, int] | None, uploaded: dict | 
     definitions_section(lists, setup, comparison)
     if setup is not None:
         sweep_chart(setup)
-    waterfall = waterfall_section(lists) if lists.qrels is not None else None
+    waterfall = waterfall_section(lists, setup) if lists.qrels is not None else None
     one_query(lists, comparison, waterfall)
 
 
@@ -213,15 +213,18 @@ def sweep_chart(setup: data.Setup) -> None:
     slides.chart_downloads(figure, "ann-sweep", key="ann_sweep_chart")
 
 
-def waterfall_section(lists: data.AnnLists) -> Waterfall:
+def waterfall_section(lists: data.AnnLists, setup: data.Setup | None) -> Waterfall:
     st.subheader("Where relevant documents are lost")
     use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key="ann_use_context")
     context = None
     if use_context:
         context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
             if lists.k > 1 else 1
-    stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
-    waterfall = recall_waterfall(lists.qrels, stages)
+    if setup is not None:  # the index's lists: cached by its settings
+        waterfall = data.index_waterfall(setup, context)
+    else:
+        stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
+        waterfall = recall_waterfall(lists.qrels, stages)
     stages = charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
                                      waterfall.relevant)
     # The bars' labels say what a table of the stages would (kept, lost and gained at each): no table repeats them.

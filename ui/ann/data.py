@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics import TREC_EVAL, InputError
-from metrics.ann import compare_ann
+from metrics.ann import Waterfall, compare_ann, pipeline_stages, recall_waterfall
 from metrics.ann import index as ann_index
 from metrics.ann.compare import ranked
 from ui.common.text import literal
@@ -104,6 +104,15 @@ def index_comparison(setup: Setup):
     setting seen before computes nothing)."""
     lists = search_lists(setup)
     return compare_ann(lists.exact, lists.ann, lists.qrels, setup.k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def index_waterfall(setup: Setup, context: int | None) -> Waterfall:
+    """:func:`metrics.ann.recall_waterfall` of the index's lists, exact top k, ANN top k and, when given, the
+    ``context`` passages of the prompt (cached by the settings, like the comparison: it ranks every query's lists
+    again, the page's largest cost on a k change)."""
+    lists = search_lists(setup)
+    return recall_waterfall(lists.qrels, pipeline_stages(lists.exact, lists.ann, setup.k, context=context))
 
 
 @dataclass(frozen=True)
