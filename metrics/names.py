@@ -528,9 +528,9 @@ def _parse_ir(spec: str) -> Measure:
             cwl[key] = value
         elif key == "rel" and re.fullmatch(r"\d+", value):
             relevance_level = int(value)
-        elif key == "p" and name in ("rbp", "rbp_resid") and re.fullmatch(r"0?\.\d+", value):
+        elif key == "p" and name in ("rbp", "rbp_resid") and _is_number(value) and 0 < float(value) < 1:
             params = (float(value),)
-        elif (key == "beta" and name in ("F", "set_F") and re.fullmatch(r"\d+(\.\d*)?|\.\d+", value)
+        elif (key == "beta" and name in ("F", "set_F") and _is_number(value)
               and 0 < float(value) <= MAX_PARAMETER):
             params = (float(value),)
         elif key == "dcg" and value in ("log2", "exp-log2") and name in ("ndcg", "ndcg_cut"):
@@ -541,7 +541,7 @@ def _parse_ir(spec: str) -> Measure:
             name = "set_relative_P" if _TRUTH[value] else "set_P"
         elif key == "judged_only" and value in _TRUTH:
             judged_only = _TRUTH[value]
-        elif key in DIVERSITY_PARAMETERS.get(name, ()) and _is_number(value) and float(value) <= 1:
+        elif key in DIVERSITY_PARAMETERS.get(name, ()) and _is_number(value) and 0 <= float(value) <= 1:
             diversity[key] = float(value)
         else:
             raise ValueError(
@@ -627,8 +627,16 @@ def _cwl_params(spec: str, name: str, given: dict[str, str]) -> tuple[float, ...
     return (value, float(levels[0]), float(levels[1]), float(QUANTITIES.index(quantity)))
 
 
+#: A decimal number as Python's float() and C's atof/strtod (trec_eval) both read it: sign, digits, point, exponent.
+#: Not nan or inf (a parameter must be finite), nor Python's 1_000 (atof stops at the _) or non-ASCII digits.
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
 def _is_number(text: str) -> bool:
-    return re.fullmatch(r"\d+(\.\d*)?|\.\d+", text) is not None
+    """Whether ``text`` is a finite decimal number: ``10``, ``.5``, ``+0.25``, ``-3``, ``1e-5``, ``2.5E+3``; not
+    ``nan``, ``inf``, ``1e400`` (inf to float()) or ``1_0``. A number out of a parameter's range gets that
+    parameter's own message."""
+    return _DECIMAL.fullmatch(text) is not None and math.isfinite(float(text))
 
 
 def measure_at(name: str, k: int) -> Measure:
