@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support.paths import REPO
 from ui.runs import TAB as RUNS_TAB
+from ui.runs.data import CONVENTIONS_OPEN as RUN_CONVENTIONS_OPEN
 
 APP = str(REPO / "app.py")
 #: How long one AppTest script run may take before the test gives up: a bound for a page that hangs, never a timing
@@ -50,6 +51,13 @@ def param(at: AppTest, name: str) -> str:
 def assert_no_failure(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not [e.value for e in at.error if "Something went wrong" in e.value]
+
+
+def open_run_conventions(at: AppTest) -> AppTest:
+    """Open the run page's conventions panel in the sidebar, as a click on it does (its select boxes are drawn only
+    while it is open)."""
+    at.session_state[RUN_CONVENTIONS_OPEN] = True
+    return at.run()
 
 
 def open_conventions(at: AppTest) -> AppTest:

@@ -8,7 +8,7 @@ import pytest
 import ui.runs.attribution
 from metrics import Conventions
 from metrics.whatif import attribute_delta
-from tests.app.support import assert_no_failure, count_calls, open_runs_page
+from tests.app.support import assert_no_failure, count_calls, open_run_conventions, open_runs_page
 from tests.app.test_app_runs import upload
 from ui.common.text import shown
 
@@ -53,6 +53,7 @@ def test_the_shares_of_b_over_a_on_the_chosen_query_and_measure(calls):
     assert [shown(error.value) for error in at.error] == [
         "query 'q2': run B does not have this query: trec_eval skips it (missing queries: skip), so it has no "
         "value to compare; 'missing queries: zero' (-c) counts it as empty"]
+    at = open_run_conventions(at)
     at.selectbox(key="runs_convention_missing_queries").select("zero").run()
     assert_no_failure(at)
     assert any(shown(m.value) == "Largest share: x (rank 1) was removed (-0.5000)." for m in at.markdown)

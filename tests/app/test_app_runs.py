@@ -9,9 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from tests.app.support import assert_no_failure, open_runs_page, open_tab
+from tests.app.support import assert_no_failure, open_run_conventions, open_runs_page, open_tab
 from tests.support.paths import TEST_DATA
 from ui.common.text import shown as as_shown  # what the page shows of a literal() message
+from ui.runs.data import CONVENTIONS_OPEN as RUN_CONVENTIONS_OPEN
 
 DATA = TEST_DATA / "trec_eval"
 JAM_QRELS = b"jam 0 bagel 2\njam 0 croissant 2\njam 0 roll 2\njam 0 scone 1\njam 0 muffin 1\njam 0 donut 1\n"
@@ -170,9 +171,19 @@ def test_changing_conventions_in_the_sidebar_re_evaluates():
     at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN))
     at.multiselect(key="runs_measures").set_value(["ndcg_cut.4"]).run()
     assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4672
+    assert not at.sidebar.selectbox  # the conventions' boxes are drawn only while their panel is open
+    at = open_run_conventions(at)
     at.selectbox(key="runs_convention_gain").select("exponential").run()
     assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4138
     assert any("gain=exponential" in m.value for m in at.markdown)
+    assert at.sidebar.selectbox(key="runs_convention_gain").value == "exponential"  # the panel stays open
+    at.session_state[RUN_CONVENTIONS_OPEN] = False  # closed, the panel's choices still hold, and it says which
+    at.run()
+    assert not at.sidebar.selectbox
+    assert "Changed: gain=exponential" in [as_shown(c.value) for c in at.sidebar.caption]
+    assert round(at.dataframe[0].value.iloc[0]["ndcg_cut_4"], 4) == 0.4138
+    at = open_run_conventions(at)
+    assert at.selectbox(key="runs_convention_gain").value == "exponential"
     # torchmetrics' rule: donut, relevant and scored exactly 0, keeps rank 4 but no longer counts as relevant.
     at = upload(at, ("qrels", JAM_QRELS), ("run", JAM_RUN.replace(b"0.6 mine", b"0 mine")))
     at.multiselect(key="runs_measures").set_value(["P.4"]).run()
@@ -189,6 +200,7 @@ def test_the_trec_eval_build_box_sets_that_builds_conventions_and_the_readout_na
     at.multiselect(key="runs_measures").set_value(["iprec_at_recall.0.1"]).run()
     assert "trec_eval 9.0.8's numbers (the default)." in [c.value for c in at.sidebar.caption]
     assert round(at.dataframe[0].value.iloc[0]["iprec_at_recall_0.10"], 4) == 0.3884  # trec_eval 9.0.8 prints it
+    at = open_run_conventions(at)
     at.sidebar.selectbox(key="runs_trec_eval").select("10.0").run()
     assert at.sidebar.selectbox(key="runs_convention_score_precision").value == "float64"
     assert at.sidebar.selectbox(key="runs_convention_recall_cutoff").value == "round"
@@ -201,6 +213,7 @@ def test_the_trec_eval_build_box_sets_that_builds_conventions_and_the_readout_na
 def test_convention_options_are_short_names_with_the_chosen_meaning_written_under_the_box():
     at = open_runs_page()
     at.toggle(key="runs_use_samples").set_value(True).run()
+    at = open_run_conventions(at)
     gain = at.sidebar.selectbox(key="runs_convention_gain")
     assert gain.options == ["linear", "exponential", "binary"]  # fit a 240 px sidebar; no "linear — gain = …" cut
     assert "gain = grade (Järvelin & Kekäläinen)" in [c.value for c in at.sidebar.caption]

@@ -11,7 +11,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from metrics.conventions import CONVENTION_INFO
 from tests.browser.support import AppPage, ExplorerPage, RunsPage, artifact_prefix
+from ui.runs.data import CONVENTIONS_LABEL as RUN_CONVENTIONS
 
 pytestmark = [
     pytest.mark.browser,
@@ -64,7 +66,10 @@ def test_the_run_pages_convention_boxes_show_their_whole_value_at_1280_px(runs_p
     runs_page.page.set_viewport_size(NARROWEST)
     runs_page.open()
     runs_page.use_built_in_collection()
-    boxes = runs_page.page.get_by_test_id("stSidebar").locator("input[role=combobox]")
+    sidebar = runs_page.page.get_by_test_id("stSidebar")
+    runs_page.rerun_after(lambda: sidebar.get_by_text(RUN_CONVENTIONS, exact=True).click())  # drawn only while open
+    boxes = sidebar.locator(".stExpander input[role=combobox]")
+    expect(boxes).to_have_count(len(CONVENTION_INFO) + 1)  # the trec_eval build and one box per convention
     expect(boxes.first).to_be_visible()
     assert boxes.evaluate_all(CUT_VALUES) == []
     runs_page.screenshot("sidebar-1280")

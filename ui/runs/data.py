@@ -21,6 +21,7 @@ from metrics.io.trec import QrelsTable, RunTable, load_bytes
 from metrics.judging import merge_judgments_table
 from metrics.real import DL20
 from metrics.samples import load_samples, sample_to_trec
+from ui.common import state
 from ui.common.conventions import convention_meaning, convention_select, trec_eval_build_select, trec_eval_readout
 from ui.common.text import literal
 from ui.common.uploads import CAP_TEXT, uploaded_table, uploader
@@ -174,14 +175,44 @@ def settings(collection: Collection | None = None) -> tuple[list[str], Conventio
             st.caption(DL20.convention_note)
         depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
                                 key="runs_depth")
-        trec_eval_build_select("runs_trec_eval", "runs_convention_{}")
-        changes: dict[str, object] = {}
-        for info in CONVENTION_INFO:
-            changes[info.name] = st.selectbox(key=f"runs_convention_{info.name}", **convention_select(info))
-            convention_meaning(info, changes[info.name])
+        changes = other_conventions()
         conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
         st.caption(trec_eval_readout(conventions))
     return measures or DEFAULT_MEASURES, conventions
+
+
+#: The sidebar's expander of the conventions beyond the threshold and depth (the session key of whether it is open),
+#: its label, and the session keys of its boxes.
+CONVENTIONS_OPEN = "runs_conventions_open"
+CONVENTIONS_LABEL = "Gain, ties, unjudged documents and other conventions"
+TREC_EVAL_KEY = "runs_trec_eval"
+CONVENTION_KEY = "runs_convention_{}"
+
+
+def other_conventions() -> dict[str, object]:
+    """The trec_eval build and one select box per convention, drawn only while their expander is open: a closed
+    panel's 15 select boxes and their captions were sent again on every change of the page (a relevance
+    threshold change reruns it all). Closed, each convention is what its box last held (a button may set one,
+    as "count them as 0" sets missing_queries), else its first choice, trec_eval's (what the box shows first),
+    and a caption under it names those that differ from trec_eval's, so a closed panel never hides one."""
+    panel = st.expander(CONVENTIONS_LABEL, key=CONVENTIONS_OPEN, on_change="rerun")
+    keys = [CONVENTION_KEY.format(info.name) for info in CONVENTION_INFO]
+    if not panel.open:
+        state.keep_values((TREC_EVAL_KEY, *keys))
+        held = {info.name: st.session_state.get(key, info.choices[0].value)
+                for info, key in zip(CONVENTION_INFO, keys)}
+        changed = [f"{info.name}={held[info.name]}" for info in CONVENTION_INFO
+                   if held[info.name] != info.choices[0].value]
+        if changed:
+            st.caption(literal("Changed: " + ", ".join(changed)))
+        return held
+    changes: dict[str, object] = {}
+    with panel:
+        trec_eval_build_select(TREC_EVAL_KEY, CONVENTION_KEY)
+        for info, key in zip(CONVENTION_INFO, keys):
+            changes[info.name] = st.selectbox(key=key, **convention_select(info))
+            convention_meaning(info, changes[info.name])
+    return changes
 
 
 def explorer_k(measures: list[str], chosen_key: str | None = None) -> int:
