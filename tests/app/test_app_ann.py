@@ -7,12 +7,13 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import ui.ann.data
 from metrics.ann import compare_ann, recall_definitions
 from metrics.ann import index as ann_index
 from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure
 from tests.support.ann import engine_comparison, engine_means
 from tests.support.paths import DOCS, TEST_DATA
-from ui.ann import DEFINITIONS_OPEN, EVERY_QUERY
+from ui.ann import DEFINITIONS_OPEN, EVERY_QUERY, ONE_QUERY, SWEEP, VIEW, WATERFALL
 from ui.common.slides import is_slide_figure
 from ui.common.text import literal
 
@@ -28,6 +29,12 @@ def ann_page() -> AppTest:
     at = open_ann_page()
     assert_no_failure(at)
     return at
+
+
+def open_view(at: AppTest, label: str) -> AppTest:
+    """Open one tab of the lists' views, as a click on it does (only the open one is computed and drawn)."""
+    at.session_state[VIEW] = label
+    return at.run()
 
 
 def cards(at: AppTest) -> dict[str, str]:
@@ -67,9 +74,19 @@ def test_the_exact_list_is_what_the_index_converges_to_not_a_bound_and_the_page_
     assert f"{gained} relevant documents the exact lists lack, and a higher Recall@10 on {len(better)} of 200" in docs
 
 
-def test_the_sweep_chart_and_the_waterfall_are_drawn(ann_page):
-    assert len(ann_page.get("plotly_chart")) == 2  # the sweep and the waterfall
-    assert list(waterfall_stages(ann_page)) == ["judged relevant", "exact top 10", "ANN top 10"]
+def test_the_waterfall_opens_first_and_each_view_is_drawn_only_while_its_tab_is_open():
+    at = open_ann_page()
+    assert [tab.label for tab in at.tabs] == [WATERFALL, SWEEP, ONE_QUERY]
+    assert len(at.get("plotly_chart")) == 1  # the waterfall alone
+    assert list(waterfall_stages(at)) == ["judged relevant", "exact top 10", "ANN top 10"]
+    at.toggle(key="ann_use_context").set_value(True).run()
+    at = open_view(at, SWEEP)
+    (figure,) = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    assert not figure["layout"]["title"]["text"].startswith("Relevant documents after")  # the sweep alone
+    assert not [s for s in at.get("select_slider") if s.key == "ann_query"] and not at.dataframe
+    at = open_view(at, WATERFALL)  # the context cut-off was kept while its tab was closed
+    assert at.toggle(key="ann_use_context").value
+    assert list(waterfall_stages(at))[-1] == "context top 5"
 
 
 def test_every_querys_table_and_its_csv_are_built_only_once_their_expander_is_opened(ann_page):
@@ -132,7 +149,7 @@ def test_a_difference_too_small_to_show_has_no_sign_and_no_difference_says_same_
 
 
 def test_one_query_side_by_side_and_open_the_ann_list_in_the_explorer():
-    at = open_ann_page()
+    at = open_view(open_ann_page(), ONE_QUERY)
     qid = at.selectbox(key="ann_query").value
     (table,) = [table.value for table in at.dataframe if "status" in table.value.columns]  # both lists, one table
     for rank in ("exact rank", "ANN rank"):
@@ -181,6 +198,7 @@ def test_a_broken_upload_says_what_is_wrong():
 def test_one_query_names_each_lost_relevant_document_and_the_stage_that_lost_it():
     at = open_ann_page()
     at.select_slider(key="ann_ef_search").set_value(1).run()
+    at = open_view(at, ONE_QUERY)
     assert_no_failure(at)
     lost = [table.value for table in at.dataframe if "lost at" in table.value.columns]
     assert lost, "a narrow search loses relevant documents of the first query"
@@ -236,3 +254,16 @@ def check_the_three_definitions_on_the_digits(at):
                          for caption in at.caption)
     disagree = found.disagreements(10)
     assert disagree and any(caption.value == literal(disagree[0].why()) for caption in at.caption)
+
+
+def test_one_query_follows_the_context_cut_off_held_while_the_waterfalls_tab_is_closed():
+    at = open_ann_page()
+    at.toggle(key="ann_use_context").set_value(True).run()  # 5 passages, the slider's default
+    at = open_view(at, ONE_QUERY)
+    assert not [t for t in at.toggle if t.key == "ann_use_context"]  # not drawn; its setting holds
+    expected = ui.ann.data.index_waterfall(ui.ann.data.Setup("topics", ann_index.IndexSpec("hnsw", m=16), 16, 10), 5)
+    query = next(q for q in expected.queries if "context top 5" in q.lost_at().values())
+    at.selectbox(key="ann_query").set_value(query.qid).run()
+    (lost,) = [table.value for table in at.dataframe if "lost at" in table.value.columns]
+    assert dict(zip(lost["document"], lost["lost at"])) == query.lost_at()
+

@@ -58,10 +58,35 @@ def panels(index: tuple[str, ann_index.IndexSpec, int] | None, uploaded: dict | 
         lists, comparison = data.search_lists(setup), data.index_comparison(setup)
     summary(comparison, lists)
     definitions_section(lists, setup, comparison)
-    if setup is not None:
-        sweep_chart(setup)
-    waterfall = waterfall_section(lists, setup) if lists.qrels is not None else None
-    one_query(lists, comparison, waterfall)
+    views(lists, setup, comparison)
+
+
+#: The views of the lists below the cards, one open at a time: a lazy tab is drawn only while open (each view's
+#: chart or table went to the browser again on every k change). The waterfall first: the page's lesson.
+WATERFALL, SWEEP, ONE_QUERY = "Where relevant documents are lost", "Recall against the search setting", "One query"
+VIEW = "ann_view"
+#: The waterfall's context cut-off (a toggle and a slider): kept while its tab is closed.
+CONTEXT_WIDGETS = ("ann_use_context", "ann_context")
+
+
+def views(lists: data.AnnLists, setup: data.Setup | None, comparison) -> None:
+    """The waterfall (with judgments), the sweep of the index's search setting (an index built here) and one query's
+    two lists, as tabs of which only the open one is computed and drawn."""
+    names = ([WATERFALL] if lists.qrels is not None else []) + ([SWEEP] if setup is not None else []) + [ONE_QUERY]
+    tabs = dict(zip(names, st.tabs(names, key=VIEW, on_change="rerun")))
+    if WATERFALL not in tabs or not tabs[WATERFALL].open:
+        state.keep_values(CONTEXT_WIDGETS)
+    for name, tab in tabs.items():
+        if not tab.open:
+            continue
+        with tab:
+            if name == WATERFALL:
+                waterfall_section(lists, setup)
+            elif name == SWEEP:
+                sweep_chart(setup)
+            else:
+                one_query(lists, comparison, None if lists.qrels is None else waterfall_of(lists, setup,
+                                                                                          held_context(lists.k)))
 
 
 def index_settings() -> tuple[str, ann_index.IndexSpec, int]:
@@ -213,18 +238,27 @@ def sweep_chart(setup: data.Setup) -> None:
     slides.chart_downloads(figure, "ann-sweep", key="ann_sweep_chart")
 
 
+def held_context(k: int) -> int | None:
+    """The context cut-off as the waterfall's toggle and slider last held it (their tab closed), within 1..k."""
+    if not st.session_state.get("ann_use_context"):
+        return None
+    return max(1, min(int(st.session_state.get("ann_context", min(5, k))), k))
+
+
+def waterfall_of(lists: data.AnnLists, setup: data.Setup | None, context: int | None) -> Waterfall:
+    if setup is not None:  # the index's lists: cached by its settings
+        return data.index_waterfall(setup, context)
+    stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
+    return recall_waterfall(lists.qrels, stages)
+
+
 def waterfall_section(lists: data.AnnLists, setup: data.Setup | None) -> Waterfall:
-    st.subheader("Where relevant documents are lost")
     use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key="ann_use_context")
     context = None
     if use_context:
         context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
             if lists.k > 1 else 1
-    if setup is not None:  # the index's lists: cached by its settings
-        waterfall = data.index_waterfall(setup, context)
-    else:
-        stages = pipeline_stages(lists.exact, lists.ann, lists.k, reranked_run=lists.reranked, context=context)
-        waterfall = recall_waterfall(lists.qrels, stages)
+    waterfall = waterfall_of(lists, setup, context)
     stages = charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,
                                      waterfall.relevant)
     # The bars' labels say what a table of the stages would (kept, lost and gained at each): no table repeats them.
@@ -238,8 +272,7 @@ def waterfall_section(lists: data.AnnLists, setup: data.Setup | None) -> Waterfa
 
 @st.fragment
 def one_query(lists: data.AnnLists, comparison, waterfall: Waterfall | None) -> None:
-    """One query's two lists in one table; choosing another query reruns this view alone (not the charts above)."""
-    st.subheader("One query")
+    """One query's two lists in one table; choosing another query reruns this view alone."""
     qids = list(comparison.per_query)
     if not qids:
         return
