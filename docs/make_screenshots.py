@@ -131,11 +131,11 @@ def judge_holes(page: Page, base_url: str) -> Region:
 
 
 def ann_recall(page: Page, base_url: str) -> Region:
-    """The "ANN recall" page on its HNSW index: the numbers against exact search and the efSearch sweep."""
+    """The "ANN recall" page on its HNSW index: the numbers against exact search and the waterfall (its first tab)."""
     page.goto(base_url + "/ann")
     app = RunsPage(page, base_url)  # any page object: waiting and charts are shared
     app.wait_until_idle()
-    chart = app.chart("What efSearch buys")
+    chart = app.chart("Relevant documents after each stage")
     app.wait_for_charts()
     return page.get_by_role("heading", name="ANN recall vs retrieval recall"), chart.graph
 
