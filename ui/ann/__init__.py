@@ -65,8 +65,9 @@ def panels(index: tuple[str, ann_index.IndexSpec, int] | None, uploaded: dict | 
 #: chart or table went to the browser again on every k change). The waterfall first: the page's lesson.
 WATERFALL, SWEEP, ONE_QUERY = "Where relevant documents are lost", "Recall against the search setting", "One query"
 VIEW = "ann_view"
-#: The waterfall's context cut-off (a toggle and a slider): kept while its tab is closed.
-CONTEXT_WIDGETS = ("ann_use_context", "ann_context")
+#: The waterfall's context cut-off (a toggle and a slider, kept while its tab is closed) and the slider's default.
+USE_CONTEXT, CONTEXT = CONTEXT_WIDGETS = ("ann_use_context", "ann_context")
+DEFAULT_CONTEXT = 5
 
 
 def views(lists: data.AnnLists, setup: data.Setup | None, comparison) -> None:
@@ -240,9 +241,9 @@ def sweep_chart(setup: data.Setup) -> None:
 
 def held_context(k: int) -> int | None:
     """The context cut-off as the waterfall's toggle and slider last held it (their tab closed), within 1..k."""
-    if not st.session_state.get("ann_use_context"):
+    if not st.session_state.get(USE_CONTEXT):
         return None
-    return max(1, min(int(st.session_state.get("ann_context", min(5, k))), k))
+    return max(1, min(int(st.session_state.get(CONTEXT, DEFAULT_CONTEXT)), k))
 
 
 def waterfall_of(lists: data.AnnLists, setup: data.Setup | None, context: int | None) -> Waterfall:
@@ -253,10 +254,10 @@ def waterfall_of(lists: data.AnnLists, setup: data.Setup | None, context: int | 
 
 
 def waterfall_section(lists: data.AnnLists, setup: data.Setup | None) -> Waterfall:
-    use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key="ann_use_context")
+    use_context = st.toggle("Add a context cut-off (the passages a RAG prompt holds)", key=USE_CONTEXT)
     context = None
     if use_context:
-        context = st.slider("Passages in the prompt", 1, lists.k, min(5, lists.k), key="ann_context") \
+        context = st.slider("Passages in the prompt", 1, lists.k, min(DEFAULT_CONTEXT, lists.k), key=CONTEXT) \
             if lists.k > 1 else 1
     waterfall = waterfall_of(lists, setup, context)
     stages = charts.waterfall_figure(waterfall.stage_names, waterfall.kept, waterfall.lost, waterfall.gained,

@@ -201,10 +201,9 @@ def other_conventions() -> dict[str, object]:
         state.keep_values((TREC_EVAL_KEY, *keys))
         held = {info.name: st.session_state.get(key, info.choices[0].value)
                 for info, key in zip(CONVENTION_INFO, keys)}
-        changed = [f"{info.name}={held[info.name]}" for info in CONVENTION_INFO
-                   if held[info.name] != info.choices[0].value]
+        changed = Conventions(**held).differences()  # type: ignore[arg-type]
         if changed:
-            st.caption(literal("Changed: " + ", ".join(changed)))
+            st.caption(literal("Changed: " + ", ".join(f"{name}={value}" for name, value in changed.items())))
         return held
     changes: dict[str, object] = {}
     with panel:
