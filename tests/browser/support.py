@@ -9,6 +9,7 @@ We never download a browser: Playwright drives /usr/bin/chromium (``make browser
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import math
 import os
@@ -57,17 +58,23 @@ RERUN_SEEN_MS = 20_000
 #: tab draw frames for as long as it waits).
 POLL_MS = 100
 
+#: How many of the last messages the page keeps for SentMessages (a rerun sends a few hundred at most).
+KEPT_FRAMES = 5_000
+
 #: Counts the script runs the page has finished and shown, so a test can wait for the rerun its own action caused
 #: rather than for a page that merely has not started it yet. ``data-test-script-state`` turning to ``notRunning``
 #: alone is not a finished run: a run the server stops for a rerun (a second request while the first runs, or
 #: ``st.rerun``) turns it to ``notRunning`` for a moment with the old elements still on the page, and a read there
 #: saw the last run's table. So the app's own messages are read too: each ForwardMsg whose ``script_finished``
 #: (field 6) is not FINISHED_EARLY_FOR_RERUN (2) counts as received, and a turn to ``notRunning`` shows every run
-#: received by then (the frontend handles each message in the task that delivers it, before the page draws).
+#: received by then (the frontend handles each message in the task that delivers it, before the page draws). It
+#: keeps the messages themselves too, for SentMessages.
 COUNT_SCRIPT_RUNS = """
 window.__scriptRunsFinished = 0;
 window.__scriptRunsReceived = 0;
+window.__framesKept = [];
 (() => {
+    const KEPT_FRAMES = {KEPT_FRAMES};
     const varint = (bytes, at) => {
         let value = 0, shift = 0, byte;
         do { byte = bytes[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
@@ -93,6 +100,8 @@ window.__scriptRunsReceived = 0;
             super(...args);
             this.addEventListener('message', event => {  // added before the app's own listener: it runs first
                 if (!(event.data instanceof ArrayBuffer)) return;
+                window.__framesKept.push(event.data);  // for SentMessages, the last KEPT_FRAMES only
+                if (window.__framesKept.length > KEPT_FRAMES) window.__framesKept.shift();
                 const status = finishStatus(new Uint8Array(event.data));
                 if (status >= 0 && status !== 2) window.__scriptRunsReceived += 1;
             });
@@ -211,7 +220,7 @@ def _prepared(page) -> list[str]:
     if errors is None:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.add_init_script(COUNT_SCRIPT_RUNS)
+        page.add_init_script(COUNT_SCRIPT_RUNS.replace("{KEPT_FRAMES}", str(KEPT_FRAMES)))
         page.set_default_timeout(WAIT_MS)
         page._app_page_errors = errors
     return errors
@@ -230,30 +239,41 @@ def chromium_browser() -> Iterator[object]:
 
 class SentMessages:
     """The forward messages a tab's websocket receives, decoded with Streamlit's own protobuf classes: what a rerun
-    sends, to count. A listener sees only websockets opened after it, so enter before the page is opened; leaving
-    removes the listener (the tab serves the next tests)."""
+    sends, to count. The page keeps them itself (COUNT_SCRIPT_RUNS), as its app handles them: Playwright's
+    ``framereceived`` events reach Python later than the page shows their run, so under load frames of the run
+    before a :meth:`clear` were still arriving after it (and counted with the next interaction's), and a count
+    taken right after a run could miss its last frames. What the page keeps starts again with each document it
+    loads; used as a context manager (kept for the tests written so)."""
 
     def __init__(self, page) -> None:
         self.page = page
-        self.frames: list[bytes] = []
-
-    def _watch(self, socket) -> None:
-        socket.on("framereceived", lambda payload: self.frames.append(payload) if isinstance(payload, bytes) else None)
+        _prepared(page)
 
     def __enter__(self) -> SentMessages:
-        self.page.on("websocket", self._watch)
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self.page.remove_listener("websocket", self._watch)
+        pass
 
     def clear(self) -> None:
-        self.frames.clear()
+        """Forget every message the page has received so far."""
+        self.page.evaluate("window.__framesKept.length = 0")
+
+    def frames(self) -> list[bytes]:
+        """The messages received since the last :meth:`clear` (or since the document loaded)."""
+        encoded = self.page.evaluate("""() => window.__framesKept.map(frame => {
+            const bytes = new Uint8Array(frame);
+            let text = '';
+            for (let at = 0; at < bytes.length; at += 0x8000)
+                text += String.fromCharCode.apply(null, bytes.subarray(at, at + 0x8000));
+            return btoa(text);
+        })""")
+        return [base64.b64decode(frame) for frame in encoded]
 
     def deltas(self) -> list:
         """The deltas received since the last :meth:`clear` (each draws or replaces one element or block)."""
         messages = []
-        for payload in self.frames:
+        for payload in self.frames():
             message = ForwardMsg()
             message.ParseFromString(payload)
             if message.WhichOneof("type") == "delta":
@@ -261,7 +281,7 @@ class SentMessages:
         return messages
 
     def bytes(self) -> int:
-        return sum(len(frame) for frame in self.frames)
+        return self.page.evaluate("window.__framesKept.reduce((total, frame) => total + frame.byteLength, 0)")
 
 
 class AppPage:
@@ -364,12 +384,14 @@ class AppPage:
     # ---- tabs, tables and charts --------------------------------------------------------------------
 
     def open_tab(self, name: str) -> None:
-        """Click the tab called ``name`` and wait for what it shows (lazy tabs rerun the page to draw it)."""
+        """Click the tab called ``name`` and wait for the run that draws it: every tab of the app is lazy, and
+        opening one reruns the page (or its fragment). Waiting for idle alone passed before that run had started
+        on a loaded machine, and the next interaction's messages were counted with it."""
         self.wait_until_idle()
         tab = self.page.get_by_role("tab", name=name, exact=True)
-        tab.click()
+        if tab.get_attribute("aria-selected") != "true":
+            self.rerun_after(tab.click)
         expect(tab).to_have_attribute("aria-selected", "true")
-        self.wait_until_idle()
 
     def visible_tables(self):
         """The data frames on screen (those of closed tabs are hidden), top to bottom."""
