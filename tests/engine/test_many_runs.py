@@ -306,9 +306,15 @@ def test_the_comparison_reads_its_runs_through_the_same_mechanism_and_gets_the_s
 #: shared by the two threads decides it). The child then prints how many blocks were read after that point and what
 #: is left on disk. A hang prints every thread's stack (faulthandler) instead of timing out silently.
 _CTRL_C_CHILD = """
-import faulthandler, json, sys, tempfile, threading
+import faulthandler, json, signal, sys, tempfile, threading
 from pathlib import Path
 faulthandler.dump_traceback_later(240, exit=True)
+# As a terminal starts a command: Ctrl-C raises KeyboardInterrupt. A child inherits an ignored SIGINT (or a blocked
+# one): a suite started in the background by a non-interactive shell (`make test &` in a script) runs with SIGINT
+# ignored, as POSIX has it, and this child then never saw the parent's signal and hung until faulthandler ended it.
+inherited = {"handler": repr(signal.getsignal(signal.SIGINT)),
+             "blocked": signal.SIGINT in signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})}
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from metrics import many_runs, stream
 from metrics.cli import select_measures
 from metrics.conventions import Conventions
@@ -343,7 +349,8 @@ def counting(path, *args, **kwargs):
                     counted["at_inside"] = counted["blocks"]
             if last:
                 inside.set()
-                print(json.dumps({"inside": True, "temporary_files": any(scratch.iterdir())}), flush=True)
+                print(json.dumps({"inside": True, "temporary_files": any(scratch.iterdir()), "inherited": inherited}),
+                      flush=True)
             caught.wait()
         yield block
 
@@ -382,6 +389,7 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         reached = json.loads(child.stdout.readline() or "{}")  # waits for the state, however long the load makes it
+        inherited = reached.pop("inherited", None)  # what SIGINT was in the child before it reset it, for the report
         if reached != {"inside": True, "temporary_files": True}:
             child.kill()
             pytest.fail(f"the child did not reach both grouped passes: {reached}; {child.communicate()[1]}")
@@ -390,7 +398,7 @@ def test_ctrl_c_during_several_streamed_runs_stops_them_promptly_and_removes_the
     finally:
         child.kill()
         child.wait()
-    assert child.returncode == 0, err
+    assert child.returncode == 0, (inherited, err)
     report = json.loads(out)
     assert report["outcome"] == "interrupted"
     assert report["blocks_after"] <= 2 < 2 * blocks  # at most the block each reader held, not the rest of the runs
