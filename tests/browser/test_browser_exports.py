@@ -109,6 +109,10 @@ def test_a_score_the_table_cannot_read_is_refused_and_the_last_good_value_kept(e
     explorer.type_in_cell(row=2, column="grade", text="1.5")
     explorer.expect_error_message("grade has to be a whole number")
     assert explorer.url_parameters()["qrels"] == "donut:1,muffin:1,scone:1"
+    # The refused edits are gone from the grid, not pending: the next good edit applies alone.
+    explorer.type_in_cell(row=2, column="grade", text="2")
+    explorer.wait_for_url_parameter("qrels", "donut:1,muffin:1,scone:1,bagel:2")
+    assert "bagel:0.9" in explorer.url_parameters()["ranking"].split(",")
     explorer.expect_no_traceback()
 
 

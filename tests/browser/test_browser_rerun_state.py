@@ -114,3 +114,31 @@ def edits_rerun_the_query_panels_alone(explorer: ExplorerPage, frames: list[byte
         deltas, sidebar, title = _sent(frames)
         assert 0 < deltas <= MAX_DELTAS and sidebar > 0 and not title, (k, deltas, sidebar, title)
     explorer.expect_no_traceback()
+
+
+#: Marks every data grid's element on the page (the ranked list first, then the judgments), so a later check can
+#: tell a grid the browser kept from one it built again.
+MARK_THE_GRIDS = """() => document.querySelectorAll('[data-testid=stDataFrame]')
+    .forEach((grid, index) => { grid.dataset.kept = String(index); })"""
+KEPT_GRIDS = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')]
+    .map(grid => grid.dataset.kept ?? null)"""
+
+
+def test_an_edit_of_the_list_keeps_the_judgments_grid_its_rows_did_not_change(explorer: ExplorerPage) -> None:
+    """A grid is the heaviest element to build in the browser: an edit made in the ranked list, or a move, builds
+    the list's grid again (its rows changed) but keeps the "judged but not retrieved" grid, whose rows did not; and
+    the edit is applied once, the next one on top of it."""
+    explorer.open()
+    for edit, shown in ((lambda: explorer.type_in_cell(1, "grade", "0"), {"RR": "0.333"}),
+                        (lambda: explorer.type_in_cell(2, "grade", "1"), {"RR": "0.500", "AP@4": "0.389"}),
+                        (lambda: (explorer.choose_document_to_move("1. donut"),
+                                  explorer.press_move_button("move_down")), {"RR": "1.000", "AP@4": "0.556"})):
+        explorer.wait_until_idle()
+        explorer.page.evaluate(MARK_THE_GRIDS)
+        explorer.rerun_after(edit)
+        explorer.wait_until_idle()
+        assert shown.items() <= explorer.shown_metrics().items(), (shown, explorer.shown_metrics())
+        ranking_grid, judgments_grid = explorer.page.evaluate(KEPT_GRIDS)
+        assert ranking_grid is None and judgments_grid == "1", (ranking_grid, judgments_grid)
+    assert [row["grade"] for row in explorer.ranking_rows()][:3] == ["1", "0", "1"]
+    explorer.expect_no_traceback()

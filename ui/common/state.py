@@ -214,7 +214,25 @@ def keep_values(keys) -> None:
 
 
 def editor_key(name: str) -> str:
+    """The key of a chart that takes clicks: new after every commit, so a selection left from the list before is
+    dropped."""
     return f"{name}_{st.session_state.get(EDITOR_VERSION, 0)}"
+
+
+#: Session key prefix of each data editor's generation (see ``grid_key``).
+GRID_GENERATION = "grid_generation:"
+
+
+def grid_key(name: str) -> str:
+    """The key of data editor ``name``: new only after an edit made in it (``refresh_grid``), which drops the deltas
+    it holds, so an edit is never applied twice. Any other change of its rows gives it a new identity anyway
+    (Streamlit's identity of a dynamic editor includes its data), and an editor whose rows did not change keeps
+    its grid in the browser instead of building it again."""
+    return f"{name}_{st.session_state.get(GRID_GENERATION + name, 0)}"
+
+
+def refresh_grid(name: str) -> None:
+    st.session_state[GRID_GENERATION + name] = st.session_state.get(GRID_GENERATION + name, 0) + 1
 
 
 def _link(state: QueryState) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 Streamlit's data_editor keeps its own deltas relative to the frame it was given; feeding the edited frame back
 as the next input loses edits. So the frame is always built from the state we own, edits are applied in an
-``on_change`` callback, and the editor's key changes after each applied edit (see ``state.commit``).
+``on_change`` callback, and the editor's key changes after each edit made in it (``state.grid_key``).
 """
 
 from __future__ import annotations
@@ -54,22 +54,28 @@ def _refused(change, *args) -> None:
         st.session_state[state.MESSAGE] = (kind, f"Edit refused, the last good value is kept: {text}")
 
 
+RANKING_EDITOR = "ranking_editor"
+JUDGMENTS_EDITOR = "judgments_editor"
+
+
 def _on_ranking_change(key: str) -> None:
     changes = st.session_state[key]
     _refused(apply_ranking_edits, changes.get("edited_rows", {}), changes.get("added_rows", []),
              changes.get("deleted_rows", []))
+    state.refresh_grid(RANKING_EDITOR)
 
 
 def _on_judgments_change(key: str, rows: list[str]) -> None:
     changes = st.session_state[key]
     _refused(apply_judgment_edits, rows, changes.get("edited_rows", {}), changes.get("added_rows", []),
              changes.get("deleted_rows", []))
+    state.refresh_grid(JUDGMENTS_EDITOR)
 
 
 def ranking_editor(query: QueryState, *, judged_column: bool = True) -> None:
     """The ranked list; ``judged_column=False`` leaves out the column that marks unjudged documents (classroom mode
     hides the judgment holes it points to)."""
-    key = state.editor_key("ranking_editor")
+    key = state.grid_key(RANKING_EDITOR)
     frame = ranking_frame(query)
     st.data_editor(
         frame,
@@ -117,7 +123,7 @@ def judgments_editor(query: QueryState, note: str = "") -> None:
         help="Judged non-relevant at this threshold, or a negative grade (unjudged in the pool). nDCG still uses a "
              "positive grade below the threshold in its ideal DCG.")
     rows = unretrieved_judgments(query) if show_all else relevant
-    key = state.editor_key("judgments_editor")
+    key = state.grid_key(JUDGMENTS_EDITOR)
     frame = pd.DataFrame(
         {"doc": pd.array([doc for doc, _ in rows], dtype="string"),
          "grade": pd.array([str(grade) for _, grade in rows], dtype="string")}
