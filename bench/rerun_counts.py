@@ -1,12 +1,12 @@
 """What one interaction costs, counted rather than timed: what the server sends, what the browser holds and does.
 
-For the interactions of bench_latency.py on the run and ANN pages (and the minimal page's k change beside them), in
-one headless Chromium: the forward messages the websocket carries (decoded with Streamlit's own protobuf classes:
-deltas, bytes, and the elements they draw by type), the elements in the page's document afterwards, Chromium's
-``Performance.getMetrics`` TaskDuration spent on it, and the CPU time (user + sys) of the streamlit server that
-answered. Counts do not depend on the machine's load, so a before-and-after is meaningful on a busy machine.
+For the interactions of bench_latency.py on the explorer, the run and the ANN pages (and the minimal page's k change
+beside them), in one headless Chromium: the forward messages the websocket carries (decoded with Streamlit's own
+protobuf classes: deltas, bytes, and the elements they draw by type), the elements in the page's document afterwards,
+Chromium's ``Performance.getMetrics`` TaskDuration spent on it, and the CPU time (user + sys) of the streamlit server
+that answered. Counts do not depend on the machine's load, so a before-and-after is meaningful on a busy machine.
 
-    python bench/rerun_counts.py [--repeats 3] [--only ann] [--app-dir /tmp/before]
+    python bench/rerun_counts.py [--repeats 3] [--only explorer|runs|ann] [--app-dir /tmp/before]
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_latency import MINIMAL_PAGE, STUCK_MS, Ann, Minimal, Runs, machine  # noqa: E402
+from bench_latency import MINIMAL_PAGE, STUCK_MS, Ann, Explorer, Minimal, Runs, machine  # noqa: E402
 
 from tests.browser.support import (  # noqa: E402
     VIEWPORT,
+    ExplorerPage,
     RunsPage,
     SentMessages,
     chromium_browser,
@@ -108,15 +109,24 @@ def main() -> None:
     with running_streamlit("app.py", args.app_dir) as app_url, running_streamlit(MINIMAL_PAGE) as peer_url, \
             chromium_browser() as chromium:
         context = chromium.new_context(viewport=VIEWPORT)
-        tabs = {name: Watched(context) for name in ("peer", "runs", "ann")}
+        tabs = {name: Watched(context) for name in ("peer", "explorer", "runs", "ann")}
         for tab in tabs.values():
             tab.page.set_default_timeout(STUCK_MS)
-        pids = {"peer": server_pid(peer_url), "runs": server_pid(app_url), "ann": server_pid(app_url)}
+        pids = {"peer": server_pid(peer_url), "explorer": server_pid(app_url), "runs": server_pid(app_url),
+                "ann": server_pid(app_url)}
         peer = Minimal(tabs["peer"].page, peer_url).open()
         interactions = [("minimal page: change k", "peer", lambda: peer.change_k())]
         def wanted(prefix: str) -> bool:
             return not args.only or prefix.startswith(args.only) or args.only.startswith(prefix)
 
+        if wanted("explorer"):
+            explorer = Explorer(ExplorerPage(tabs["explorer"].page, app_url))
+            grades, gains = iter(range(10**9)), iter(range(10**9))  # each goes back and forth between two states
+            interactions += [("explorer: change k", "explorer", explorer.change_k),
+                             ("explorer: change k, your own list", "explorer", explorer.change_k_own_list),
+                             ("explorer: edit a grade", "explorer", lambda: explorer.edit_grade(next(grades))),
+                             ("explorer: change a convention", "explorer",
+                              lambda: explorer.change_convention(next(gains)))]
         if wanted("runs"):
             runs = Runs(RunsPage(tabs["runs"].page, app_url))
             interactions += [("runs: change k (value in the finder)", "runs", runs.change_k),
