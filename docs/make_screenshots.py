@@ -65,8 +65,12 @@ def whatif_swaps(page: Page, base_url: str) -> Region:
 
 
 def whatif_k(page: Page, base_url: str) -> Region:
-    """Every metric at every cut-off k, the current k marked."""
-    return _whatif_tab(page, base_url, "Changing k", "Every metric at every cut-off k")
+    """Every metric at every cut-off k, the current k marked (the one chart drawn with Vega-Lite)."""
+    explorer = ExplorerPage(page, base_url).open()
+    explorer.open_whatif_tab("Changing k")
+    chart = explorer.k_curves()
+    explorer.wait_for_charts()
+    return page.get_by_role("heading", name="What if…"), chart.chart
 
 
 def online_signals(page: Page, base_url: str) -> Region:

@@ -31,6 +31,7 @@ from ui.explore.charts import (
     baseline_figure,
     baseline_from_values,
     decode_selection,
+    k_curves_chart,
     k_curves_figure,
     move_preview_figure,
     range_figure,
@@ -68,6 +69,29 @@ def test_k_curves_plot_precision_one_half_two_thirds_half_and_mark_k_4():
     k_lines = [shape for shape in fig.layout.shapes if shape.x0 == 4 and shape.x1 == 4]
     assert len(k_lines) == 6, "every panel marks the current k"
     assert "current k = 4" in fig.layout.title.text
+
+
+@pytest.mark.parametrize("length, k", [(4, 4), (4, 6), (150, 10)])  # k beyond the list; a curve thinned and unmarked
+def test_the_k_chart_the_page_draws_holds_the_values_and_marks_of_its_slide_figure(length, k):
+    """The page draws the k chart with Vega-Lite and its PNG/SVG from the plotly figure: the same curves, colours,
+    hover texts and current k, and a spec that is the same for every k within the list (only the data changes)."""
+    docs = [f"d{i}" for i in range(length)]
+    scenario = Scenario(docs, {doc: i % 3 for i, doc in enumerate(docs[::3])}, k=k)
+    curves = metric_curves(scenario)
+    chart, figure = k_curves_chart(curves), k_curves_figure(curves)
+    rows = chart["datasets"]["curves"]
+    for spec, drawn in zip(curves.metrics.specs, figure.data):
+        panel = rows[rows.family == spec.family]
+        assert panel.k.tolist() == list(drawn.x) and panel.value.tolist() == list(drawn.y)
+        assert panel[panel.current].k.tolist() == [k]
+        assert panel[panel.current].tip.tolist() == [drawn.hovertemplate[list(drawn.x).index(k)].replace(
+            "%{y:.3f}<extra></extra>", f"{panel[panel.current].value.iloc[0]:.3f}")]
+        scale = chart["spec"]["layer"][0]["encoding"]["color"]["scale"]
+        assert scale["range"][scale["domain"].index(spec.family)] == drawn.line.color
+    same_list_other_k = k_curves_chart(metric_curves(Scenario(docs, scenario.judgments, k=max(1, k - 1))))
+    if k <= length:
+        assert {**same_list_other_k, "datasets": None} == {**chart, "datasets": None}
+    assert chart["spec"]["layer"][0]["mark"]["point"] == (False if len(curves.ks) > 100 else {"size": 25})
 
 
 def test_each_metric_keeps_its_colour_across_charts():

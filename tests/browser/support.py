@@ -634,8 +634,12 @@ class ExplorerPage(AppPage):
         expect(button).to_be_enabled()
         button.click()
 
-    def k_curves(self) -> PlotlyChart:
-        return self.chart("Every metric at every cut-off k")
+    def k_curves(self) -> KChart:
+        """The k chart (Vega-Lite), once drawn."""
+        chart = self.page.locator("[data-testid=stVegaLiteChart]:visible").filter(
+            has=self.page.locator("svg text", has_text="Every metric at every cut-off k"))
+        expect(chart).to_have_count(1)
+        return KChart(self.page, chart).wait_until_drawn()
 
     def swap_heatmaps(self) -> PlotlyChart:
         return self.chart("What swapping two ranks does to each metric")
@@ -680,6 +684,68 @@ class ExplorerPage(AppPage):
     def online_click_chart(self) -> PlotlyChart:
         self.open_online_signals()
         return self.chart("Clicks per rank against attractiveness per rank")
+
+
+class KChart:
+    """The explorer's k chart, drawn by Vega-Lite in SVG: each drawn mark is an SVG element bound to its scene item
+    (``__data__``), whose ``datum`` is the row of the chart's data it draws (``panel``, ``family``, ``k``, ``value``,
+    ``current``, ``tip``); so the dashed lines and rings are found by their data and aimed at where they are drawn."""
+
+    #: The marks of the current k, as ``[family, k, x, y]`` (page pixels, the middle of the mark): ``kind`` "rule",
+    #: the dashed lines; "ring", the white-filled points.
+    MARKS = """(chart, kind) => [...chart.querySelectorAll('svg.marks *')].filter(element => {
+            const item = element.__data__;
+            if (!item || !item.mark || !item.datum || !item.datum.current) return false;
+            return kind === 'rule' ? item.mark.marktype === 'rule'
+                                   : item.mark.marktype === 'symbol' && item.fill === 'white';
+        }).map(element => {
+            const box = element.getBoundingClientRect();
+            return [element.__data__.datum.family, element.__data__.datum.k, box.x + box.width / 2,
+                    box.y + box.height / 2];
+        })"""
+
+    def __init__(self, page, chart) -> None:
+        self.page = page
+        self.chart = chart
+
+    def wait_until_drawn(self) -> KChart:
+        self.chart.locator("svg.marks").first.wait_for()
+        return self
+
+    def scroll_into_view(self) -> KChart:
+        self.chart.scroll_into_view_if_needed()
+        return self
+
+    def title(self):
+        return self.chart.locator("svg text", has_text="Every metric at every cut-off k").first
+
+    def marked_k(self, kind: str = "rule") -> list[int]:
+        """The k each panel's dashed line (``kind="ring"``: ring) stands at, panel by panel."""
+        return [k for _, k, _, _ in self.chart.evaluate(self.MARKS, kind)]
+
+    def wait_for_marked_k(self, k: int, panels: int) -> None:
+        """Wait until every one of ``panels`` dashed lines and rings stands at ``k`` (the chart updates its data
+        after the page's run)."""
+        self.page.wait_for_function(
+            f"([chart, k, panels]) => ['rule', 'ring'].every(kind => {{ const marks = ({self.MARKS})(chart, kind); "
+            "return marks.length === panels && marks.every(mark => mark[1] === k); })",
+            arg=[self.chart.element_handle(), k, panels], polling=POLL_MS)
+
+    def hover_ring(self, family: str):
+        """Rest the mouse on the ring of the panel of ``family`` (e.g. "P"); returns the tooltip (a locator)."""
+        self.scroll_into_view()
+        rings = [mark for mark in self.chart.evaluate(self.MARKS, "ring") if mark[0] == family]
+        if len(rings) != 1:
+            raise AssertionError(f"{len(rings)} rings for {family}")
+        self.page.mouse.move(rings[0][2], rings[0][3])
+        return self.page.locator("#vg-tooltip-element.visible")
+
+    def mark(self) -> None:
+        """Tag the chart's element, so :meth:`is_marked` tells whether the browser kept it or built a new one."""
+        self.chart.locator("svg.marks").first.evaluate("svg => { svg.dataset.kept = '1'; }")
+
+    def is_marked(self) -> bool:
+        return self.chart.locator("svg.marks").first.evaluate("svg => svg.dataset.kept === '1'")
 
 
 class PlotlyChart:

@@ -147,13 +147,16 @@ def removing_an_item_from_its_bar_confirms_under_the_bars(explorer: ExplorerPage
 def typing_k_3_moves_the_k_charts_marked_cut_off_to_3(explorer: ExplorerPage) -> None:
     explorer.open_whatif_tab("Changing k")
     curves = explorer.k_curves()
-    expect(curves.title()).to_contain_text("current k = 4")
-    assert [round(x, 2) for x in curves.marked_x()] == [4.0] * len(PASTRY)  # one dashed line per metric panel
+    expect(curves.title()).to_be_visible()
+    curves.wait_for_marked_k(4, panels=len(PASTRY))  # one dashed line and one ring per metric panel
+    expect(curves.hover_ring("P")).to_have_text("current k=4: P@4 = 0.500")
+    curves.mark()
 
     explorer.set_k(3)
 
-    expect(curves.title()).to_contain_text("current k = 3")
-    assert [round(x, 2) for x in curves.marked_x()] == [3.0] * len(PASTRY)
+    curves.wait_for_marked_k(3, panels=len(PASTRY))
+    expect(curves.hover_ring("P")).to_have_text("current k=3: P@3 = 0.667")
+    assert curves.is_marked()  # updated in place: the browser did not build the chart again
     # donut and muffin in the top 3: P@3 = 2/3, the ideal DCG@3 is over three relevant documents.
     explorer.expect_metrics({"P@3": 2 / 3, "Recall@3": 2 / 3, "AP@3": (1 / 1 + 2 / 3) / 3,
                              "nDCG@3": (1 + 1 / log2(4)) / IDEAL_DCG})

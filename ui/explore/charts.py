@@ -1,4 +1,5 @@
-"""Pure plotly figure builders for the what-if charts: data from :mod:`metrics.whatif` in, ``go.Figure`` out.
+"""Pure figure builders for the what-if charts: data from :mod:`metrics.whatif` in, ``go.Figure`` out (and for the
+k chart on the page, a Vega-Lite spec: :func:`k_curves_chart`).
 
 Nothing here calls Streamlit, so every figure can be tested by reading its traces. Each metric keeps one colour
 in every chart (``METRIC_COLOURS``, Okabe-Ito, readable on a light background and for colour-blind readers), and
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from metrics.whatif import (
@@ -152,6 +154,73 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
         "P@k can fall as non-relevant documents enter, Recall@k never falls, RR@k is flat after the first hit",
         height=260 * rows + 120,
     ))
+
+
+#: The k chart's small multiples, as the page draws them: each panel's size in CSS pixels (three to a row fit the
+#: what-if section at 1280 px).
+K_PANEL_WIDTH, K_PANEL_HEIGHT = 230, 170
+
+
+def k_curves_chart(curves: Curves, *, columns: int = 3) -> dict[str, Any]:
+    """The k chart as the page draws it: a Vega-Lite spec of the same small multiples as :func:`k_curves_figure`
+    (which draws the chart's PNG and SVG for slides), a dashed line and a ring at the current k.
+
+    Its data, the named dataset ``curves`` (one row per metric and k: ``panel``, ``family``, ``k``, ``value``,
+    ``current`` true at the current k, ``tip`` its hover text), is the only part that changes with k or an edit;
+    the rest of the spec changes only with the metrics and the list's last k. Streamlit then updates the chart
+    drawn in the browser in place, where a plotly figure that changed in any way is a new chart to build (its
+    identity is the figure).
+    """
+    specs = curves.metrics.specs
+    ks = np.asarray(curves.ks)
+    k = curves.current_k
+    titles = [f"{spec.curve_label}: {CURVE_HINTS[spec.family]}" if spec.family in CURVE_HINTS else spec.curve_label
+              for spec in specs]
+    rows = {"panel": [], "family": [], "k": [], "value": [], "current": [], "tip": []}
+    for m, spec in enumerate(specs):
+        for c, at in enumerate(ks.tolist()):
+            value = float(curves.values[m][c])
+            label = spec.curve_label.replace("@k", f"@{at}")
+            rows["panel"].append(titles[m])
+            rows["family"].append(spec.family)
+            rows["k"].append(int(at))
+            rows["value"].append(value)
+            rows["current"].append(at == k)
+            rows["tip"].append(f"current k={k}: {label} = {value:.3f}" if at == k else f"{label} = {value:.3f}")
+    families = [spec.family for spec in specs]
+    colour = {"field": "family", "type": "nominal", "legend": None,
+              "scale": {"domain": families, "range": [metric_colour(family) for family in families]}}
+    last = float(ks[-1]) if ks.size else 1.0
+    x = {"field": "k", "type": "quantitative", "title": "cut-off k",
+         "scale": {"domain": [0.5, last + 0.5], "nice": False}, "axis": {"tickMinStep": 1, "format": "d"}}
+    y = {"field": "value", "type": "quantitative", "title": None, "scale": {"domain": [-0.04, 1.08], "nice": False},
+         "axis": {"format": ".1f"}}
+    tip = {"field": "tip", "type": "nominal"}
+    at_k = [{"filter": "datum.current"}]
+    return {
+        "datasets": {"curves": pd.DataFrame(rows)},
+        "data": {"name": "curves"},
+        "title": {"text": "Every metric at every cut-off k (dashed line and ring: the current k)", "anchor": "start",
+                  "subtitle": "P@k can fall as non-relevant documents enter, Recall@k never falls, RR@k is flat "
+                              "after the first hit"},
+        "facet": {"field": "panel", "type": "nominal", "sort": titles, "title": None,
+                  "header": {"labelFontSize": 12, "labelLimit": 0}},
+        "columns": columns,
+        "spec": {
+            "width": K_PANEL_WIDTH, "height": K_PANEL_HEIGHT,
+            "layer": [
+                # A long curve is drawn as a line: only its ring is a marker.
+                {"mark": {"type": "line", "strokeWidth": 2.5, "point": {"size": 25} if ks.size <= 100 else False},
+                 "encoding": {"x": x, "y": y, "color": colour, "tooltip": tip}},
+                {"transform": at_k, "mark": {"type": "rule", "strokeDash": [5, 4], "strokeWidth": 1.5,
+                                             "color": CURRENT_K_COLOUR},
+                 "encoding": {"x": {"field": "k", "type": "quantitative"}}},
+                {"transform": at_k, "mark": {"type": "point", "filled": True, "fill": "white", "fillOpacity": 1,
+                                             "size": 170, "strokeWidth": 3, "opacity": 1},
+                 "encoding": {"x": x, "y": y, "stroke": colour, "tooltip": tip}},
+            ],
+        },
+    }
 
 
 # ---- 2. reordering -----------------------------------------------------------------------------------------------
@@ -445,6 +514,6 @@ __all__ = [
     "BASELINE_COLOUR", "CLICKABLE_SWAPS_UP_TO", "CURVE_HINTS", "DIVERGING_SCALE", "REMOVAL_BARS_UP_TO",
     "METRIC_COLOURS",
     "baseline_figure", "baseline_from_values",
-    "decode_selection", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
+    "decode_selection", "k_curves_chart", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
     "rank_ticks", "removal_bars_figure", "swap_heatmaps_figure",
 ]

@@ -107,6 +107,15 @@ def _chart(figure, name: str, clickable: bool = False) -> None:
     slides.chart_downloads(figure, f"{state.current().query}-{name.removeprefix('chart_')}", key=name)
 
 
+def _k_chart(data: ChartData) -> None:
+    """The k chart, drawn with Vega-Lite: k and every edit change only its data, which the browser updates in place
+    (a plotly chart is built anew whenever its figure changes). Its PNG and SVG are the plotly figure's, made when
+    one is clicked."""
+    st.vega_lite_chart(charts.k_curves_chart(data.curves), key="chart_k_curves", width="content")
+    slides.downloads(lambda: slides.chart_figure(charts.k_curves_figure(data.curves)),
+                     f"{state.current().query}-k_curves", key="chart_k_curves")
+
+
 @st.fragment
 def whatif_section(query: QueryState, baseline: dict | None) -> None:
     """A fragment: opening a tab or moving the preview's controls reruns only this section; a change applied from
@@ -135,7 +144,7 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
     # Lazy tabs: only the open one builds its figure, which keeps a rerun fast on long lists.
     tabs = st.tabs(list(TABS), key="whatif_tab", on_change="rerun")
     drawers = {
-        "Changing k": lambda: _chart(charts.k_curves_figure(data.curves), "chart_k_curves"),
+        "Changing k": lambda: _k_chart(data),
         "Swapping two ranks": lambda: _chart(charts.swap_heatmaps_figure(data.swaps), "chart_swaps", clickable=True),
         "Moving a document": lambda: _move_preview(scenario),
         "Removing a document": lambda: _chart(charts.removal_bars_figure(data.removals), "chart_removals",
