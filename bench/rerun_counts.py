@@ -112,8 +112,8 @@ def main() -> None:
         tabs = {name: Watched(context) for name in ("peer", "explorer", "runs", "ann")}
         for tab in tabs.values():
             tab.page.set_default_timeout(STUCK_MS)
-        pids = {"peer": server_pid(peer_url), "explorer": server_pid(app_url), "runs": server_pid(app_url),
-                "ann": server_pid(app_url)}
+        app_pid = server_pid(app_url)
+        pids = {"peer": server_pid(peer_url), "explorer": app_pid, "runs": app_pid, "ann": app_pid}
         peer = Minimal(tabs["peer"].page, peer_url).open()
         interactions = [("minimal page: change k", "peer", lambda: peer.change_k())]
         def wanted(prefix: str) -> bool:

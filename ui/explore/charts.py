@@ -105,6 +105,12 @@ def _horizontal_line(index: int, y: float, line: dict) -> dict:
 # ---- 1. changing k -----------------------------------------------------------------------------------------------
 
 
+def _k_panel_titles(specs) -> list[str]:
+    """Each panel's title in the k chart: the metric's curve label, and what to look for in it."""
+    return [f"{spec.curve_label}: {CURVE_HINTS[spec.family]}" if spec.family in CURVE_HINTS else spec.curve_label
+            for spec in specs]
+
+
 def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     """Small multiples, one per metric, of its value at every k; a dashed line and a ring mark the current k.
 
@@ -115,8 +121,7 @@ def k_curves_figure(curves: Curves, *, columns: int = 3) -> go.Figure:
     """
     specs = curves.metrics.specs
     rows, columns = _grid(len(specs), columns)
-    titles = [f"{spec.curve_label}: {CURVE_HINTS[spec.family]}" if spec.family in CURVE_HINTS else spec.curve_label
-              for spec in specs]
+    titles = _k_panel_titles(specs)
     layout = subplots_layout(rows, columns, titles, shared_xaxes="all", shared_yaxes="all",
                              horizontal_spacing=0.05, vertical_spacing=0.16)
     ks = np.asarray(curves.ks)
@@ -174,8 +179,7 @@ def k_curves_chart(curves: Curves, *, columns: int = 3) -> dict[str, Any]:
     specs = curves.metrics.specs
     ks = np.asarray(curves.ks)
     k = curves.current_k
-    titles = [f"{spec.curve_label}: {CURVE_HINTS[spec.family]}" if spec.family in CURVE_HINTS else spec.curve_label
-              for spec in specs]
+    titles = _k_panel_titles(specs)
     rows = {"panel": [], "family": [], "k": [], "value": [], "current": [], "tip": []}
     for m, spec in enumerate(specs):
         for c, at in enumerate(ks.tolist()):

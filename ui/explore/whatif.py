@@ -104,7 +104,12 @@ def _chart(figure, name: str, clickable: bool = False) -> None:
                         config={"displaylogo": False})
     else:
         st.plotly_chart(figure, key=name, config={"displaylogo": False})
-    slides.chart_downloads(figure, f"{state.current().query}-{name.removeprefix('chart_')}", key=name)
+    slides.chart_downloads(figure, _slide_stem(name), key=name)
+
+
+def _slide_stem(name: str) -> str:
+    """The file name (before its extension) of chart ``name``'s PNG and SVG: the query, then the chart."""
+    return f"{state.current().query}-{name.removeprefix('chart_')}"
 
 
 def _k_chart(data: ChartData) -> None:
@@ -112,8 +117,8 @@ def _k_chart(data: ChartData) -> None:
     (a plotly chart is built anew whenever its figure changes). Its PNG and SVG are the plotly figure's, made when
     one is clicked."""
     st.vega_lite_chart(charts.k_curves_chart(data.curves), key="chart_k_curves", width="content")
-    slides.downloads(lambda: slides.chart_figure(charts.k_curves_figure(data.curves)),
-                     f"{state.current().query}-k_curves", key="chart_k_curves")
+    slides.downloads(lambda: slides.chart_figure(charts.k_curves_figure(data.curves)), _slide_stem("chart_k_curves"),
+                     key="chart_k_curves")
 
 
 @st.fragment
