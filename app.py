@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui.common import pages
+from ui.common import memory, pages
 
 
 def build_pages() -> list[st.Page]:
@@ -34,3 +34,4 @@ def redirect_to(script: str) -> Callable[[], None]:
 if __name__ == "__main__":  # Streamlit runs this script as __main__ on every rerun; a test may import it
     st.set_page_config(page_title="IR Metrics Explorer", page_icon="📊", layout="wide")
     st.navigation(build_pages()).run()
+    memory.freeze_imports()  # after the page: what it imported stays out of the collection after every run
