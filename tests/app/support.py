@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.support.paths import REPO
+from ui.common import panels
 from ui.runs import TAB as RUNS_TAB
 from ui.runs.data import CONVENTIONS_OPEN as RUN_CONVENTIONS_OPEN
 
@@ -28,8 +29,17 @@ JAM_URL = {
 }
 
 
+def app_test(script: str = APP) -> AppTest:
+    """An AppTest of ``script`` (not run yet) whose panels rerun with the whole page: AppTest shows only the elements
+    a keyed fragment rerun draws, so a test that reads the page after an interaction needs the whole page drawn
+    (ui.common.panels; the browser tests check the narrowed reruns)."""
+    at = AppTest.from_file(script, default_timeout=RUN_TIMEOUT_S)
+    at.session_state[panels.WHOLE_PAGE] = True
+    return at
+
+
 def open_app(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S)
+    at = app_test()
     for name, value in params.items():
         at.query_params[name] = value
     return at.run()
@@ -68,7 +78,7 @@ def open_conventions(at: AppTest) -> AppTest:
 
 
 def open_runs_page() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run().switch_page("ui/runs/entry.py").run()
+    return app_test().run().switch_page("ui/runs/entry.py").run()
 
 
 def open_tab(at: AppTest, label: str) -> AppTest:

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 import ui.ann.data
 from metrics.ann import compare_ann, recall_definitions
 from metrics.ann import index as ann_index
-from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure
+from tests.app.support import app_test, assert_no_failure
 from tests.support.ann import engine_comparison, engine_means
 from tests.support.paths import DOCS, TEST_DATA
 from ui.ann import DEFINITIONS_OPEN, EVERY_QUERY, ONE_QUERY, SWEEP, VIEW, WATERFALL
@@ -21,7 +21,7 @@ DATA = TEST_DATA / "trec_eval"
 
 
 def open_ann_page() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run().switch_page("ui/ann/entry.py").run()
+    return app_test().run().switch_page("ui/ann/entry.py").run()
 
 
 @pytest.fixture(scope="module")

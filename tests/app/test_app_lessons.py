@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from metrics.online import sessions_needed
 from metrics.online.models import default_position_bias
 from metrics.profiles import PROFILES
-from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure, shown
+from tests.app.support import app_test, assert_no_failure, shown
 from tests.support.paths import REPO
 from ui.common.two_lists import EXPLORER_PREFIX, SECTION
 from ui.lessons import PICK, catalog
@@ -229,7 +229,7 @@ def test_three_tools_give_three_numbers_on_the_tie_and_two_without_it():
 
 
 def open_lesson(slug: str) -> AppTest:
-    at = AppTest.from_file(LESSONS_PAGE, default_timeout=RUN_TIMEOUT_S)
+    at = app_test(LESSONS_PAGE)
     at.query_params["lesson"] = slug
     return at.run()
 
@@ -275,7 +275,7 @@ def test_a_link_to_no_lesson_says_so_once_and_opens_the_first():
 
 
 def test_open_in_the_explorer_carries_the_lessons_lists_and_opens_the_two_list_view():
-    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run()
+    at = app_test().run()
     at.switch_page("ui/lessons/entry.py").run()
     at.selectbox(key=PICK).set_value("tie-on-p10").run()
     at.button(key="lesson_tie-on-p10_explore").click().run()  # this run switches to the explorer and draws it
@@ -297,7 +297,7 @@ def test_docs_lessons_lists_every_lesson_with_its_link_and_goal_in_order():
 
 
 def test_a_scored_lesson_opens_in_the_explorer_in_trec_evals_order():
-    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run()
+    at = app_test().run()
     at.switch_page("ui/lessons/entry.py").run()
     at.selectbox(key=PICK).set_value("ties-and-tools").run()
     at.button(key="lesson_ties-and-tools_explore").click().run()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.support import APP, RUN_TIMEOUT_S, assert_no_failure, open_app, open_runs_page, open_tab
+from tests.app.support import app_test, assert_no_failure, open_app, open_runs_page, open_tab
 from tests.support.paths import TEST_DATA
 from ui.common.text import shown
 
@@ -60,7 +60,7 @@ def test_a_run_sharing_no_query_with_the_qrels_gets_one_warning_and_no_success()
 
 
 def test_a_nan_score_on_the_ann_page_is_called_not_finite_not_a_header():
-    at = AppTest.from_file(APP, default_timeout=RUN_TIMEOUT_S).run().switch_page("ui/ann/entry.py").run()
+    at = app_test().run().switch_page("ui/ann/entry.py").run()
     at.segmented_control(key="ann_source").set_value("Your own runs").run()
     at.file_uploader(key="ann_exact_run").set_value(("exact.run", b"q1 Q0 d1 1 NaN exact\n", "text/plain"))
     at.file_uploader(key="ann_ann_run").set_value(("ann.run", RUN, "text/plain"))

@@ -64,16 +64,17 @@ def test_the_cards_show_one_state_at_a_time_across_reruns(explorer: ExplorerPage
     explorer.expect_no_traceback()
 
 
-#: The most deltas an edit of the query panels may send (k 4 -> 3 and 3 -> 2 sent 101 each with the conventions
-#: panel closed; a whole-page run sent about 150 before the sidebar was drawn by the panels): the bound that keeps the
-#: page light per interaction, with a margin for a message or a caption more.
-MAX_DELTAS = 115
+#: The most deltas a change of k may send: the cards, the list's status, the explanations, the what-if section, the
+#: online section's title and the downloads (k 4 -> 3 sent 72 with the sidebar's picker and the Undo button, 3 -> 2
+#: 64; the query panels as one fragment sent 101-115): the bound that keeps the page light per interaction, with a
+#: margin for a message or a caption more.
+MAX_DELTAS = 80
 
 
-def _sent(frames: list[bytes]) -> tuple[int, int, bool]:
-    """Of these forward messages: how many deltas, how many of them draw in the sidebar (delta path 1, ...), and
-    whether the page's title is among them (a run of the whole page, not of the query panels alone)."""
-    deltas = sidebar = 0
+def _sent(frames: list[bytes]) -> tuple[int, int, bool, int]:
+    """Of these forward messages: how many deltas, how many of them draw in the sidebar (delta path 1, ...), whether
+    the page's title is among them (a run of the whole page, not of its panels alone), and how many data grids."""
+    deltas = sidebar = grids = 0
     title = False
     for payload in frames:
         message = ForwardMsg()
@@ -84,10 +85,11 @@ def _sent(frames: list[bytes]) -> tuple[int, int, bool]:
         sidebar += list(message.metadata.delta_path)[:1] == [1]
         element = message.delta.new_element
         title |= element.WhichOneof("type") == "heading" and element.heading.body == "Explore a query"
-    return deltas, sidebar, title
+        grids += element.WhichOneof("type") == "arrow_data_frame"
+    return deltas, sidebar, title, grids
 
 
-def test_an_edit_reruns_the_query_panels_alone_with_the_sidebar_picker_they_draw(explorer: ExplorerPage) -> None:
+def test_a_change_of_k_sends_the_panels_it_changes_and_not_the_lists_grids(explorer: ExplorerPage) -> None:
     frames: list[bytes] = []
 
     def watch(socket) -> None:
@@ -95,24 +97,26 @@ def test_an_edit_reruns_the_query_panels_alone_with_the_sidebar_picker_they_draw
 
     explorer.page.on("websocket", watch)
     try:
-        edits_rerun_the_query_panels_alone(explorer, frames)
+        changes_of_k_send_only_what_they_change(explorer, frames)
     finally:
         explorer.page.remove_listener("websocket", watch)  # the tab serves the next tests, which watch nothing
 
 
-def edits_rerun_the_query_panels_alone(explorer: ExplorerPage, frames: list[bytes]) -> None:
+def changes_of_k_send_only_what_they_change(explorer: ExplorerPage, frames: list[bytes]) -> None:
     explorer.open()
     picker = explorer.page.locator(".st-key-sample_picker [role=combobox]")
     expect(picker).to_have_value("sweet pastry")
-    # k 4 -> 3: the list is no longer the sample as loaded, and the sidebar's picker says so; k 3 -> 2 on your own
-    # list. Each reruns the query panels alone (no title sent), which redraw the picker in the sidebar.
-    for k, shown in ((3, {"P@3": "0.667"}), (2, {"P@2": "0.500"})):
+    # k 4 -> 3: the list is no longer the sample as loaded, and the sidebar's picker says so (its panel reruns);
+    # k 3 -> 2 on your own list: the sidebar shows nothing new and is not sent. Neither sends the title (a run of the
+    # whole page) nor either data grid (k changes no row of the list or of the judgments).
+    for k, shown, sidebar_sent in ((3, {"P@3": "0.667"}, True), (2, {"P@2": "0.500"}, False)):
         frames.clear()
         explorer.set_k(k)
         assert shown.items() <= explorer.shown_metrics().items()
         expect(picker).to_have_value("— your own list —")
-        deltas, sidebar, title = _sent(frames)
-        assert 0 < deltas <= MAX_DELTAS and sidebar > 0 and not title, (k, deltas, sidebar, title)
+        deltas, sidebar, title, grids = _sent(frames)
+        assert 0 < deltas <= MAX_DELTAS and not title and grids == 0, (k, deltas, title, grids)
+        assert (sidebar > 0) == sidebar_sent, (k, sidebar)
     explorer.expect_no_traceback()
 
 
@@ -124,21 +128,27 @@ KEPT_GRIDS = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')
     .map(grid => grid.dataset.kept ?? null)"""
 
 
-def test_an_edit_of_the_list_keeps_the_judgments_grid_its_rows_did_not_change(explorer: ExplorerPage) -> None:
-    """A grid is the heaviest element to build in the browser: an edit made in the ranked list, or a move, builds
-    the list's grid again (its rows changed) but keeps the "judged but not retrieved" grid, whose rows did not; and
-    the edit is applied once, the next one on top of it."""
+def test_a_grid_is_built_again_only_when_it_would_show_something_else(explorer: ExplorerPage) -> None:
+    """A grid is the heaviest element to build in the browser. A grade typed in the ranked list that the list then
+    holds as typed keeps the grid (it shows the new state already); a grade that makes an unjudged document judged
+    changes the "judged" column, and a move changes the ranks, so both build the list's grid again, from the state;
+    none of them builds the "judged but not retrieved" grid again, whose rows did not change. Every edit is applied
+    once, the next one on top of it."""
     explorer.open()
-    for edit, shown in ((lambda: explorer.type_in_cell(1, "grade", "0"), {"RR": "0.333"}),
-                        (lambda: explorer.type_in_cell(2, "grade", "1"), {"RR": "0.500", "AP@4": "0.389"}),
-                        (lambda: (explorer.choose_document_to_move("1. donut"),
-                                  explorer.press_move_button("move_down")), {"RR": "1.000", "AP@4": "0.556"})):
+    for edit, shown, list_kept in (
+            (lambda: explorer.type_in_cell(1, "grade", "0"), {"RR": "0.333"}, True),  # donut 1 -> 0: judged still
+            (lambda: explorer.type_in_cell(2, "grade", "1"), {"RR": "0.500", "AP@4": "0.389"}, False),  # bagel judged
+            (lambda: (explorer.choose_document_to_move("1. donut"), explorer.press_move_button("move_down")),
+             {"RR": "1.000", "AP@4": "0.556"}, False)):
         explorer.wait_until_idle()
         explorer.page.evaluate(MARK_THE_GRIDS)
         explorer.rerun_after(edit)
         explorer.wait_until_idle()
         assert shown.items() <= explorer.shown_metrics().items(), (shown, explorer.shown_metrics())
         ranking_grid, judgments_grid = explorer.page.evaluate(KEPT_GRIDS)
-        assert ranking_grid is None and judgments_grid == "1", (ranking_grid, judgments_grid)
-    assert [row["grade"] for row in explorer.ranking_rows()][:3] == ["1", "0", "1"]
+        assert (ranking_grid == "0") == list_kept and judgments_grid == "1", (ranking_grid, judgments_grid)
+    rows = explorer.ranking_rows()
+    assert [(row["document"], row["grade"], row["judged"]) for row in rows][:3] == [
+        ("bagel", "1", "✓"), ("donut", "0", "✓"), ("muffin", "1", "✓")], rows
+    assert explorer.document_to_move() == "2. donut"  # the box follows the document it moved
     explorer.expect_no_traceback()

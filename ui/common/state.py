@@ -12,6 +12,7 @@ from metrics import InputError
 from metrics.model import order_documents
 from metrics.samples import Sample, load_samples
 
+from . import panels
 from .query_state import (
     MAX_ITEMS,
     MAX_K,
@@ -97,6 +98,7 @@ def commit(state: QueryState, *, refresh_editor: bool = True) -> None:
         stack.append(previous)
         del stack[:-UNDO_DEPTH]
     st.session_state[QUERY] = state
+    panels.changed()
     if refresh_editor:
         # A new editor key drops the editor's pending deltas, so an edit is never applied twice.
         st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
@@ -109,6 +111,7 @@ def try_commit(change, *args, **kwargs) -> bool:
     except InputError as error:
         st.session_state[MESSAGE] = ("error", str(error))
         st.session_state[EDITOR_VERSION] = st.session_state.get(EDITOR_VERSION, 0) + 1
+        panels.changed()
         return False
     st.session_state[MESSAGE] = None
     commit(new_state)
@@ -179,6 +182,7 @@ def sync_view() -> None:
 
 def say(kind: str, text: str) -> None:
     st.session_state[MESSAGE] = (kind, text)
+    panels.changed()
 
 
 def pop_message() -> tuple[str, str] | None:

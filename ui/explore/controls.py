@@ -14,7 +14,7 @@ import streamlit as st
 from metrics import CONVENTION_INFO, DEFAULT_TREC_EVAL, Conventions
 from metrics.conventions import URL_PARAMS
 from metrics.real import DL20
-from ui.common import state
+from ui.common import panels, state
 from ui.common.conventions import convention_meaning, convention_select
 from ui.common.query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
 
@@ -24,10 +24,11 @@ QUERY_CONVENTIONS = tuple(info.name for info in CONVENTION_INFO if info.name in 
 
 
 def bound(widget: Callable[..., Any], key: str, value: Any, on_change: Callable[[Any], None], **kwargs: Any) -> Any:
-    """Draw ``widget`` showing ``value``; when the user changes it, ``on_change(new_value)`` runs first."""
+    """Draw ``widget`` showing ``value``; when the user changes it, ``on_change(new_value)`` runs first, then the
+    panels whose view it changed rerun (ui.common.panels)."""
     if st.session_state.get(key) != value:
         st.session_state[key] = value
-    return widget(key=key, on_change=lambda: on_change(st.session_state[key]), **kwargs)
+    return widget(key=key, on_change=panels.follow(lambda: on_change(st.session_state[key])), **kwargs)
 
 
 #: The picker's option for a list that is no sample as loaded (a None option would show "Choose an option").
@@ -144,5 +145,5 @@ def conventions_panel(query: QueryState) -> None:
             convention_meaning(info, chosen)
         st.button("Reset to trec_eval's conventions", key="reset_conventions",
                   disabled=not query.conventions.differences(),
-                  on_click=lambda: _change(
-                      conventions=Conventions(relevance_level=state.current().conventions.relevance_level)))
+                  on_click=panels.follow(lambda: _change(
+                      conventions=Conventions(relevance_level=state.current().conventions.relevance_level))))

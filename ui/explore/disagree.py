@@ -13,7 +13,7 @@ import streamlit as st
 from metrics import CONVENTION_INFO, Conventions, InputError
 from metrics.explain import explorer_metrics
 from metrics.whatif import Disagreement, Judge, LabEdit, find_disagreement, verdict_words
-from ui.common import state, two_lists
+from ui.common import panels, state, two_lists
 from ui.common.query_state import QueryState, remove_active, reorder_active
 from ui.common.text import literal
 
@@ -146,6 +146,7 @@ def undo_last() -> None:
         st.session_state[APPLIED] = "Undid the lab's last edit."
 
 
+@panels.follow
 def apply_to_list(edit: LabEdit, described: str) -> None:
     """Apply the lab's edit to the explorer's list (B against the pinned baseline), through the page's Undo."""
     query = state.current()
@@ -163,6 +164,7 @@ def apply_to_list(edit: LabEdit, described: str) -> None:
     st.session_state[APPLIED] = f"{described}: applied to the list above."
 
 
+@panels.follow
 def undo_on_page() -> None:
     state.undo()
     state.pop_message()  # said here instead of at the top of the page

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.common import state
+from ui.common import panels, state
 from ui.common.query_state import (
     NO_RANK,
     UNJUDGED_TEXT,
@@ -24,28 +24,49 @@ from ui.common.query_state import (
 
 from .holes import JUDGED_MARK, UNJUDGED_MARK
 
+#: The ranked list's columns, in the grid's order.
+RANKING_COLUMNS = ("rank", "doc", "score", "grade", "judged", "removed")
 
-def ranking_frame(query: QueryState) -> pd.DataFrame:
-    """The editor's rows: the active list with its ranks, then removed documents (no rank) apart at the end.
 
-    Rank, score and grade are text cells, so what a person types reaches the parser as typed: a value that is
-    not a number, not whole or out of range is refused with a message instead of being rounded or clamped.
-    """
+def ranking_rows(query: QueryState) -> tuple[tuple, ...]:
+    """The editor's rows (RANKING_COLUMNS): the active list with its ranks, then removed documents (no rank) apart at
+    the end. Rank, score and grade are text, so what a person types reaches the parser as typed: a value that is
+    not a number, not whole or out of range is refused with a message instead of being rounded or clamped."""
     items = [query.items[i] for i in query.table_order]
     active = len(query.ranking)
     grade = {doc: str(g) for doc, g in query.judgments.items()}
-    return pd.DataFrame(
-        {
-            "rank": pd.array([str(r) if r <= active else NO_RANK for r in range(1, len(items) + 1)], dtype="string"),
-            "doc": pd.array([item.doc for item in items], dtype="string"),
-            "score": pd.array(["" if item.score is None else format_score(item.score) for item in items],
-                              dtype="string"),
-            "grade": pd.array([grade.get(item.doc, UNJUDGED_TEXT) for item in items], dtype="string"),
-            "judged": pd.array([JUDGED_MARK if query.judgments.get(item.doc, -1) >= 0 else UNJUDGED_MARK
-                                for item in items], dtype="string"),
-            "removed": pd.array([item.removed for item in items], dtype="boolean"),
-        }
+    return tuple(
+        (str(rank) if rank <= active else NO_RANK, item.doc, "" if item.score is None else format_score(item.score),
+         grade.get(item.doc, UNJUDGED_TEXT), JUDGED_MARK if query.judgments.get(item.doc, -1) >= 0 else UNJUDGED_MARK,
+         item.removed)
+        for rank, item in enumerate(items, start=1)
     )
+
+
+def ranking_frame(query: QueryState) -> pd.DataFrame:
+    """:func:`ranking_rows` as the editor's frame."""
+    return _ranking_frame(ranking_rows(query))
+
+
+def _ranking_frame(rows: tuple[tuple, ...]) -> pd.DataFrame:
+    columns = list(zip(*rows)) or [()] * len(RANKING_COLUMNS)
+    return pd.DataFrame({name: pd.array(list(values), dtype="boolean" if name == "removed" else "string")
+                         for name, values in zip(RANKING_COLUMNS, columns)})
+
+
+def _typed(rows: tuple[tuple, ...], edited_rows: dict) -> tuple[tuple, ...] | None:
+    """``rows`` as a grid given them shows them after the cell edits ``edited_rows`` (row -> column -> value), or
+    None when an edit names a row or column the rows do not have."""
+    shown = [list(row) for row in rows]
+    for row, cells in edited_rows.items():
+        position = int(row)
+        if not 0 <= position < len(shown):
+            return None
+        for column, value in cells.items():
+            if column not in RANKING_COLUMNS:
+                return None
+            shown[position][RANKING_COLUMNS.index(column)] = value
+    return tuple(tuple(row) for row in shown)
 
 
 def _refused(change, *args) -> None:
@@ -58,13 +79,27 @@ RANKING_EDITOR = "ranking_editor"
 JUDGMENTS_EDITOR = "judgments_editor"
 
 
+#: The panel that draws the ranked list (ui.explore), and the session key of the rows its grid was given.
+RANKING_PANEL = "explore_list"
+RANKING_GIVEN = "ranking_editor_given"
+
+
+@panels.follow
 def _on_ranking_change(key: str) -> None:
+    """Apply the edits typed in the grid. The grid shows what was typed: when the list's rows are exactly that after
+    the edit (a grade or a checkbox, accepted), the panel is not drawn again and the grid stays as it is; a refused
+    edit, a new order or a row added or deleted draws it again, from the state."""
     changes = st.session_state[key]
-    _refused(apply_ranking_edits, changes.get("edited_rows", {}), changes.get("added_rows", []),
-             changes.get("deleted_rows", []))
-    state.refresh_grid(RANKING_EDITOR)
+    edited, added, deleted = (changes.get("edited_rows", {}), changes.get("added_rows", []),
+                              changes.get("deleted_rows", []))
+    _refused(apply_ranking_edits, edited, added, deleted)
+    state.refresh_grid(RANKING_EDITOR)  # the grid holds these edits: the next one drawn starts from none
+    given, view = st.session_state.get(RANKING_GIVEN), panels.drawn(RANKING_PANEL)
+    shown = _typed(given, edited) if given is not None and view is not None and not (added or deleted) else None
+    panels.now_shows(RANKING_PANEL, None if shown is None else (shown, *view[1:]))
 
 
+@panels.follow
 def _on_judgments_change(key: str, rows: list[str]) -> None:
     changes = st.session_state[key]
     _refused(apply_judgment_edits, rows, changes.get("edited_rows", {}), changes.get("added_rows", []),
@@ -76,7 +111,9 @@ def ranking_editor(query: QueryState, *, judged_column: bool = True) -> None:
     """The ranked list; ``judged_column=False`` leaves out the column that marks unjudged documents (classroom mode
     hides the judgment holes it points to)."""
     key = state.grid_key(RANKING_EDITOR)
-    frame = ranking_frame(query)
+    rows = ranking_rows(query)
+    frame = _ranking_frame(rows)
+    st.session_state[RANKING_GIVEN] = rows
     st.data_editor(
         frame,
         key=key,
@@ -108,6 +145,11 @@ def ranking_editor(query: QueryState, *, judged_column: bool = True) -> None:
 
 #: The toggle that adds the judged documents below the relevance threshold to the "judged but not retrieved" table.
 SHOW_NOT_RELEVANT = "show_unretrieved_not_relevant"
+
+
+def judgments_rows(query: QueryState) -> tuple[tuple, tuple]:
+    """The judged documents the list did not retrieve: those that count as relevant, and the others."""
+    return tuple(unretrieved_judgments(query, relevant=True)), tuple(unretrieved_judgments(query, relevant=False))
 
 
 def judgments_editor(query: QueryState, note: str = "") -> None:
@@ -149,6 +191,7 @@ def _rank_labels(docs: list[str]) -> list[str]:
     return [f"{rank}. {doc}" for rank, doc in enumerate(docs, start=1)]
 
 
+@panels.follow
 def _move(index: int, rank_key: str | None = None, offset: int | None = None) -> None:
     query = state.current()
     if offset is not None:
@@ -157,8 +200,13 @@ def _move(index: int, rank_key: str | None = None, offset: int | None = None) ->
         new_rank = int(st.session_state[rank_key])
     new_rank = max(1, min(new_rank, len(query.ranking)))
     if state.try_commit(move, index, new_rank):
-        # The selection follows the document it moved.
-        st.session_state["move_doc"] = _rank_labels(state.current().ranking)[new_rank - 1]
+        # The selection follows the document it moved; set where the box is drawn (a value a callback writes into
+        # a widget is not sent to the browser when only some panels rerun: ui.common.panels).
+        st.session_state[MOVED] = _rank_labels(state.current().ranking)[new_rank - 1]
+
+
+#: Session key: the label the move box shows next (the document just moved).
+MOVED = "move_doc_follows"
 
 
 #: Width of the move controls' "to rank" box, in CSS pixels.
@@ -171,7 +219,10 @@ def move_controls(query: QueryState) -> None:
     if not query.ranking:
         return
     labels = _rank_labels(query.ranking)
-    if st.session_state.get("move_doc") not in labels:
+    moved = st.session_state.pop(MOVED, None)
+    if moved in labels:
+        st.session_state["move_doc"] = moved
+    elif st.session_state.get("move_doc") not in labels:
         st.session_state["move_doc"] = labels[0]
     # One row (the box takes what the buttons leave): one element where columns took seven.
     with st.container(horizontal=True, vertical_alignment="bottom"):

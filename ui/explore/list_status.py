@@ -11,7 +11,7 @@ import streamlit as st
 from metrics.explain import Explanation
 from metrics.export import run_scores, snippet_tool
 from metrics.reference import check_against_trec_eval, live_check_skipped
-from ui.common import state
+from ui.common import panels, state
 from ui.common.query_state import QueryState, score_order, scores_contradict_order, sort_by_score, use_this_order
 from ui.common.text import literal
 
@@ -40,9 +40,11 @@ def _conflict(query: QueryState) -> None:
         icon=":material/swap_vert:",
     )
     with st.container(horizontal=True):
-        st.button("Sort by score", key="sort_by_score", on_click=state.try_commit, args=(sort_by_score,),
+        st.button("Sort by score", key="sort_by_score", on_click=panels.follow(state.try_commit),
+                  args=(sort_by_score,),
                   icon=":material/sort:", help="Put the documents in score order, ties by the tie-order convention.")
-        st.button("Use this order", key="use_this_order", on_click=state.try_commit, args=(use_this_order,),
+        st.button("Use this order", key="use_this_order", on_click=panels.follow(state.try_commit),
+                  args=(use_this_order,),
                   icon=":material/check:",
                   help="Keep the order shown and give the documents scores n, n-1, …, 1 that follow it.")
 

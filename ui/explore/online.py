@@ -186,14 +186,13 @@ def _interleaving(settings: Settings, pages: tuple[tuple[str, ...], tuple[str, .
 # ---- the section -------------------------------------------------------------------------------------------------
 
 
-@st.fragment
 def online_section(query: QueryState, baseline: dict | None) -> None:
-    """The section, computed only while its expander is open; a fragment, so its own controls rerun only it (none
-    of them changes the list, k or the conventions)."""
+    """The section, computed only while its expander is open; drawn by its panel, so its own controls rerun only
+    the panel (none of them changes the list, k or the conventions)."""
     st.header("Online signals (simulated)")
-    st.caption("A click model turns the judgments into the clicks a user would make on the page, the top k = "
-               f"{query.k} of the list: what a ranking change may do to clicks, and why offline and online numbers "
-               "disagree. Closed forms, with a seeded simulation of N sessions and its standard error beside them.")
+    st.caption("A click model turns the judgments into the clicks a user would make on the page (the list's top k): "
+               "what a ranking change may do to clicks, and why offline and online numbers disagree. Closed forms, "
+               "with a seeded simulation of N sessions and its standard error beside them.")
     section = st.expander("Simulate the clicks on this list: click models, an A/B test and interleaving", key=OPEN,
                           on_change="rerun", icon=":material/ads_click:")
     if not section.open:

@@ -11,7 +11,7 @@ from metrics import evaluate_rankings
 from metrics.explain import METRIC_GUIDE, ONLINE_CONFIRMATION, Explanation
 from metrics.measures.display import card
 from metrics.names import Measure, trec_spec
-from ui.common import slides, state
+from ui.common import panels, slides, state
 from ui.common.text import literal
 
 #: Key of the container of the cards (its CSS class is ``st-key-`` + the key).
@@ -70,12 +70,12 @@ def baseline_controls() -> None:
 
     # One row of buttons as wide as their labels ("Pin as baseline" whole at 1280 px): one element, not five columns.
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.button("Pin as baseline", key="pin_baseline", on_click=pin, icon=":material/push_pin:",
+        st.button("Pin as baseline", key="pin_baseline", on_click=panels.follow(pin), icon=":material/push_pin:",
                   help="Every metric then shows its change against this state.")
-        st.button("Undo", key="undo", on_click=state.undo, disabled=not state.can_undo(), icon=":material/undo:",
-                  help="Take back the last change to the list, k or conventions.")
+        st.button("Undo", key="undo", on_click=panels.follow(state.undo), disabled=not state.can_undo(),
+                  icon=":material/undo:", help="Take back the last change to the list, k or conventions.")
         if baseline is not None:
-            st.button("Clear baseline", key="clear_baseline", on_click=clear, icon=":material/close:")
+            st.button("Clear baseline", key="clear_baseline", on_click=panels.follow(clear), icon=":material/close:")
 
 
 #: Session keys: the open explanation tab (a card's label), and the labels of the last run's tabs.

@@ -20,7 +20,7 @@ from metrics.whatif import (
     compare_to_baseline,
     move_preview,
 )
-from ui.common import slides, state
+from ui.common import panels, slides, state
 from ui.common.query_state import QueryState, remove_active, reorder_active
 from ui.common.text import escape_markdown, literal
 
@@ -31,11 +31,11 @@ SHOWN_CALLOUTS = 4
 BEST_BY_WIDTH = 330
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")
-#: Session keys: the confirmation of the last change applied from a chart, the chart data of the current list, and
-#: a change applied from the section that the whole page must follow.
+#: Session keys: the confirmation of the last change applied from a chart, and the chart data of the current list.
 CONFIRMATION = "whatif_confirmation"
 CHART_DATA = "whatif_chart_data"
-CHANGED = "whatif_changed_the_list"
+#: The panel that draws the section (ui.explore).
+PANEL = "explore_whatif"
 
 
 def _apply(change: Change) -> None:
@@ -48,19 +48,17 @@ def _apply(change: Change) -> None:
         else:
             new_state = reorder_active(query, change.apply(ranking))
     except (InputError, ValueError) as error:
-        st.session_state[CONFIRMATION] = ("error", f"That change could not be applied: {error}")
+        _confirmed("error", f"That change could not be applied: {error}")
         return
     state.commit(new_state)
-    st.session_state[CHANGED] = True
     # Said under the chart that was clicked: the message box at the top of the page is out of sight from here.
-    st.session_state[CONFIRMATION] = ("success", f"{change.describe(ranking)}: applied.")
+    _confirmed("success", f"{change.describe(ranking)}: applied.")
 
 
 def _undo_here() -> None:
     state.undo()
-    st.session_state[CHANGED] = True
     state.pop_message()  # said under the chart instead of at the top of the page
-    st.session_state[CONFIRMATION] = ("info", "Undid the last change.")
+    _confirmed("info", "Undid the last change.")
 
 
 def _confirmation(confirmation: tuple[str, str] | None) -> None:
@@ -73,8 +71,14 @@ def _confirmation(confirmation: tuple[str, str] | None) -> None:
         show = {"success": message.success, "error": message.error}.get(kind, message.info)
         show(literal(text))
         if kind != "error":
-            button.button("Undo", key="whatif_undo", on_click=_undo_here, disabled=not state.can_undo(),
+            button.button("Undo", key="whatif_undo", on_click=panels.follow(_undo_here),
+                          disabled=not state.can_undo(),
                           icon=":material/undo:", width="stretch", help="Take back the last change to the list.")
+
+
+def _confirmed(kind: str, text: str) -> None:
+    st.session_state[CONFIRMATION] = (kind, text)
+    panels.now_shows(PANEL, None)  # the section shows the confirmation: it is drawn again, whatever else changed
 
 
 def _on_chart_select(key: str) -> None:
@@ -100,8 +104,8 @@ def _chart(figure, name: str, clickable: bool = False) -> None:
     redraws them in place instead of building a new chart."""
     if clickable:
         key = state.editor_key(name)
-        st.plotly_chart(figure, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
-                        config={"displaylogo": False})
+        st.plotly_chart(figure, key=key, on_select=panels.follow(lambda: _on_chart_select(key)),
+                        selection_mode="points", config={"displaylogo": False})
     else:
         st.plotly_chart(figure, key=name, config={"displaylogo": False})
     slides.chart_downloads(figure, _slide_stem(name), key=name)
@@ -121,12 +125,9 @@ def _k_chart(data: ChartData) -> None:
                      key="chart_k_curves")
 
 
-@st.fragment
 def whatif_section(query: QueryState, baseline: dict | None) -> None:
-    """A fragment: opening a tab or moving the preview's controls reruns only this section; a change applied from
-    it (a clicked cell or bar, Apply this move, Undo) reruns the whole page, whose cards and list follow it."""
-    if st.session_state.pop(CHANGED, False):
-        st.rerun()
+    """The section, drawn by its panel: opening a tab or moving the preview's controls reruns only the panel; a
+    change applied from it (a clicked cell or bar, Apply this move, Undo) reruns every panel that shows the list."""
     st.header("What if…")
     # A confirmation belongs under the chart it came from, and is shown once.
     confirmation = st.session_state.pop(CONFIRMATION, None)
@@ -216,6 +217,6 @@ def _move_preview(scenario: Scenario) -> None:
     st.session_state.setdefault(target_key, _neighbour_rank(index))
     new_rank = right.number_input("to rank", min_value=1, max_value=len(ranking), step=1, key=target_key)
     preview = move_preview(scenario, index, int(new_rank))
-    button.button("Apply this move", key="apply_preview", on_click=_apply, args=(preview.change,),
+    button.button("Apply this move", key="apply_preview", on_click=panels.follow(_apply), args=(preview.change,),
                   disabled=index == int(new_rank) - 1)
     _chart(charts.move_preview_figure(preview), "chart_move_preview")
