@@ -6,10 +6,15 @@ and times each interaction from the input that commits it (the key press, the cl
 state it leads to and is idle again: no script running, no element left from an earlier run, no chart or grid still
 loading. It never waits for a fixed time.
 
-Interactions, each repeated and alternated with the peer's k change (its median is the denominator of every ratio):
-on the explorer (/), change k, edit a grade, move a document, open the swap heatmaps, change a convention; on the
-run page (/runs), with the built-in collection loaded and a reported value typed in the finder, change k (the
-"Judge the holes" tab's cut-off) and change the relevance threshold; on the ANN page (/ann), change k.
+Interactions, each repeated and alternated with the peer's k change: on the explorer (/), change k, edit a grade,
+move a document, open the swap heatmaps, change a convention; on the run page (/runs), with the built-in collection
+loaded and a reported value typed in the finder, change k (the "Judge the holes" tab's cut-off) and change the
+relevance threshold; on the ANN page (/ann), change k.
+
+Two ratios per interaction: against the peer's k change (the issue's denominator for every interaction), and, for
+the explorer's interactions that are not a k change, against the same interaction on the peer with the one control
+it needs (bench/minimal_page.py's ``with``: an editable grid, move buttons, a gain box, a lazy tab with a heatmap),
+timed alternately in the same run: what Streamlit itself takes for that kind of interaction.
 
     python bench/bench_latency.py [--repeats 7] [--only ann,runs]
 """
@@ -79,6 +84,15 @@ CARD_SHOWN = """label => [...document.querySelectorAll('[data-testid=stMetricLab
     .some(element => element.innerText.trim() === label)"""
 CHART_DRAWN = """title => [...document.querySelectorAll('.js-plotly-plot')].some(graph => graph.offsetParent !== null
     && graph.querySelector('svg.main-svg') && graph.querySelector('.gtitle')?.textContent.startsWith(title))"""
+#: Resolves once an element has kept the same position and size for two animation frames running.
+STILL = """element => new Promise(resolve => {
+    let last = '';
+    const check = () => {
+        const box = JSON.stringify(element.getBoundingClientRect());
+        if (box === last) resolve(true); else { last = box; requestAnimationFrame(check); }
+    };
+    requestAnimationFrame(check);
+})"""
 #: More script runs have finished than the count given (tests/browser/support.py counts them).
 RUNS_AFTER = "before => window.__scriptRunsFinished > before"
 
@@ -172,15 +186,19 @@ class Explorer:
 
     def open_swap_heatmaps(self) -> float:
         page = self.page
-        page.open_tab("Changing k")
+        page.open_whatif_tab("Changing k")
         page.wait_for_charts()
-        tab = page.page.get_by_role("tab", name="Swapping two ranks", exact=True)
+        tab = self.whatif_view("Swapping two ranks")
         tab.scroll_into_view_if_needed()
         seconds = timed(page, tab.click, CHART_DRAWN, "What swapping two ranks does to each metric")
-        # Back to the tab the page opens on, untimed: every other interaction is timed on the page as it opens.
-        page.open_tab("Changing k")
+        # Back to the view the page opens on, untimed: every other interaction is timed on the page as it opens.
+        page.open_whatif_tab("Changing k")
         page.wait_for_charts()
         return seconds
+
+    def whatif_view(self, name: str):
+        """The control that shows the what-if view ``name``."""
+        return self.page.page.locator(".st-key-whatif_tab").get_by_role("radio", name=name, exact=True)
 
     def change_convention(self, repeat: int) -> float:
         """The gain convention: exponential nDCG (2^g - 1), then trec_eval's linear gain again. (On the sample's
@@ -190,11 +208,47 @@ class Explorer:
         if not panel.locator("[data-testid=stSelectbox]").first.is_visible():
             panel.locator("summary").click()
         box = page.page.locator(".st-key-convention_gain [role=combobox]")
+        # A click while the expander still opens (its height animates) focuses the box without opening its list.
+        box.evaluate(STILL)
         box.click()
         options = page.page.get_by_role("option")
         options.first.wait_for()
         choice = options.nth(1 if repeat % 2 == 0 else 0)
         return self._to(f"gain {repeat % 2}", choice.click)
+
+
+class PeerExplorer(Explorer):
+    """The minimal page with the control one explorer interaction needs (``with``), driven by the same code: its
+    grid has the explorer's six columns, its move box and buttons, gain box and tabs the explorer's names."""
+
+    def __init__(self, page: ExplorerPage, extra: str) -> None:
+        self.page = page
+        page.open(f"with={extra}")
+        page.wait_for_charts()
+        self.k = 4
+        self.states = {}
+
+    def whatif_view(self, name: str):
+        return self.page.page.get_by_role("tab", name=name, exact=True)
+
+    def open_swap_heatmaps(self) -> float:
+        page = self.page
+        page.open_tab("Changing k")
+        page.wait_for_charts()
+        tab = self.whatif_view("Swapping two ranks")
+        seconds = timed(page, tab.click, CHART_DRAWN, "What swapping two ranks does to each metric")
+        page.open_tab("Changing k")
+        page.wait_for_charts()
+        return seconds
+
+
+#: The peer variant that does the same kind of thing as each explorer interaction (bench/minimal_page.py's ``with``).
+SAME_ON_THE_PEER = {
+    "explorer: edit a grade": ("grid", lambda peer, repeat: peer.edit_grade(repeat)),
+    "explorer: move a document": ("move", lambda peer, repeat: peer.move_document(repeat)),
+    "explorer: open the swap heatmaps": ("tabs", lambda peer, repeat: peer.open_swap_heatmaps()),
+    "explorer: change a convention": ("gain", lambda peer, repeat: peer.change_convention(repeat)),
+}
 
 
 # ---- the run and ANN pages -----------------------------------------------------------------------------------------
@@ -275,7 +329,9 @@ def main() -> None:
         explorer = Explorer(ExplorerPage(context.new_page(), app_url))
         runs = Runs(RunsPage(context.new_page(), app_url))
         ann = Ann(context.new_page(), app_url).open()
-        for page in (peer, explorer.page, runs.page, ann):
+        same = {name: (PeerExplorer(ExplorerPage(context.new_page(), peer_url), extra), act)
+                for name, (extra, act) in SAME_ON_THE_PEER.items() if name.startswith(tuple(args.only.split(",")))}
+        for page in (peer, explorer.page, runs.page, ann, *(variant.page for variant, _ in same.values())):
             page.page.set_default_timeout(STUCK_MS)
         interactions: list[tuple[str, AppPage, Callable[[int], float]]] = [
             ("explorer: change k", explorer.page, lambda r: explorer.change_k()),
@@ -304,18 +360,29 @@ def main() -> None:
                     page.page.reload()
                     page.wait_until_idle()
                     continue
+                same_seconds = float("nan")
+                if name in same:
+                    variant, act = same[name]
+                    variant.page.page.bring_to_front()
+                    same_seconds = act(variant, repeat)
                 if repeat >= 2:
                     record("minimal page: change k", peer_seconds)
                     record(name, seconds)
+                    if name in same:
+                        record(name.replace("explorer:", "minimal page:"), same_seconds)
         context.close()
 
     print(f"after the run: load average {', '.join(f'{value:.1f}' for value in os.getloadavg())}")
     peer_median = statistics.median(timings["minimal page: change k"])
-    print(f"\n{'interaction':42s} {'median':>8s} {'ratio':>7s} {'target':>7s}   (n = {args.repeats})")
+    print(f"\n{'interaction':42s} {'median':>8s} {'vs k':>7s} {'vs same':>8s} {'target':>7s}   (n = {args.repeats};"
+          " vs k: the minimal page's k change; vs same: the same interaction on the minimal page)")
     for name, values in timings.items():
         median = statistics.median(values)
         target = TARGETS.get(name.split(":")[0])
-        print(f"{name:42s} {median * 1000:6.0f} ms {median / peer_median:6.2f}x "
+        same_name = name.replace("explorer:", "minimal page:")
+        versus_same = (f"{median / statistics.median(timings[same_name]):7.2f}x"
+                       if name.startswith("explorer:") and same_name in timings else " " * 8)
+        print(f"{name:42s} {median * 1000:6.0f} ms {median / peer_median:6.2f}x {versus_same} "
               + (f"{target:6.1f}x" if target else "")
               + (f"   ({failures[name]} repeats stuck, left out)" if name in failures else ""))
 

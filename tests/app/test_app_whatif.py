@@ -174,17 +174,16 @@ def test_applying_a_move_confirms_it_under_the_chart_with_an_undo_beside_it():
     at.number_input(key="preview_rank_4").set_value(2).run()
     at.button(key="apply_preview").click().run()
     assert_no_failure(at)
-    tab = next(tab for tab in at.tabs if tab.label == "Moving a document")
-    assert [unescaped(s.value) for s in tab.success] == ["Moving muffin from rank 3 to rank 2: applied."]
-    assert [b.key for b in tab.button] == ["apply_preview", "whatif_undo"]
+    assert [unescaped(s.value) for s in at.success if "applied" in s.value] == [
+        "Moving muffin from rank 3 to rank 2: applied."]
+    keys = [b.key for b in at.button]
+    assert keys.index("whatif_undo") == keys.index("apply_preview") + 1  # under the chart, beside the confirmation
     assert not [i.value for i in at.info if "applied" in i.value]  # not (also) at the top of the page
-    tab.button(key="whatif_undo").click().run()
+    at.button(key="whatif_undo").click().run()
     assert at.data_editor[0].value["doc"].tolist() == ["donut", "bagel", "muffin", "croissant"]
-    tab = next(tab for tab in at.tabs if tab.label == "Moving a document")
-    assert [unescaped(i.value) for i in tab.info] == ["Undid the last change."]
+    assert [unescaped(i.value) for i in at.info if "Undid" in i.value] == ["Undid the last change."]
     at.run()  # said once: the next rerun no longer shows it
-    tab = next(tab for tab in at.tabs if tab.label == "Moving a document")
-    assert not tab.info and not tab.success
+    assert not [i for i in at.info if "Undid" in i.value] and not [s for s in at.success if "applied" in s.value]
 
 
 @pytest.mark.parametrize("tab", TABS)

@@ -620,8 +620,17 @@ class ExplorerPage(AppPage):
     # ---- the what-if charts -------------------------------------------------------------------------
 
     def open_whatif_tab(self, name: str) -> None:
-        """Open one of the "What if…" tabs (ui/explore/whatif.py TABS), e.g. "Swapping two ranks"."""
-        self.open_tab(name)
+        """Show one of the "What if…" views (ui/explore/whatif.py TABS), e.g. "Swapping two ranks"."""
+        self.choose_view("whatif_tab", name)
+
+    def choose_view(self, key: str, name: str) -> None:
+        """Choose ``name`` in the segmented control ``key`` that picks a panel's view (ui.common.panels.choose_view),
+        and wait for the run that draws it."""
+        self.wait_until_idle()
+        option = self.page.locator(f".st-key-{key}").get_by_role("radio", name=name, exact=True)
+        if option.get_attribute("aria-checked") != "true":
+            self.rerun_after(option.click)
+        expect(option).to_have_attribute("aria-checked", "true")
 
     def whatif_confirmation(self):
         """The confirmation shown under the what-if chart that was just clicked, with its Undo button."""

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from metrics.conventions import CONVENTION_INFO
 from tests.browser.support import AppPage, ExplorerPage, RunsPage, artifact_prefix
+from ui.explore.scores import EXPLANATION_TAB
 from ui.runs.data import CONVENTIONS_LABEL as RUN_CONVENTIONS
 
 pytestmark = [
@@ -39,17 +40,15 @@ def test_every_formula_fits_its_panel_at_1280_px(explorer: ExplorerPage) -> None
     explorer.page.set_viewport_size(NARROWEST)
     explorer.open(LONGEST_FORMULAS)
     page = explorer.page
-    explanations = page.get_by_test_id("stTabs").filter(has=page.get_by_role("tab", name="nDCG@4", exact=True))
-    labels = [label.strip() for label in explanations.get_by_role("tab").all_inner_texts()]
+    choices = page.locator(f".st-key-{EXPLANATION_TAB}").get_by_role("radio")
+    labels = [label.strip() for label in choices.all_inner_texts()]
     assert {"nDCG@4", "RR", "AP@4", "P@4"} <= set(labels)
     for label in labels:
-        tab = explorer.page.get_by_role("tab", name=label, exact=True)
-        tab.click()
-        expect(tab).to_have_attribute("aria-selected", "true")
+        explorer.choose_view(EXPLANATION_TAB, label)
         formula = explorer.page.locator(".katex-display:visible")
         expect(formula).to_have_count(1)
         assert _overflow(explorer.page, formula) <= 0, f"the {label} formula is cut off"
-    explorer.page.get_by_role("tab", name="nDCG@4", exact=True).click()
+    explorer.choose_view(EXPLANATION_TAB, "nDCG@4")
     explorer.page.get_by_role("heading", name="How each number is computed").scroll_into_view_if_needed()
     explorer.screenshot("ndcg-formula-1280")
     explorer.expect_no_traceback()

@@ -107,3 +107,13 @@ def forget_drawn() -> None:
     """A whole-page run draws every panel again: the views recorded for another page's panels go."""
     st.session_state[DRAWN] = {}
     st.session_state.pop(PENDING, None)
+
+
+def choose_view(label: str, options: list[str], key: str, **kwargs: Any) -> str:
+    """Which of a panel's views to draw: one segmented control (the panel then draws the chosen view alone). Lighter
+    than ``st.tabs`` on every rerun: a tab bar is one block per tab, which the browser builds again each time the
+    panel reruns (7 tabs about 11 ms of main-thread time against about 1 ms for a segmented control); each choice
+    reruns the panel it sits in. The first option is chosen until another is."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = options[0]
+    return st.segmented_control(label, options, key=key, required=True, **kwargs)

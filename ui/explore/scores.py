@@ -78,28 +78,27 @@ def baseline_controls() -> None:
             st.button("Clear baseline", key="clear_baseline", on_click=panels.follow(clear), icon=":material/close:")
 
 
-#: Session keys: the open explanation tab (a card's label), and the labels of the last run's tabs.
+#: Session keys: the explanation shown (a card's label), and the labels of the last run's choices.
 EXPLANATION_TAB = "explanation_tab"
 EXPLANATION_LABELS = "explanation_labels"
 
 
 @st.fragment
 def explanations_panel(explanations: list[Explanation]) -> None:
-    """One tab per metric: its formula, the computation with this list's numbers, and what it rewards. Only the
-    open tab is drawn (each formula is typeset in the browser on every edit); a fragment, so opening another tab
-    reruns only this panel. A change of k relabels the tabs (P@4 becomes P@3): the same metric stays open."""
+    """One view per metric, chosen above it: its formula, the computation with this list's numbers, and what it
+    rewards. Only the chosen one is drawn (each formula is typeset in the browser on every edit); a fragment, so
+    choosing another reruns only this panel. A change of k relabels the choices (P@4 becomes P@3): the same metric
+    stays chosen."""
     labels = [item.label for item in explanations]
     open_label, before = st.session_state.get(EXPLANATION_TAB), st.session_state.get(EXPLANATION_LABELS, [])
     if open_label not in labels and open_label in before and before.index(open_label) < len(labels):
         st.session_state[EXPLANATION_TAB] = labels[before.index(open_label)]
     st.session_state[EXPLANATION_LABELS] = labels
-    tabs = st.tabs(labels, key=EXPLANATION_TAB, on_change="rerun")
-    for tab, item in zip(tabs, explanations):
-        if tab.open:
-            with tab:
-                st.latex(item.formula)
-                st.code(item.worked, language=None, wrap_lines=True)
-                st.caption(f"Rewards: {item.rewards}")
+    chosen = panels.choose_view("Metric", labels, EXPLANATION_TAB, label_visibility="collapsed")
+    item = explanations[labels.index(chosen)]
+    st.latex(item.formula)
+    st.code(item.worked, language=None, wrap_lines=True)
+    st.caption(f"Rewards: {item.rewards}")
 
 
 def cards_slide(explanations: list[Explanation], query: str, k: int, conventions) -> None:

@@ -29,6 +29,8 @@ from . import charts
 SHOWN_CALLOUTS = 4
 #: Width of the "Best single swap for" box, in CSS pixels.
 BEST_BY_WIDTH = 330
+#: The section's views, and the session key of the one shown.
+TAB = "whatif_tab"
 TABS = ("Changing k", "Swapping two ranks", "Moving a document", "Removing a document", "Range under reordering",
         "Against the baseline")
 #: Session keys: the confirmation of the last change applied from a chart, and the chart data of the current list.
@@ -147,8 +149,8 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
         with st.expander(f"{len(sentences) - SHOWN_CALLOUTS} more observations"):
             st.markdown("\n".join(sentences[SHOWN_CALLOUTS:]))
 
-    # Lazy tabs: only the open one builds its figure, which keeps a rerun fast on long lists.
-    tabs = st.tabs(list(TABS), key="whatif_tab", on_change="rerun")
+    # Only the chosen view builds its figure, which keeps a rerun fast on long lists.
+    chosen = panels.choose_view("What-if view", list(TABS), TAB, label_visibility="collapsed")
     drawers = {
         "Changing k": lambda: _k_chart(data),
         "Swapping two ranks": lambda: _chart(charts.swap_heatmaps_figure(data.swaps), "chart_swaps", clickable=True),
@@ -158,11 +160,8 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
         "Range under reordering": lambda: _chart(charts.range_figure(data.ranges), "chart_range"),
         "Against the baseline": lambda: _baseline_chart(comparison),
     }
-    for tab, name in zip(tabs, TABS):
-        if tab.open:
-            with tab:
-                drawers[name]()
-                _confirmation(confirmation)
+    drawers[chosen]()
+    _confirmation(confirmation)
 
 
 def _best_swap_metric(scenario: Scenario) -> str:
