@@ -39,14 +39,14 @@ PENDING = "panels_pending"
 #: Session key: when true, :func:`follow` leaves every rerun whole (AppTest sets it; see the module's text).
 WHOLE_PAGE = "panels_whole_page"
 
-#: Every panel's view function by key, filled as the page modules are imported (code, not per-session state).
+#: Every panel's view function by key, filled where the panels are defined (code, not per-session state).
 _VIEWS: dict[str, Callable[[], Hashable]] = {}
 
 
 def panel(key: str, view: Callable[[], Any]) -> Callable[[Callable[P, None]], Callable[P, None]]:
-    """Make the decorated function a panel named ``key`` (a keyed fragment) whose view is ``view()``."""
-    if key in _VIEWS and _VIEWS[key] is not view:
-        raise ValueError(f"Argument `key` has to name one panel, but {key!r} names two")
+    """Make the decorated function a panel named ``key`` (a keyed fragment) whose view is ``view()``. Streamlit
+    refuses two fragments of one key in a run; a page script that defines its panels again on every run replaces
+    their views."""
     _VIEWS[key] = view
 
     def decorate(draw: Callable[P, None]) -> Callable[P, None]:
