@@ -128,13 +128,12 @@ def _k_chart(data: ChartData) -> None:
 
 
 def whatif_section(query: QueryState, baseline: dict | None) -> None:
-    """The section, drawn by its panel: opening a tab or moving the preview's controls reruns only the panel; a
-    change applied from it (a clicked cell or bar, Apply this move, Undo) reruns every panel that shows the list."""
+    """The section, drawn by its panel; a change applied from it (a clicked cell or bar, Apply this move, Undo)
+    reruns every panel that shows the list."""
     st.header("What if…")
-    # A confirmation belongs under the chart it came from, and is shown once.
-    confirmation = st.session_state.pop(CONFIRMATION, None)
     if not query.ranking:
-        _confirmation(confirmation)  # e.g. the last item was removed from its bar: its Undo stays at hand
+        # e.g. the last item was removed from its bar: its confirmation and Undo stay at hand
+        _confirmation(st.session_state.pop(CONFIRMATION, None))
         st.info("Add documents to the list to see how each metric reacts to changes.")
         return
     scenario = Scenario(tuple(query.ranking), dict(query.judgments), query.k, query.conventions)
@@ -149,7 +148,15 @@ def whatif_section(query: QueryState, baseline: dict | None) -> None:
         with st.expander(f"{len(sentences) - SHOWN_CALLOUTS} more observations"):
             st.markdown("\n".join(sentences[SHOWN_CALLOUTS:]))
 
-    # Only the chosen view builds its figure, which keeps a rerun fast on long lists.
+    _views(scenario, data, comparison)
+
+
+@st.fragment
+def _views(scenario: Scenario, data: ChartData, comparison) -> None:
+    """The chosen view, and under it the confirmation of a change applied from it (shown once). A fragment, so
+    choosing another view or moving the preview's controls redraws this part alone, not the callouts above it. Only
+    the chosen view builds its figure, which keeps a rerun fast on long lists."""
+    confirmation = st.session_state.pop(CONFIRMATION, None)
     chosen = panels.choose_view("What-if view", list(TABS), TAB, label_visibility="collapsed")
     drawers = {
         "Changing k": lambda: _k_chart(data),
