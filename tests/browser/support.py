@@ -429,9 +429,18 @@ class AppPage:
 
     # ---- select boxes -------------------------------------------------------------------------------
 
+    def _select_box(self, container_key: str):
+        """The select box with key ``container_key``, scrolled to the middle of the view, as a person brings it
+        there before clicking it. Clicked at the edge of the view, where Playwright scrolls it, it opened its list
+        below the edge; the page scrolled to show the list, and the scroll closed it again: the list stayed shut
+        and the wait for it (3 s) ran out before the second click opened it."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        box.evaluate("box => box.scrollIntoView({block: 'center'})")
+        return box
+
     def _pick(self, container_key: str, option: str) -> None:
         """Open the select box with key ``container_key`` and click ``option`` (the whole shown text)."""
-        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        box = self._select_box(container_key)
         choice = self.page.get_by_role("option", name=option, exact=True)
         for _ in range(3):  # a click that lands while the page redraws can be lost; the list then stays shut
             box.click()
@@ -444,7 +453,7 @@ class AppPage:
 
     def _option_texts(self, container_key: str) -> list[str]:
         """The options of a select box, read by opening and closing it."""
-        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        box = self._select_box(container_key)
         for _ in range(3):
             box.click()
             try:
