@@ -67,8 +67,13 @@ KEPT_FRAMES = 5_000
 #: ``st.rerun``) turns it to ``notRunning`` for a moment with the old elements still on the page, and a read there
 #: saw the last run's table. So the app's own messages are read too: each ForwardMsg whose ``script_finished``
 #: (field 6) is not FINISHED_EARLY_FOR_RERUN (2) counts as received, and a turn to ``notRunning`` shows every run
-#: received by then (the frontend handles each message in the task that delivers it, before the page draws). It
-#: keeps the messages themselves too, for SentMessages.
+#: received by then (the frontend handles each message in the task that delivers it, before the page draws). A run
+#: whose messages all arrive at once (a fast rerun: every message within a few ms) never turns the state to
+#: ``running`` at all: React draws the whole run in one go, from ``notRunning`` to ``notRunning``. Such a run counts
+#: as shown in a task of background priority queued when its last message arrives, which runs once the page has
+#: done the work of normal priority queued before it (React's drawing of that run included), if the state is then
+#: ``notRunning``. Counted by the turn alone, such a run was never seen, and rerun_after waited its whole
+#: RERUN_SEEN_MS (20 s) for it. It keeps the messages themselves too, for SentMessages.
 COUNT_SCRIPT_RUNS = """
 window.__scriptRunsFinished = 0;
 window.__scriptRunsReceived = 0;
@@ -103,15 +108,25 @@ window.__framesKept = [];
                 window.__framesKept.push(event.data);  // for SentMessages, the last KEPT_FRAMES only
                 if (window.__framesKept.length > KEPT_FRAMES) window.__framesKept.shift();
                 const status = finishStatus(new Uint8Array(event.data));
-                if (status >= 0 && status !== 2) window.__scriptRunsReceived += 1;
+                if (status >= 0 && status !== 2) {
+                    const received = ++window.__scriptRunsReceived;
+                    afterDrawing(() => {
+                        const app = document.querySelector('[data-testid=stApp]');
+                        if (app && app.getAttribute('data-test-script-state') === 'notRunning')
+                            window.__scriptRunsFinished = Math.max(window.__scriptRunsFinished, received);
+                    });
+                }
             });
         }
     };
+    const afterDrawing = task => window.scheduler && window.scheduler.postTask
+        ? window.scheduler.postTask(task, {priority: 'background'}) : setTimeout(task, 0);
 })();
 new MutationObserver(records => {
     for (const record of records) {
         if (record.target.getAttribute('data-test-script-state') === 'notRunning'
-                && record.oldValue !== 'notRunning') window.__scriptRunsFinished = window.__scriptRunsReceived;
+                && record.oldValue !== 'notRunning')
+            window.__scriptRunsFinished = Math.max(window.__scriptRunsFinished, window.__scriptRunsReceived);
     }
 }).observe(document, {attributes: true, subtree: true, attributeOldValue: true,
                       attributeFilter: ['data-test-script-state']});
@@ -312,6 +327,9 @@ class AppPage:
         """Do ``action``, which makes the page rerun, and wait until that rerun has finished and the page is idle.
         (Waiting for idle alone can pass before the rerun starts, while the old elements are still on the page.)"""
         self.wait_until_idle()
+        # Every run received is counted by now (one whose count is still queued would pass the wait below at once).
+        self.page.wait_for_function("() => window.__scriptRunsFinished === window.__scriptRunsReceived",
+                                    polling=POLL_MS)
         before = self.script_runs_finished()
         action()
         try:
@@ -429,9 +447,18 @@ class AppPage:
 
     # ---- select boxes -------------------------------------------------------------------------------
 
+    def _select_box(self, container_key: str):
+        """The select box with key ``container_key``, scrolled to the middle of the view, as a person brings it
+        there before clicking it. Clicked at the edge of the view, where Playwright scrolls it, it opened its list
+        below the edge; the page scrolled to show the list, and the scroll closed it again: the list stayed shut
+        and the wait for it (3 s) ran out before the second click opened it."""
+        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        box.evaluate("box => box.scrollIntoView({block: 'center'})")
+        return box
+
     def _pick(self, container_key: str, option: str) -> None:
         """Open the select box with key ``container_key`` and click ``option`` (the whole shown text)."""
-        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        box = self._select_box(container_key)
         choice = self.page.get_by_role("option", name=option, exact=True)
         for _ in range(3):  # a click that lands while the page redraws can be lost; the list then stays shut
             box.click()
@@ -444,7 +471,7 @@ class AppPage:
 
     def _option_texts(self, container_key: str) -> list[str]:
         """The options of a select box, read by opening and closing it."""
-        box = self.page.locator(f".st-key-{container_key} [role=combobox]")
+        box = self._select_box(container_key)
         for _ in range(3):
             box.click()
             try:
