@@ -616,7 +616,11 @@ class ExplorerPage(AppPage):
         """Open "Load your own data", upload both files, pick ``query`` and open it in the editor."""
         self.page.get_by_text("Load your own data").click()
         for key, path in (("upload_qrels", qrels), ("upload_run", run)):
-            self.page.locator(f".st-key-{key} input[type=file]").set_input_files(path)
+            # Each upload reruns the page; the next waits for that run to end. A file given to the run's uploader
+            # while the page was still drawing the qrels' run was dropped: the uploader stayed empty, and the wait
+            # for its file name ran out (WAIT_MS) on a loaded machine.
+            files = self.page.locator(f".st-key-{key} input[type=file]")
+            self.rerun_after(lambda files=files, path=path: files.set_input_files(path))
             expect(self.page.locator(f".st-key-{key}").get_by_text(path.name)).to_be_visible()
         loaded = re.compile(r"[1-9]\d* judged quer\w+, [1-9]\d* quer\w+ in the run")
         expect(self.page.get_by_text(loaded)).to_be_visible()
