@@ -147,6 +147,15 @@ SHOWS_CELLS = f"""([grid, showing]) => {{
                                      : row[column] === want)));
 }}"""
 
+#: Scroll a select box to the middle of the view unless its list has room below it, and wait two frames for the
+#: scroll's event to pass (AppPage._select_box).
+ROOM_FOR_THE_LIST = """async box => {
+    const {top, bottom} = box.getBoundingClientRect();
+    if (top >= 0 && bottom + 320 <= innerHeight) return;  // a list shows up to about 300 px of options
+    box.scrollIntoView({block: 'center', behavior: 'instant'});
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
 #: The ranked-list editor's columns, left to right (ui/explore/editor.py), and the grid's geometry in CSS pixels.
 RANKING_COLUMNS = ("rank", "document", "score", "grade", "judged", "removed")
 HEADER_HEIGHT = 36
@@ -448,12 +457,14 @@ class AppPage:
     # ---- select boxes -------------------------------------------------------------------------------
 
     def _select_box(self, container_key: str):
-        """The select box with key ``container_key``, scrolled to the middle of the view, as a person brings it
-        there before clicking it. Clicked at the edge of the view, where Playwright scrolls it, it opened its list
-        below the edge; the page scrolled to show the list, and the scroll closed it again: the list stayed shut
-        and the wait for it (3 s) ran out before the second click opened it."""
+        """The select box with key ``container_key``, with room below it for its list, as a person brings it
+        before clicking it. Clicked at the edge of the view, where Playwright scrolls it, it opened its list below
+        the edge; the page scrolled to show the list, and the scroll closed it again: the list stayed shut and the
+        wait for it (3 s) ran out before the second click opened it. A box too low is scrolled to the middle of the
+        view, and the click waits for that scroll's event (dispatched at the next frame; a click before it had its
+        list closed by it)."""
         box = self.page.locator(f".st-key-{container_key} [role=combobox]")
-        box.evaluate("box => box.scrollIntoView({block: 'center'})")
+        box.evaluate(ROOM_FOR_THE_LIST)
         return box
 
     def _pick(self, container_key: str, option: str) -> None:
