@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Self
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -741,7 +742,23 @@ class ExplorerPage(AppPage):
         return self.chart("Clicks per rank against attractiveness per rank")
 
 
-class KChart:
+class VegaChart:
+    """A Vega-Lite chart on the page (``chart``, also ``graph`` as a plotly chart's element is named), once drawn."""
+
+    def __init__(self, page, chart) -> None:
+        self.page = page
+        self.chart = self.graph = chart
+
+    def wait_until_drawn(self) -> Self:
+        self.chart.locator("svg.marks").first.wait_for()
+        return self
+
+    def scroll_into_view(self) -> Self:
+        self.chart.scroll_into_view_if_needed()
+        return self
+
+
+class KChart(VegaChart):
     """The explorer's k chart, drawn by Vega-Lite in SVG: each drawn mark is an SVG element bound to its scene item
     (``__data__``), whose ``datum`` is the row of the chart's data it draws (``panel``, ``family``, ``k``, ``value``,
     ``current``, ``tip``); so the dashed lines and rings are found by their data and aimed at where they are drawn."""
@@ -758,18 +775,6 @@ class KChart:
             return [element.__data__.datum.family, element.__data__.datum.k, box.x + box.width / 2,
                     box.y + box.height / 2];
         })"""
-
-    def __init__(self, page, chart) -> None:
-        self.page = page
-        self.chart = chart
-
-    def wait_until_drawn(self) -> KChart:
-        self.chart.locator("svg.marks").first.wait_for()
-        return self
-
-    def scroll_into_view(self) -> KChart:
-        self.chart.scroll_into_view_if_needed()
-        return self
 
     def title(self):
         return self.chart.locator("svg text", has_text="Every metric at every cut-off k").first
@@ -803,7 +808,7 @@ class KChart:
         return self.chart.locator("svg.marks").first.evaluate("svg => svg.dataset.kept === '1'")
 
 
-class SwapChart:
+class SwapChart(VegaChart):
     """The explorer's swap heatmaps, drawn by Vega-Lite in SVG: each cell is an SVG path bound to its scene item
     (``__data__``), whose ``datum`` is its row of the chart's data (``panel``, ``i``, ``j``, ``delta``, ``tip``); so a
     cell is found by its panel and ranks, and hovered or clicked where it is drawn, as a person aims at it."""
@@ -824,18 +829,6 @@ class SwapChart:
         const box = cell.getBoundingClientRect();
         return {x: box.x + box.width / 2, y: box.y + box.height / 2};
     }"""
-
-    def __init__(self, page, chart) -> None:
-        self.page = page
-        self.graph = chart
-
-    def wait_until_drawn(self) -> SwapChart:
-        self.graph.locator("svg.marks").first.wait_for()
-        return self
-
-    def scroll_into_view(self) -> SwapChart:
-        self.graph.scroll_into_view_if_needed()
-        return self
 
     def panel_title(self, starting_with: str):
         """The title above the panel whose title starts with ``starting_with``, e.g. ``"AP@4 (now"``."""
