@@ -6,22 +6,27 @@ PY := $(VENV)/bin/python
 
 .PHONY: app test lint bench install install-dev browser clean
 
+# --no-compile: pip would byte-compile every module of every package (torch's thousands among them), 40 of the 70 s
+# an install took here; Python compiles a module the first time it is imported instead, and `make test` keeps what it
+# compiles (see test: below), so only what the app and the tests import is ever compiled.
+PIP_INSTALL := $(PY) -m pip install --quiet --no-compile
+
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PIP_INSTALL) -r requirements-dev.txt
 	touch $@
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-## Start the app on the built-in "sweet pastry" sample.
+## Start the app on the built-in "sweet pastry" sample (keeping what Python compiles, as for test: below).
 app: install
-	$(PY) -m streamlit run app.py
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m streamlit run app.py
 
 ## Run the whole test suite: unit, differential, conformance, AppTest and real-browser tests (without chromium,
 ## which only root can install, the browser tests are skipped and pytest's summary says so in one line).

@@ -83,7 +83,10 @@ def timed(page: AppPage, action: Callable[[], object], shown: str, arg: object =
 CARD_SHOWN = """label => [...document.querySelectorAll('[data-testid=stMetricLabel]')]
     .some(element => element.innerText.trim() === label)"""
 CHART_DRAWN = """title => [...document.querySelectorAll('.js-plotly-plot')].some(graph => graph.offsetParent !== null
-    && graph.querySelector('svg.main-svg') && graph.querySelector('.gtitle')?.textContent.startsWith(title))"""
+    && graph.querySelector('svg.main-svg') && graph.querySelector('.gtitle')?.textContent.startsWith(title))
+    || [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].some(chart => chart.offsetParent !== null
+    && chart.querySelector('svg.marks') && [...chart.querySelectorAll('svg text')].some(
+        text => text.textContent.startsWith(title)))"""
 #: Resolves once an element has kept the same position and size for two animation frames running.
 STILL = """element => new Promise(resolve => {
     let last = '';

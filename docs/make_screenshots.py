@@ -50,22 +50,18 @@ def explorer_default(page: Page, base_url: str) -> Region:
             page.locator("[class*='st-key-judgments_editor']"))
 
 
-def _whatif_tab(page: Page, base_url: str, tab: str, chart_title: str) -> Region:
-    """The "What if…" section of the explorer on "sweet pastry", from its heading to the chart of ``tab``."""
+def whatif_swaps(page: Page, base_url: str) -> Region:
+    """The swap heatmaps (drawn with Vega-Lite): what swapping any two ranks does to each metric; a click applies
+    the swap."""
     explorer = ExplorerPage(page, base_url).open()
-    explorer.open_whatif_tab(tab)
-    chart = explorer.chart(chart_title)
+    explorer.open_whatif_tab("Swapping two ranks")
+    chart = explorer.swap_heatmaps()
     explorer.wait_for_charts()
     return page.get_by_role("heading", name="What if…"), chart.graph
 
 
-def whatif_swaps(page: Page, base_url: str) -> Region:
-    """The swap heatmaps: what swapping any two ranks does to each metric; a click applies the swap."""
-    return _whatif_tab(page, base_url, "Swapping two ranks", "What swapping two ranks does to each metric")
-
-
 def whatif_k(page: Page, base_url: str) -> Region:
-    """Every metric at every cut-off k, the current k marked (the one chart drawn with Vega-Lite)."""
+    """Every metric at every cut-off k, the current k marked (drawn with Vega-Lite)."""
     explorer = ExplorerPage(page, base_url).open()
     explorer.open_whatif_tab("Changing k")
     chart = explorer.k_curves()

@@ -18,7 +18,7 @@ the engine, so the conventions, the registry and the finder can all read it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -382,18 +382,33 @@ def matching_profiles(measure: str, combinations: Iterable[Mapping[str, object]]
     """
     combinations = list(combinations)
     found: dict[str, tuple[Profile, str]] = {}
-    for profile in profiles_for(measure):
-        if not profile.reproducible or not all(holds.get(rule, False) for rule in profile.rules):
+    for profile, allowed in _matchers(measure):
+        if not all(holds.get(rule, False) for rule in profile.rules):
             continue
         for values in combinations:
-            if all(convention not in values or profile.allows(convention, values[convention])
-                   for convention in profile.settings):
+            if all(convention not in values or values[convention] in accepted for convention, accepted in allowed):
                 credit = profile.credit(values)
                 found.setdefault(credit, (profile, credit))
                 break
     return tuple(found.values())
 
 
+@functools.cache
+def _matchers(measure: str) -> tuple[tuple[Profile, tuple[tuple[str, Container[object]], ...]], ...]:
+    """The reproducible profiles for ``measure``, each with what :meth:`Profile.allows` accepts for each convention
+    that constrains it (a convention it sets to :data:`ANY` accepts everything and is left out): the finder asks
+    this for every combination of conventions it tries, thousands per reported value."""
+    matchers = []
+    for profile in profiles_for(measure):
+        if not profile.reproducible:
+            continue
+        allowed = []
+        for convention, setting in profile.settings.items():
+            if setting == ANY or (setting == ANY_LEVEL and convention == "relevance_level"):
+                continue
+            allowed.append((convention, setting if isinstance(setting, Switch) else frozenset([setting])))
+        matchers.append((profile, tuple(allowed)))
+    return tuple(matchers)
 
 
 def _shown(setting: object) -> str:

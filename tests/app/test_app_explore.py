@@ -261,7 +261,7 @@ def test_removing_donut_renumbers_the_active_list_and_shows_donut_apart():
     assert at.selectbox(key="move_doc").options == ["1. bagel", "2. muffin", "3. croissant"]
     assert shown(at)["RR"] == "0.500"  # muffin, rank 2 in the table and in the explanation
     at = open_explanation(at, "RR")
-    assert any("muffin at rank 2" in c.value for c in at.code)
+    assert any("muffin at rank 2" in text for text in worked(at))
 
 
 def test_unjudged_documents_read_unjudged_in_the_grade_column():
@@ -275,16 +275,21 @@ def open_explanation(at, label: str):
     return at.run()
 
 
+def worked(at) -> list[str]:
+    """The worked formula of the open explanation (plain text, in the code font), as the page shows it."""
+    return [text.value for text in at.text]
+
+
 def test_explanations_show_the_computation_with_this_lists_numbers():
     at = open_app()
-    codes = [c.value for c in at.code]
+    codes = worked(at)
     assert "P@4 = 2 / 4 = 0.500" in codes  # the first tab, the only one drawn
     assert not any(code.startswith("AP@4 = ") for code in codes) and len(at.latex) == 1
     at = open_explanation(at, "AP@4")
-    assert "AP@4 = (1/1 + 2/3) / 3 = 0.556" in [c.value for c in at.code]
+    assert "AP@4 = (1/1 + 2/3) / 3 = 0.556" in worked(at)
     at.number_input(key="k_input").set_value(3).run()  # the tabs are relabelled; AP stays open
     assert at.session_state[EXPLANATION_TAB] == "AP@3"
-    assert any(c.value.startswith("AP@3 = ") for c in at.code)
+    assert any(text.startswith("AP@3 = ") for text in worked(at))
 
 
 QRELS_TREC = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 x 1\n"
@@ -379,4 +384,4 @@ def test_the_rr_card_has_no_cut_off_and_says_what_the_k_charts_rr_at_k_is():
     at.number_input(key="k_input").set_value(2).run()
     assert shown(at)["RR"] == "0.333"
     at = open_explanation(at, "RR")
-    assert any("RR@2 (the k chart's RR@k) is 0.000" in c.value for c in at.code)
+    assert any("RR@2 (the k chart's RR@k) is 0.000" in text for text in worked(at))

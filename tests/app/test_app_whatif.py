@@ -7,6 +7,7 @@ import json
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -84,13 +85,19 @@ def test_k_curves_plot_precision_at_every_k_and_a_k_change_changes_only_their_da
     assert set(moved[moved.current].k) == {3} and moved.value.tolist() == curves.value.tolist()
 
 
+def swap_cells(at) -> pd.DataFrame:
+    """The swap chart's cells as the page sent them (ui.explore.charts.swap_heatmaps_chart's dataset)."""
+    (cells,) = [datasets["swaps"] for _, datasets in vega_charts(at) if "swaps" in datasets]
+    return cells
+
+
 def test_swap_heatmap_shows_ap_gaining_one_ninth_when_ranks_2_and_3_swap():
     at = open_app()
     at.session_state["whatif_tab"] = "Swapping two ranks"
     at.run()
-    figure = figures(at)[0]
-    ap = next(trace for trace in figure.data if trace.type == "heatmap" and getattr(trace, "name", None) == "AP@4")
-    assert ap.z[1][2] == pytest.approx(1 / 9)
+    cells = swap_cells(at)
+    (gain,) = cells[cells.panel.str.startswith("AP@4 (now") & (cells.i == 2) & (cells.j == 3)].delta
+    assert gain == pytest.approx(1 / 9)
 
 
 def test_callouts_name_the_best_swap_in_plain_words():
@@ -155,15 +162,14 @@ def test_a_500_item_list_shows_the_swaps_of_its_top_40_ranks_with_rank_1_at_the_
     at.session_state["whatif_tab"] = "Swapping two ranks"
     at.run()
     assert_no_failure(at)
-    figure = figures(at)[0]
-    heatmaps = [trace for trace in figure.data if trace.type == "heatmap"]
-    assert len(heatmaps) == 6 and all(np.asarray(trace.z).shape == (40, 40) for trace in heatmaps)
-    assert list(heatmaps[0].y) == list(range(1, 41))
-    y_axes = [value for name, value in vars(figure.layout).items() if name.startswith("yaxis")]
-    assert len(y_axes) == 6 and all(axis.autorange == "reversed" for axis in y_axes)  # rank 1 on top, as on short lists
-    assert "Ranks 1-40 of 500" in figure.layout.title.subtitle.text
-    ap = next(trace for trace in heatmaps if trace.name == "AP@10")
-    assert np.asarray(ap.z)[0][3] > 0  # swapping the relevant doc003 up from rank 4 to rank 1 raises AP@10
+    ((spec, datasets),) = [chart for chart in vega_charts(at) if "swaps" in chart[1]]
+    cells = datasets["swaps"]
+    assert cells.panel.nunique() == 6 and (cells.groupby("panel").size() == 40 * 39 // 2).all()
+    assert (cells.i.min(), cells.j.max()) == (1, 40)
+    assert spec["spec"]["layer"][0]["encoding"]["y"]["scale"]["domain"] == [40.5, 0.5]  # rank 1 on top
+    assert "Ranks 1-40 of 500" in spec["title"]["subtitle"][1]
+    (gain,) = cells[cells.panel.str.startswith("AP@10 ") & (cells.i == 1) & (cells.j == 4)].delta
+    assert gain > 0  # swapping the relevant doc003 up from rank 4 to rank 1 raises AP@10
 
 
 def test_applying_a_move_confirms_it_under_the_chart_with_an_undo_beside_it():
@@ -191,8 +197,8 @@ def test_only_the_open_tab_builds_its_figure(tab, monkeypatch):
     import ui.explore.charts
 
     built = []
-    for name in ("k_curves_chart", "k_curves_figure", "swap_heatmaps_figure", "move_preview_figure",
-                 "removal_bars_figure", "range_figure", "baseline_figure"):
+    for name in ("k_curves_chart", "k_curves_figure", "swap_heatmaps_chart", "swap_heatmaps_figure",
+                 "move_preview_figure", "removal_bars_figure", "range_figure", "baseline_figure"):
         builder = getattr(ui.explore.charts, name)
         monkeypatch.setattr(ui.explore.charts, name,
                             lambda *a, _b=builder, _n=name, **kw: built.append(_n) or _b(*a, **kw))
@@ -202,8 +208,8 @@ def test_only_the_open_tab_builds_its_figure(tab, monkeypatch):
     at.session_state["whatif_tab"] = tab
     at.run()
     assert_no_failure(at)
-    # The k chart's plotly figure is made only for its PNG or SVG, when one is clicked.
-    expected = {"Changing k": "k_curves_chart", "Swapping two ranks": "swap_heatmaps_figure",
+    # The plotly figures of the k chart and the swap heatmaps are made only for a PNG or SVG, when one is clicked.
+    expected = {"Changing k": "k_curves_chart", "Swapping two ranks": "swap_heatmaps_chart",
                 "Moving a document": "move_preview_figure", "Removing a document": "removal_bars_figure",
                 "Range under reordering": "range_figure", "Against the baseline": "baseline_figure"}[tab]
     assert built == [expected]

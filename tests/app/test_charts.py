@@ -7,6 +7,7 @@ import json
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
@@ -28,6 +29,7 @@ from ui.ann.charts import sweep_figure, waterfall_figure
 from ui.explore.charts import (
     BASELINE_COLOUR,
     METRIC_COLOURS,
+    SWAP_SELECTION,
     baseline_figure,
     baseline_from_values,
     decode_selection,
@@ -37,6 +39,7 @@ from ui.explore.charts import (
     range_figure,
     rank_ticks,
     removal_bars_figure,
+    swap_heatmaps_chart,
     swap_heatmaps_figure,
 )
 
@@ -146,13 +149,50 @@ def test_rank_axes_label_every_rank_up_to_15_then_about_ten_from_rank_1():
     assert rank_ticks(1000) == [1, *range(100, 1001, 100)]
 
 
+def swap_cells(scenario: Scenario) -> pd.DataFrame:
+    """The swap chart's cells as the page sends them (its named dataset)."""
+    return swap_heatmaps_chart(swap_deltas(scenario))["datasets"]["swaps"]
+
+
+def test_the_pages_swap_chart_shows_the_slides_numbers_cell_for_cell_on_one_zero_centred_scale():
+    for scenario in (PASTRY, Scenario([f"d{i}" for i in range(1, 61)], {"d1": 1, "d5": 2, "d30": 1}, k=10)):
+        swaps = swap_deltas(scenario)
+        spec, figure = swap_heatmaps_chart(swaps), swap_heatmaps_figure(swaps)
+        cells = spec["datasets"]["swaps"]
+        for heatmap, title in zip(figure.data, spec["facet"]["sort"]):
+            panel = cells[cells.panel == title]
+            z = np.array(heatmap.z, dtype=float)
+            assert title.startswith(heatmap.name + " (now ")
+            assert len(panel) == np.isfinite(z).sum() == swaps.window * (swaps.window - 1) // 2
+            assert (panel.i < panel.j).all()
+            assert panel.delta.tolist() == z[panel.i - 1, panel.j - 1].tolist()
+        colour = spec["spec"]["layer"][0]["encoding"]["color"]["scale"]
+        assert colour["domain"] == [figure.layout.coloraxis.cmin, figure.layout.coloraxis.cmax]
+        assert colour["domainMid"] == 0 and colour["scheme"] == "redblue"  # ColorBrewer's RdBu: red lowers
+        assert spec["title"]["subtitle"] == figure.layout.title.subtitle.text.split("<br>")
+
+
+def test_a_long_lists_swap_chart_numbers_its_ranks_from_1_with_rank_1_at_the_top():
+    sixty = Scenario([f"d{i}" for i in range(1, 61)], {"d1": 1, "d5": 2, "d30": 1}, k=10)
+    encoding = swap_heatmaps_chart(swap_deltas(sixty))["spec"]["layer"][0]["encoding"]
+    for axis in ("x", "y"):
+        assert encoding[axis]["axis"]["values"] == [1, 5, 10, 15, 20, 25, 30, 35, 40]
+    assert encoding["y"]["scale"]["domain"] == [40.5, 0.5]  # reversed: rank 1 on top
+
+
 def test_hovering_a_swap_cell_names_both_documents_and_clicking_it_carries_the_swap():
-    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
-    cells = trace(fig, "AP@4 swaps")
-    index = [tuple(c) for c in cells.customdata].index(("swap", 1, 2))
-    assert (cells.x[index], cells.y[index]) == (3, 2)
-    assert "rank 2 (bagel)" in cells.text[index] and "rank 3 (muffin)" in cells.text[index]
-    assert "0.556 → 0.667 (+0.111)" in cells.text[index]
+    cells = swap_cells(PASTRY)
+    cell = cells[cells.panel.str.startswith("AP@4 ") & (cells.i == 2) & (cells.j == 3)]
+    (tip,) = cell.tip
+    assert tip == "Swap rank 2 (bagel) and rank 3 (muffin) · AP@4: 0.556 → 0.667 (+0.111)"
+    (layer,) = [layer for layer in swap_heatmaps_chart(swap_deltas(PASTRY))["spec"]["layer"] if "params" in layer]
+    assert layer["params"][0]["name"] == SWAP_SELECTION and layer["params"][0]["select"]["fields"] == ["i", "j"]
+
+
+def test_a_window_too_long_to_aim_at_takes_no_clicks():
+    long = Scenario([f"d{i}" for i in range(1, 61)], {"d1": 1}, k=10)
+    assert all("params" not in layer for layer in
+               swap_heatmaps_chart(swap_deltas(long, window=60))["spec"]["layer"])
 
 
 def test_move_preview_plots_before_and_after_for_every_metric():
@@ -222,10 +262,8 @@ def test_baseline_from_stored_values_accepts_labels_or_trec_eval_names():
 
 
 def test_a_clicked_heatmap_cell_decodes_to_its_swap():
-    fig = swap_heatmaps_figure(swap_deltas(PASTRY))
-    clicked = list(trace(fig, "AP@4 swaps").customdata[3])  # what Streamlit sends back, as JSON lists
-    event = {"selection": {"points": [{"curve_number": 7, "point_index": 3, "customdata": clicked}],
-                           "point_indices": [3], "box": [], "lasso": []}}
+    # What Streamlit stores under the chart's key once a cell is clicked: the selection's fields, ranks.
+    event = {"selection": {SWAP_SELECTION: [{"i": 2, "j": 3}]}}
     change = decode_selection(event)
     assert change == Change("swap", 1, 2)
     assert change.apply(PASTRY.ranking) == ["donut", "muffin", "bagel", "croissant"]
@@ -242,6 +280,10 @@ def test_a_clicked_removal_bar_decodes_to_its_removal_from_an_attribute_style_ev
     {"selection": {"points": [], "point_indices": [], "box": [], "lasso": []}},
     {"selection": {"points": [{"x": 3, "y": 0.5}]}},  # a point on a curve: no change attached
     {"selection": {"points": [{"customdata": 0.42}]}},
+    {"selection": {SWAP_SELECTION: {}}},  # nothing clicked yet
+    {"selection": {SWAP_SELECTION: [{"i": "2", "j": 3}]}},
+    {"selection": {SWAP_SELECTION: [{"i": 0.5, "j": 3}]}},
+    {"selection": {SWAP_SELECTION: [{"j": 3}]}},
 ])
 def test_selections_without_a_change_decode_to_none(event):
     assert decode_selection(event) is None

@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Self
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -692,8 +693,12 @@ class ExplorerPage(AppPage):
         expect(chart).to_have_count(1)
         return KChart(self.page, chart).wait_until_drawn()
 
-    def swap_heatmaps(self) -> PlotlyChart:
-        return self.chart("What swapping two ranks does to each metric")
+    def swap_heatmaps(self) -> SwapChart:
+        """The swap heatmaps (Vega-Lite), once drawn."""
+        chart = self.page.locator("[data-testid=stVegaLiteChart]:visible").filter(
+            has=self.page.locator("svg text", has_text="What swapping two ranks does to each metric"))
+        expect(chart).to_have_count(1)
+        return SwapChart(self.page, chart).wait_until_drawn()
 
     def removal_bars(self) -> PlotlyChart:
         return self.chart("What removing one item does to each metric")
@@ -737,7 +742,23 @@ class ExplorerPage(AppPage):
         return self.chart("Clicks per rank against attractiveness per rank")
 
 
-class KChart:
+class VegaChart:
+    """A Vega-Lite chart on the page (``chart``, also ``graph`` as a plotly chart's element is named), once drawn."""
+
+    def __init__(self, page, chart) -> None:
+        self.page = page
+        self.chart = self.graph = chart
+
+    def wait_until_drawn(self) -> Self:
+        self.chart.locator("svg.marks").first.wait_for()
+        return self
+
+    def scroll_into_view(self) -> Self:
+        self.chart.scroll_into_view_if_needed()
+        return self
+
+
+class KChart(VegaChart):
     """The explorer's k chart, drawn by Vega-Lite in SVG: each drawn mark is an SVG element bound to its scene item
     (``__data__``), whose ``datum`` is the row of the chart's data it draws (``panel``, ``family``, ``k``, ``value``,
     ``current``, ``tip``); so the dashed lines and rings are found by their data and aimed at where they are drawn."""
@@ -754,18 +775,6 @@ class KChart:
             return [element.__data__.datum.family, element.__data__.datum.k, box.x + box.width / 2,
                     box.y + box.height / 2];
         })"""
-
-    def __init__(self, page, chart) -> None:
-        self.page = page
-        self.chart = chart
-
-    def wait_until_drawn(self) -> KChart:
-        self.chart.locator("svg.marks").first.wait_for()
-        return self
-
-    def scroll_into_view(self) -> KChart:
-        self.chart.scroll_into_view_if_needed()
-        return self
 
     def title(self):
         return self.chart.locator("svg text", has_text="Every metric at every cut-off k").first
@@ -797,6 +806,60 @@ class KChart:
 
     def is_marked(self) -> bool:
         return self.chart.locator("svg.marks").first.evaluate("svg => svg.dataset.kept === '1'")
+
+
+class SwapChart(VegaChart):
+    """The explorer's swap heatmaps, drawn by Vega-Lite in SVG: each cell is an SVG path bound to its scene item
+    (``__data__``), whose ``datum`` is its row of the chart's data (``panel``, ``i``, ``j``, ``delta``, ``tip``); so a
+    cell is found by its panel and ranks, and hovered or clicked where it is drawn, as a person aims at it."""
+
+    #: Where the cell of the panel starting with ``panel`` at ranks (i, j) is drawn, in page pixels, after scrolling
+    #: it into view (``{error}`` if it is not drawn).
+    CELL = """(chart, {panel, i, j}) => {
+        const cells = [...chart.querySelectorAll('svg.marks path')].filter(element => {
+            const item = element.__data__;
+            return item && item.mark && item.mark.marktype === 'rect' && item.datum && item.datum.tip;
+        });
+        const cell = cells.find(element => {
+            const datum = element.__data__.datum;
+            return datum.panel.startsWith(panel + ' ') && datum.i === i && datum.j === j;
+        });
+        if (!cell) return {error: `no cell at ranks ${i}, ${j} in panel ${panel}; ${cells.length} cells drawn`};
+        cell.scrollIntoView({block: 'center', inline: 'center'});
+        const box = cell.getBoundingClientRect();
+        return {x: box.x + box.width / 2, y: box.y + box.height / 2};
+    }"""
+
+    def panel_title(self, starting_with: str):
+        """The title above the panel whose title starts with ``starting_with``, e.g. ``"AP@4 (now"``."""
+        return self.graph.locator("svg text", has_text=re.compile("^" + re.escape(starting_with)))
+
+    def axis_labels(self) -> list[str]:
+        """The tick labels of every rank axis drawn (Vega-Lite draws them on the outer panels of the grid)."""
+        return self.graph.locator("g.role-axis-label text").evaluate_all(
+            "labels => labels.map(label => label.textContent)")
+
+    def cell_position(self, panel: str, i: int, j: int) -> tuple[float, float]:
+        found = self.graph.evaluate(self.CELL, {"panel": panel, "i": i, "j": j})
+        if "error" in found:
+            raise AssertionError(found["error"])
+        return found["x"], found["y"]
+
+    def tooltip(self):
+        return self.page.locator("#vg-tooltip-element.visible")
+
+    def hover(self, panel: str, *, i: int, j: int):
+        """Rest the mouse on the cell swapping ranks i and j in ``panel`` (e.g. "nDCG@4"); returns its tooltip."""
+        self.page.mouse.move(*self.cell_position(panel, i, j))
+        return self.tooltip()
+
+    def click(self, panel: str, *, i: int, j: int, tooltip_says: str) -> None:
+        """Hover the cell, check its tooltip says ``tooltip_says`` (so the click lands on the intended cell), then
+        click it."""
+        left, top = self.cell_position(panel, i, j)
+        self.page.mouse.move(left, top)
+        expect(self.tooltip()).to_contain_text(tooltip_says)
+        self.page.mouse.click(left, top)
 
 
 class PlotlyChart:

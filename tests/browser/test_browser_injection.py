@@ -96,6 +96,13 @@ def test_a_link_with_markdown_in_its_query_and_doc_ids_shows_them_as_typed(explo
     explorer.press_move_button("move_down")  # now the scores contradict the order, and the notice names two ids
     notice = explorer.expect_message("The scores contradict this order")
     assert f"rank 1 would be {by_score[0]}, not {by_score[1]}." in shown_text(notice)
+    # The swap heatmaps' tooltip (Vega-Lite's) names the two documents as text: the <img> id is not a picture.
+    ranked = [by_score[1], by_score[0], *by_score[2:]]
+    explorer.open_whatif_tab("Swapping two ranks")
+    picture = ranked.index("<img/src=https://evil.example/tag.png>") + 1
+    tooltip = explorer.swap_heatmaps().hover("P@5", i=1, j=picture)
+    expect(tooltip).to_contain_text(f"Swap rank 1 ({ranked[0]}) and rank {picture} ({ranked[picture - 1]})")
+    expect(tooltip.locator("img, a")).to_have_count(0)
     explorer.wait_for_charts()
     explorer.expect_no_traceback()
     explorer.screenshot("hostile-link", whole_page=True)

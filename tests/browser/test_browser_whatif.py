@@ -50,7 +50,7 @@ def test_the_removal_bars_and_the_k_chart(explorer: ExplorerPage) -> None:
 def resting_the_mouse_on_a_swap_cell_names_both_documents_and_the_change(explorer: ExplorerPage) -> None:
     # Swapping donut (rank 1) and croissant (rank 4): the relevant documents sit at ranks 3 and 4.
     after = (1 / log2(4) + 1 / log2(5)) / IDEAL_DCG
-    tooltip = explorer.swap_heatmaps().hover("nDCG@4 swaps", x=4, y=1)
+    tooltip = explorer.swap_heatmaps().hover("nDCG@4", i=1, j=4)
     expect(tooltip).to_contain_text("Swap rank 1 (donut) and rank 4 (croissant)")
     expect(tooltip).to_contain_text(f"nDCG@4: {PASTRY['nDCG@4']:.3f} → {after:.3f} ({after - PASTRY['nDCG@4']:+.3f})")
     explorer.screenshot("tooltip")
@@ -65,7 +65,7 @@ def clicking_the_ap_cell_for_ranks_2_and_3_swaps_bagel_and_muffin_until_undo(exp
     heatmaps.scroll_into_view()
     explorer.screenshot("heatmaps")
 
-    heatmaps.click("AP@4 swaps", x=3, y=2, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)")
+    heatmaps.click("AP@4", i=2, j=3, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)")
 
     # muffin (relevant) now at rank 2: AP gains its precision 2/2 instead of 2/3; P, recall and RR stay.
     explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
@@ -92,7 +92,7 @@ def clicking_the_ap_cell_for_ranks_2_and_3_swaps_bagel_and_muffin_until_undo(exp
 def the_confirmation_and_its_undo_appear_under_the_clicked_heatmap_in_sight(explorer: ExplorerPage) -> None:
     heatmaps = explorer.swap_heatmaps()
     heatmaps.scroll_into_view()
-    heatmaps.click("AP@4 swaps", x=3, y=2, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)")
+    heatmaps.click("AP@4", i=2, j=3, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)")
 
     explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
     confirmation = explorer.whatif_confirmation()

@@ -5,11 +5,10 @@ Nothing here calls Streamlit, so every figure can be tested by reading its trace
 in every chart (``METRIC_COLOURS``, Okabe-Ito, readable on a light background and for colour-blind readers), and
 every swap heatmap shares one zero-centred diverging scale: blue raises a metric, red lowers it.
 
-Direct manipulation: each swap cell and each removal bar carries the change it stands for as ``customdata``
-(``("swap", i, j)``, ``("remove", i)``, 0-based positions). Render with
-``st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=...)`` and pass the returned event to
-:func:`decode_selection`. Plotly heatmaps report no selections, so each heatmap is overlaid with one invisible
-marker per cell that carries the hover text and the change.
+Direct manipulation: each removal bar carries the change it stands for as ``customdata`` (``("remove", i)``,
+0-based positions); render with ``st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=...)`` and
+pass the returned event to :func:`decode_selection`. The swap heatmaps are drawn with Vega-Lite
+(:func:`swap_heatmaps_chart`): a click selects a cell's two ranks, which :func:`decode_selection` reads as well.
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ from ui.common.chart_layout import (
 )
 
 BASELINE_COLOUR = "#A0A4AB"
-#: Swap heatmaps of lists up to this long carry clickable, named cells.
+#: Swap heatmaps of windows up to this many ranks take clicks (beyond, the cells are too small to aim at).
 CLICKABLE_SWAPS_UP_TO = 40
 #: Removal bars are drawn for the top this many items (six bars each); a longer list shows its top.
 REMOVAL_BARS_UP_TO = 40
@@ -231,66 +230,36 @@ def k_curves_chart(curves: Curves, *, columns: int = 3) -> dict[str, Any]:
 
 
 def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
-    """One heatmap per metric, side by side: cell (row i, column j), i < j, is the change in that metric if ranks
-    i and j swap, rank 1 at the top left. All heatmaps share one zero-centred diverging colour scale
-    (``layout.coloraxis``). A list longer than the swaps' window shows the swaps among its top ``swaps.window``
-    ranks, and the subtitle says so.
+    """The swap heatmaps as a plotly figure, for the chart's PNG and SVG (the page draws
+    :func:`swap_heatmaps_chart`, the same cells in Vega-Lite): one heatmap per metric, side by side, cell (row i,
+    column j), i < j, the change in that metric if ranks i and j swap, rank 1 at the top left. All heatmaps share
+    one zero-centred diverging colour scale (``layout.coloraxis``). A list longer than the swaps' window shows the
+    swaps among its top ``swaps.window`` ranks, and the subtitle says so.
 
-    Traces: for metric m, ``data[2m]`` is the heatmap (``z[i-1][j-1]`` for ranks i < j, NaN elsewhere) and
-    ``data[2m + 1]`` the invisible cell markers that carry the hover text and ``customdata`` ``("swap", i, j)``.
-    Windows over ``CLICKABLE_SWAPS_UP_TO`` ranks get no markers: thousands of them make the page slow and the
-    cells too small to aim at; their heatmaps hover with ranks, and moves are applied from the move preview.
-    Built unchecked, as the k curves are (ui.common.chart_layout).
+    Traces: ``data[m]`` is metric m's heatmap (``z[i-1][j-1]`` for ranks i < j, NaN elsewhere). Built unchecked, as
+    the k curves are (ui.common.chart_layout).
     """
     specs = swaps.metrics.specs
-    ranking = swaps.ranking
     n = swaps.window
     rows, columns = _grid(len(specs), columns)
     titles = [f"{spec.label} (now {value:.3f})" for spec, value in zip(specs, swaps.current)]
     layout = subplots_layout(rows, columns, titles, horizontal_spacing=0.06, vertical_spacing=0.14)
     upper_i, upper_j = np.triu_indices(n, 1)
-    finite = swaps.deltas[np.isfinite(swaps.deltas)]
-    scale = float(np.abs(finite).max()) if finite.size else 0.0
-    scale = scale if scale > SAME else 1.0
+    scale = _swap_scale(swaps)
     ranks = np.arange(1, n + 1)
-    marker_size = int(np.clip(260 // max(n, 1), 4, 28))
-    clickable = n <= CLICKABLE_SWAPS_UP_TO
-    customdata = None
-    if clickable:
-        # One object array, not a list of tuples: plotly validates lists element by element (seconds for 780 x 6).
-        customdata = np.empty((upper_i.size, 3), dtype=object)
-        customdata[:, 0], customdata[:, 1], customdata[:, 2] = "swap", upper_i.tolist(), upper_j.tolist()
     data = []
     for m, spec in enumerate(specs):
         suffix = _axis_suffix(m)
         axes = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
         z = np.full((n, n), np.nan)
         z[upper_i, upper_j] = swaps.deltas[m, upper_i, upper_j]
-        heatmap = dict(type="heatmap", z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
-                       xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0, **axes)
-        if clickable:
-            heatmap["hoverinfo"] = "skip"
-        else:
-            heatmap["hovertemplate"] = f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>"
-        data.append(heatmap)
+        data.append(dict(type="heatmap", z=z, x=ranks, y=ranks, coloraxis="coloraxis", name=spec.label,
+                         xgap=1 if n <= 30 else 0, ygap=1 if n <= 30 else 0,
+                         hovertemplate=f"Swap ranks %{{y}} and %{{x}}: {spec.label} %{{z:+.3f}}<extra></extra>",
+                         **axes))
         # Square cells with rank 1 at the top left, however long the list.
         layout[axis_name("y", m)].update(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain")
         layout[axis_name("x", m)].update(constrain="domain")
-        if not clickable:
-            continue
-        before = swaps.current[m]
-        text = np.array([
-            f"Swap rank {i + 1} ({plain(ranking[i])}) and rank {j + 1} ({plain(ranking[j])})<br>"
-            f"{spec.label}: {before:.3f} → {before + delta:.3f} "
-            f"({format_delta(delta) if abs(delta) > SAME else 'no change'})"
-            for i, j, delta in zip(upper_i, upper_j, z[upper_i, upper_j])
-        ], dtype=object)
-        data.append(dict(
-            type="scatter", x=upper_j + 1, y=upper_i + 1, mode="markers", name=f"{spec.label} swaps",
-            customdata=customdata, text=text, hovertemplate="%{text}<extra></extra>", showlegend=False,
-            marker=dict(symbol="square-open", size=marker_size, color="#111111", opacity=0.0, line=dict(width=2)),
-            selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=0.0)), **axes,
-        ))
     # Every rank is labelled on short lists; long lists get about ten ticks, from rank 1 (plotly's own ticks
     # started at 0, a rank no list has).
     ticks = dict(tickmode="array", tickvals=rank_ticks(n))
@@ -311,20 +280,122 @@ def swap_heatmaps_figure(swaps: SwapDeltas, *, columns: int = 3) -> go.Figure:
         colorscale=colorscale(DIVERGING_SCALE), cmin=-scale, cmax=scale, cmid=0.0,
         colorbar=dict(title=dict(text="change"), tickformat="+.2f", thickness=14),
     )
-    shown = (f"Ranks 1-{n} of {len(ranking):,}: the swaps among the top {n}." if swaps.windowed
-             else f"All {n} ranks.")
-    action = ("Click a cell to apply the swap." if clickable else
-              f"Windows over {CLICKABLE_SWAPS_UP_TO} ranks: hover shows ranks; apply moves from the move preview.")
-    layout = house_layout(
-        layout,
-        "What swapping two ranks does to each metric",
-        "Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
-        + (f"; dotted lines mark the top k = {k}." if 0 < k < n else ".")
-        + f"<br>{shown} {action}",
-        height=330 * rows + 130,
-    )
+    title, subtitle = _swap_titles(swaps)
+    layout = house_layout(layout, title, "<br>".join(subtitle), height=330 * rows + 130)
     layout["margin"]["t"] = 130  # room for the two-line subtitle
     return unchecked_figure(data, layout)
+
+
+def _without_field(channel: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in channel.items() if name != "field"}
+
+
+def _swap_scale(swaps: SwapDeltas) -> float:
+    """The largest change any swap makes to any metric: the colour scale runs from minus it to it (1 if none)."""
+    finite = swaps.deltas[np.isfinite(swaps.deltas)]
+    scale = float(np.abs(finite).max()) if finite.size else 0.0
+    return scale if scale > SAME else 1.0
+
+
+def _swap_titles(swaps: SwapDeltas) -> tuple[str, list[str]]:
+    """The swap chart's title and its subtitle's two lines, the same on the page and on a slide."""
+    n, k = swaps.window, swaps.metrics.k
+    shown = (f"Ranks 1-{n} of {len(swaps.ranking):,}: the swaps among the top {n}." if swaps.windowed
+             else f"All {n} ranks.")
+    action = ("Click a cell to apply the swap." if n <= CLICKABLE_SWAPS_UP_TO else
+              f"Windows over {CLICKABLE_SWAPS_UP_TO} ranks: hover shows ranks; apply moves from the move preview.")
+    return ("What swapping two ranks does to each metric",
+            ["Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
+             + (f"; dotted lines mark the top k = {k}." if 0 < k < n else "."), f"{shown} {action}"])
+
+
+#: The swap chart's panels, as the page draws them, in CSS pixels (three to a row fit the what-if section at 1280 px).
+SWAP_PANEL_SIZE = 200
+#: The Vega-Lite selection a click on a swap cell makes (its fields: the two ranks, 1-based).
+SWAP_SELECTION = "swap_cell"
+
+
+def swap_heatmaps_chart(swaps: SwapDeltas, *, columns: int = 3) -> dict[str, Any]:
+    """The swap heatmaps as the page draws them: a Vega-Lite spec of the same small multiples as
+    :func:`swap_heatmaps_figure` (which draws the chart's PNG and SVG for slides). Cell (row i, column j), i < j, is
+    the change in that panel's metric if ranks i and j swap, rank 1 at the top left, on one zero-centred diverging
+    scale shared by every panel (blue raises, red lowers); dotted lines mark the top k.
+
+    Its data, the named dataset ``swaps``, has one row per metric and cell: ``panel``, ``i``, ``j`` (ranks),
+    ``delta``, ``tip`` the hover text (doc ids as typed: Vega's tooltips show text, never markup), and ``edge``,
+    true on one row per panel (it draws the panel's lines at the top k). A click on a cell of a window up to
+    :data:`CLICKABLE_SWAPS_UP_TO` ranks selects it (:data:`SWAP_SELECTION`, read back by :func:`decode_selection`).
+    Six panels of rectangles draw in the browser in a fraction of the time the plotly figure's six heatmaps, each
+    under a layer of invisible markers to click, took.
+    """
+    specs = swaps.metrics.specs
+    ranking = swaps.ranking
+    n = swaps.window
+    titles = [f"{spec.label} (now {value:.3f})" for spec, value in zip(specs, swaps.current)]
+    upper_i, upper_j = np.triu_indices(n, 1)
+    scale = _swap_scale(swaps)
+    clickable = n <= CLICKABLE_SWAPS_UP_TO
+    k = swaps.metrics.k
+    rows: dict[str, list] = {"panel": [], "i": [], "j": [], "delta": [], "tip": [], "edge": []}
+    for m, spec in enumerate(specs):
+        before = swaps.current[m]
+        first = True
+        for i, j in zip(upper_i.tolist(), upper_j.tolist()):
+            delta = float(swaps.deltas[m, i, j])
+            if not math.isfinite(delta):
+                continue
+            rows["panel"].append(titles[m])
+            rows["i"].append(i + 1)
+            rows["j"].append(j + 1)
+            rows["delta"].append(delta)
+            rows["tip"].append(f"Swap rank {i + 1} ({ranking[i]}) and rank {j + 1} ({ranking[j]}) · {spec.label}: "
+                               f"{before:.3f} → {before + delta:.3f} "
+                               f"({format_delta(delta) if abs(delta) > SAME else 'no change'})")
+            rows["edge"].append(first)  # one row per panel carries its lines at the top k
+            first = False
+    ticks = rank_ticks(n)
+    position = {"type": "quantitative", "axis": {"values": ticks, "format": "d", "grid": False, "labelOverlap": False}}
+    x = {"field": "j", "title": "swapped with rank j", "scale": {"domain": [0.5, n + 0.5], "nice": False,
+                                                               "zero": False}, **position}
+    y = {"field": "i", "title": "rank i", "scale": {"domain": [n + 0.5, 0.5], "nice": False, "zero": False},
+         **position}
+    cell = {
+        "mark": {"type": "rect", "stroke": "#111111", "cursor": "pointer" if clickable else "default"},
+        "transform": [{"calculate": "datum.j - 0.5", "as": "j0"}, {"calculate": "datum.j + 0.5", "as": "j1"},
+                      {"calculate": "datum.i - 0.5", "as": "i0"}, {"calculate": "datum.i + 0.5", "as": "i1"}],
+        "encoding": {
+            "x": {**x, "field": "j0"}, "x2": {"field": "j1"}, "y": {**y, "field": "i0"}, "y2": {"field": "i1"},
+            "color": {"field": "delta", "type": "quantitative", "title": "change",
+                      "scale": {"scheme": "redblue", "domain": [-scale, scale], "domainMid": 0},
+                      "legend": {"format": "+.2f", "gradientLength": SWAP_PANEL_SIZE}},
+            "tooltip": {"field": "tip", "type": "nominal"},
+            "strokeWidth": {"value": 0.5 if n <= 30 else 0},
+        },
+    }
+    if clickable:
+        cell["params"] = [{"name": SWAP_SELECTION, "select": {"type": "point", "fields": ["i", "j"], "on": "click",
+                                                               "clear": False, "toggle": False}}]
+        cell["encoding"]["strokeWidth"] = {"condition": {"param": SWAP_SELECTION, "empty": False, "value": 2.5},
+                                           "value": 0.5 if n <= 30 else 0}
+    layers = [cell]
+    if 0 < k < n:
+        edge = {"type": "rule", "strokeDash": [2, 3], "color": CURRENT_K_COLOUR, "strokeWidth": 1}
+        # The same axes as the cells' (a layer without them would merge Vega-Lite's default ticks into them).
+        layers += [{"transform": [{"filter": "datum.edge"}], "mark": edge,
+                    "encoding": {"x": {**_without_field(x), "datum": k + 0.5}}},
+                   {"transform": [{"filter": "datum.edge"}], "mark": edge,
+                    "encoding": {"y": {**_without_field(y), "datum": k + 0.5}}}]
+    title, subtitle = _swap_titles(swaps)
+    return {
+        "datasets": {"swaps": pd.DataFrame(rows)},
+        "data": {"name": "swaps"},
+        "title": {"text": title, "anchor": "start", "subtitle": subtitle},
+        "facet": {"field": "panel", "type": "nominal", "sort": titles, "title": None,
+                  "header": {"labelFontSize": 12, "labelLimit": 0}},
+        "columns": columns,
+        "resolve": {"scale": {"color": "shared"}},
+        "spec": {"width": SWAP_PANEL_SIZE, "height": SWAP_PANEL_SIZE, "layer": layers},
+    }
 
 
 def _before_after_bars(specs, before, after, names: tuple[str, str], after_hover: str,
@@ -481,12 +552,13 @@ def baseline_from_values(metrics: MetricSet, baseline: Mapping[str, float],
 
 
 def decode_selection(event: Any) -> Change | None:
-    """The change a Streamlit plotly selection event asks for, or None.
+    """The change a Streamlit chart selection event asks for, or None.
 
     Accepts what ``st.plotly_chart(..., on_select="rerun")`` returns (or the value stored under its key): a
     mapping with ``selection.points``, or the ``selection`` mapping itself. The first selected point whose
     ``customdata`` is ``("swap", i, j)``, ``("move", i, t)`` or ``("remove", i)`` wins; points without one (a
-    curve, a range bar) are ignored.
+    curve, a range bar) are ignored. From ``st.vega_lite_chart`` (the swap heatmaps), the cell selected under
+    :data:`SWAP_SELECTION` (``{"i": 1, "j": 3}``, ranks) is the swap of those ranks.
 
     Streamlit keeps a selection across reruns, so a page should apply a decoded change once, e.g. by giving the
     chart a key that changes after every applied edit (``f"swaps-{edit_count}"``).
@@ -505,6 +577,12 @@ def decode_selection(event: Any) -> Change | None:
             return Change.from_customdata(data)
         except ValueError:
             continue
+    # A clicked cell of the swap heatmaps (swap_heatmaps_chart): the Vega-Lite selection's fields, ranks i < j.
+    for cell in _get(selection, SWAP_SELECTION) or []:
+        try:
+            return Change.from_customdata(("swap", _get(cell, "i") - 1, _get(cell, "j") - 1))
+        except (TypeError, ValueError):
+            continue
     return None
 
 
@@ -516,8 +594,9 @@ def _get(container: Any, key: str) -> Any:
 
 __all__ = [
     "BASELINE_COLOUR", "CLICKABLE_SWAPS_UP_TO", "CURVE_HINTS", "DIVERGING_SCALE", "REMOVAL_BARS_UP_TO",
+    "SWAP_PANEL_SIZE", "SWAP_SELECTION",
     "METRIC_COLOURS",
     "baseline_figure", "baseline_from_values",
     "decode_selection", "k_curves_chart", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
-    "rank_ticks", "removal_bars_figure", "swap_heatmaps_figure",
+    "rank_ticks", "removal_bars_figure", "swap_heatmaps_chart", "swap_heatmaps_figure",
 ]
