@@ -48,6 +48,12 @@ def test_every_formula_fits_its_panel_at_1280_px(explorer: ExplorerPage) -> None
         formula = explorer.page.locator(".katex-display:visible")
         expect(formula).to_have_count(1)
         assert _overflow(explorer.page, formula) <= 0, f"the {label} formula is cut off"
+        worked = explorer.page.locator(".st-key-worked_formula [data-testid=stText] span")
+        expect(worked).to_contain_text(f"{label} = ")  # the computation with this list's numbers, whole
+        assert worked.evaluate("""span => span.getBoundingClientRect().right
+            - span.closest('[data-testid=stColumn]').getBoundingClientRect().right""") <= 0, \
+            f"the {label} computation is cut off"
+    assert "monospace" in worked.evaluate("span => getComputedStyle(span).fontFamily")  # the code font
     explorer.choose_view(EXPLANATION_TAB, "nDCG@4")
     explorer.page.get_by_role("heading", name="How each number is computed").scroll_into_view_if_needed()
     explorer.screenshot("ndcg-formula-1280")

@@ -25,7 +25,7 @@ WORKED = "worked_formula"
 #: The same style sheet sets the worked formula's font.
 ONE_STATE_AT_A_TIME = (
     f"<style>.st-key-{CARDS}:has([data-stale=false]) [data-stale=true] {{ visibility: hidden; }} "
-    f".st-key-{WORKED} [data-testid=stText] {{ font-family: var(--st-code-font, monospace); font-size: 0.875rem; }}"
+    f".st-key-{WORKED} [data-testid=stText] span {{ font-family: 'Source Code Pro', monospace; font-size: 0.875rem; }}"
     "</style>"
 )
 
