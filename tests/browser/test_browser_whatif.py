@@ -102,6 +102,11 @@ def the_confirmation_and_its_undo_appear_under_the_clicked_heatmap_in_sight(expl
     below = confirmation.bounding_box()
     assert chart is not None and below is not None
     assert chart["y"] + chart["height"] - 5 <= below["y"] <= chart["y"] + chart["height"] + 150, (chart, below)
+    # The chart is drawn anew after each edit: its container keeps its height meanwhile (ui/explore/whatif.py
+    # STEADY_SWAP_CHART), or the page shrinks under the reader and the confirmation leaves the view.
+    floor = explorer.swap_heatmaps().graph.evaluate(
+        "chart => parseFloat(getComputedStyle(chart.closest('.st-key-swap_chart')).minHeight)")
+    assert chart["height"] - 5 <= floor <= chart["height"], (floor, chart)
     explorer.screenshot("confirmation-under-heatmap")
 
     explorer.press_whatif_undo()

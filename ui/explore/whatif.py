@@ -38,6 +38,13 @@ CONFIRMATION = "whatif_confirmation"
 CHART_DATA = "whatif_chart_data"
 #: The panel that draws the section (ui.explore).
 PANEL = "explore_whatif"
+#: The swap chart's height in the browser, whatever the page's width or the list's length (its panels have a fixed
+#: size): the floor of its container. The chart is drawn anew after each edit (its key changes, see _swap_chart),
+#: and Vega draws it after the page has laid out; without the floor the page shrank under the reader meanwhile,
+#: and the confirmation under the chart (an Undo's, say) ended up out of sight.
+SWAP_CHART_HEIGHT = 615
+SWAP_CHART = "swap_chart"
+STEADY_SWAP_CHART = f"<style>.st-key-{SWAP_CHART} {{ min-height: {SWAP_CHART_HEIGHT}px; }}</style>"
 
 
 def _apply(change: Change) -> None:
@@ -135,9 +142,10 @@ def _swap_chart(data: ChartData) -> None:
     spec = charts.swap_heatmaps_chart(data.swaps)
     key = state.editor_key("chart_swaps")
     clickable = data.swaps.window <= charts.CLICKABLE_SWAPS_UP_TO
-    st.vega_lite_chart(spec, key=key, width="content",
-                       on_select=panels.follow(lambda: _on_chart_select(key)) if clickable else "ignore",
-                       selection_mode=charts.SWAP_SELECTION if clickable else None)
+    with st.container(key=SWAP_CHART):  # its height kept while the browser draws it (STEADY_SWAP_CHART)
+        st.vega_lite_chart(spec, key=key, width="content",
+                           on_select=panels.follow(lambda: _on_chart_select(key)) if clickable else "ignore",
+                           selection_mode=charts.SWAP_SELECTION if clickable else None)
     slides.downloads(lambda: slides.chart_figure(charts.swap_heatmaps_figure(data.swaps)), _slide_stem("chart_swaps"),
                      key="chart_swaps")
 
