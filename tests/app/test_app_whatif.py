@@ -145,6 +145,15 @@ def test_move_preview_can_be_applied_and_undone():
     assert shown(at)["AP@4"] == "0.556"
 
 
+def test_a_one_document_list_says_swapping_needs_two_instead_of_an_empty_chart():
+    at = open_app(ranking="a", qrels="a:1", k="1")
+    at.session_state["whatif_tab"] = "Swapping two ranks"
+    at.run()
+    assert_no_failure(at)
+    assert "Swapping needs at least two documents in the list." in [c.value for c in at.caption]
+    assert not [chart for chart in vega_charts(at) if "swaps" in chart[1]]
+
+
 def test_an_empty_list_explains_instead_of_drawing():
     at = open_app(ranking="", qrels="a:1", k="3")
     assert_no_failure(at)

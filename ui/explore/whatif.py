@@ -139,6 +139,9 @@ def _swap_chart(data: ChartData) -> None:
     the plotly figure's heatmaps and their invisible click targets took. A click on a cell applies that swap (its
     key is new after each edit, as a plotly chart's that takes clicks). Its PNG and SVG are the plotly figure's,
     made when one is clicked."""
+    if data.swaps.window < 2:
+        st.caption("Swapping needs at least two documents in the list.")
+        return
     spec = charts.swap_heatmaps_chart(data.swaps)
     key = state.editor_key("chart_swaps")
     clickable = data.swaps.window <= charts.CLICKABLE_SWAPS_UP_TO
