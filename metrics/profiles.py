@@ -62,14 +62,18 @@ class Profile:
     reproducible: bool = True
     tested: str = ""  # the version the test ran or transcribed
 
-    def allows(self, convention: str, value: object) -> bool:
-        """Whether the tool, with some option, uses ``value`` for ``convention`` (only conventions it lists)."""
+    def accepted(self, convention: str) -> Container[object] | None:
+        """The values the tool, with some option, uses for ``convention`` (only conventions it lists); None when any
+        value describes it."""
         setting = self.settings[convention]
         if setting == ANY or (setting == ANY_LEVEL and convention == "relevance_level"):
-            return True
-        if isinstance(setting, Switch):
-            return value in setting
-        return setting == value
+            return None
+        return setting if isinstance(setting, Switch) else frozenset([setting])
+
+    def allows(self, convention: str, value: object) -> bool:
+        """Whether the tool, with some option, uses ``value`` for ``convention`` (only conventions it lists)."""
+        accepted = self.accepted(convention)
+        return accepted is None or value in accepted
 
     def options_for(self, values: Mapping[str, object]) -> tuple[str, ...]:
         """The tool's options that select these convention values (``-c``, ``-l 2``), in its settings' order."""
@@ -395,20 +399,14 @@ def matching_profiles(measure: str, combinations: Iterable[Mapping[str, object]]
 
 @functools.cache
 def _matchers(measure: str) -> tuple[tuple[Profile, tuple[tuple[str, Container[object]], ...]], ...]:
-    """The reproducible profiles for ``measure``, each with what :meth:`Profile.allows` accepts for each convention
-    that constrains it (a convention it sets to :data:`ANY` accepts everything and is left out): the finder asks
-    this for every combination of conventions it tries, thousands per reported value."""
-    matchers = []
-    for profile in profiles_for(measure):
-        if not profile.reproducible:
-            continue
-        allowed = []
-        for convention, setting in profile.settings.items():
-            if setting == ANY or (setting == ANY_LEVEL and convention == "relevance_level"):
-                continue
-            allowed.append((convention, setting if isinstance(setting, Switch) else frozenset([setting])))
-        matchers.append((profile, tuple(allowed)))
-    return tuple(matchers)
+    """The reproducible profiles for ``measure``, each with :meth:`Profile.accepted` for each convention that
+    constrains it (one that accepts any value is left out): the finder asks this for every combination of
+    conventions it tries, thousands per reported value."""
+    return tuple(
+        (profile, tuple((convention, accepted) for convention in profile.settings
+                        if (accepted := profile.accepted(convention)) is not None))
+        for profile in profiles_for(measure) if profile.reproducible
+    )
 
 
 def _shown(setting: object) -> str:

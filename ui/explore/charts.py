@@ -297,12 +297,17 @@ def _swap_scale(swaps: SwapDeltas) -> float:
     return scale if scale > SAME else 1.0
 
 
+def swaps_take_clicks(swaps: SwapDeltas) -> bool:
+    """Whether the swap chart of these swaps takes clicks: a window up to :data:`CLICKABLE_SWAPS_UP_TO` ranks."""
+    return swaps.window <= CLICKABLE_SWAPS_UP_TO
+
+
 def _swap_titles(swaps: SwapDeltas) -> tuple[str, list[str]]:
     """The swap chart's title and its subtitle's two lines, the same on the page and on a slide."""
     n, k = swaps.window, swaps.metrics.k
     shown = (f"Ranks 1-{n} of {len(swaps.ranking):,}: the swaps among the top {n}." if swaps.windowed
              else f"All {n} ranks.")
-    action = ("Click a cell to apply the swap." if n <= CLICKABLE_SWAPS_UP_TO else
+    action = ("Click a cell to apply the swap." if swaps_take_clicks(swaps) else
               f"Windows over {CLICKABLE_SWAPS_UP_TO} ranks: hover shows ranks; apply moves from the move preview.")
     return ("What swapping two ranks does to each metric",
             ["Cell (i, j): the change if ranks i and j swap. Blue raises, red lowers, white changes nothing"
@@ -334,7 +339,7 @@ def swap_heatmaps_chart(swaps: SwapDeltas, *, columns: int = 3) -> dict[str, Any
     titles = [f"{spec.label} (now {value:.3f})" for spec, value in zip(specs, swaps.current)]
     upper_i, upper_j = np.triu_indices(n, 1)
     scale = _swap_scale(swaps)
-    clickable = n <= CLICKABLE_SWAPS_UP_TO
+    clickable = swaps_take_clicks(swaps)
     k = swaps.metrics.k
     rows: dict[str, list] = {"panel": [], "i": [], "j": [], "delta": [], "tip": [], "edge": []}
     for m, spec in enumerate(specs):
@@ -598,5 +603,5 @@ __all__ = [
     "METRIC_COLOURS",
     "baseline_figure", "baseline_from_values",
     "decode_selection", "k_curves_chart", "k_curves_figure", "metric_colour", "move_preview_figure", "range_figure",
-    "rank_ticks", "removal_bars_figure", "swap_heatmaps_chart", "swap_heatmaps_figure",
+    "rank_ticks", "removal_bars_figure", "swap_heatmaps_chart", "swap_heatmaps_figure", "swaps_take_clicks",
 ]

@@ -144,7 +144,7 @@ def _swap_chart(data: ChartData) -> None:
         return
     spec = charts.swap_heatmaps_chart(data.swaps)
     key = state.editor_key("chart_swaps")
-    clickable = data.swaps.window <= charts.CLICKABLE_SWAPS_UP_TO
+    clickable = charts.swaps_take_clicks(data.swaps)
     with st.container(key=SWAP_CHART):  # its height kept while the browser draws it (STEADY_SWAP_CHART)
         st.vega_lite_chart(spec, key=key, width="content",
                            on_select=panels.follow(lambda: _on_chart_select(key)) if clickable else "ignore",
