@@ -55,9 +55,12 @@ MAX_ORDERS = 5040
 #: ...and the largest batch they make (rankings x ranks): 5,040 orders of a 1,000-document ranking would be 40 MB
 #: per matrix, so long rankings are scored one by one only for fewer orders.
 MAX_CELLS = 1_000_000
+#: Queries are scored together in batches of about this many ranks (a query larger than that alone): the engine
+#: keeps a few dozen matrices of a batch's shape, so this bounds memory whatever the run.
+BATCH_CELLS = 250_000
 #: The most ranks a run scores one order at a time, over all its queries (past it, what only that could give is
-#: not available): 10,000 queries of 7 tied documents with infAP take 2.5 million.
-MAX_RUN_CELLS = 10_000_000
+#: not available): 10,000 queries of 7 tied documents, three grades, take 14.8 million.
+MAX_RUN_CELLS = 20_000_000
 
 NO_CHANGE = "no tie changes the ranking"
 
@@ -342,7 +345,7 @@ def _score_every_order(candidates: Sequence[int], queries: Sequence[TiedQuery], 
         # Row 0 is trec_eval's order, then every distinct ranking once.
         pending.append((p, np.vstack([query.labels[None, :], query.every_order()])))
         pending_cells += cells
-        if pending_cells >= MAX_CELLS:
+        if pending_cells >= BATCH_CELLS:
             flush()
             pending_cells = 0
     if pending:
@@ -353,7 +356,7 @@ def score_many(parts: Sequence[tuple[TiedQuery, np.ndarray]], measures: Sequence
                ) -> dict[str, np.ndarray]:
     """Every measure over the label rows of several queries (:func:`metrics.ties.groups.batch_of_many`), each on
     the list it is scored on (whole, or without unjudged documents): one value per row, in order. The rows are
-    scored in batches of about :data:`MAX_CELLS` ranks, so memory stays bounded whatever the run."""
+    scored in batches of about :data:`BATCH_CELLS` ranks, so memory stays bounded whatever the run."""
     by_kind: dict[bool, list[Measure]] = {}
     for m in measures:
         by_kind.setdefault(judged_only(m, conventions), []).append(m)
@@ -361,7 +364,7 @@ def score_many(parts: Sequence[tuple[TiedQuery, np.ndarray]], measures: Sequence
     start = 0
     while start < len(parts):
         end, cells = start, 0
-        while end < len(parts) and (end == start or cells + parts[end][1].size <= MAX_CELLS):
+        while end < len(parts) and (end == start or cells + parts[end][1].size <= BATCH_CELLS):
             cells += parts[end][1].size
             end += 1
         out: dict[str, np.ndarray] = {}
