@@ -274,8 +274,9 @@ def test_hostile_input_gets_one_clear_message(case, tmp_path):
 def test_the_catalogue_is_well_formed():
     names = [case["name"] for case in CASES]
     assert len(names) == len(set(names)), "case names are unique"
+    fields = {"name", "surface", "input", "expect", "exit", "returns", "answer", "issue", "line"}
     for case in CASES:
-        assert set(case) <= {"name", "surface", "input", "expect", "exit", "returns", "answer", "issue", "line"}, case["line"]
+        assert set(case) <= fields, case["line"]
         assert case["surface"] in SURFACES, case["line"]
         assert case["expect"], case["line"]
 
