@@ -12,7 +12,7 @@ Modules:
 """
 
 from .expected import CLOSED_FORM, expected_value
-from .groups import ABSENT, POOLED, TiedQuery, multiset_permutations
+from .groups import ABSENT, POOLED, OrderCount, TiedQuery, multiset_permutations
 from .intervals import (
     MAX_ORDERS,
     SORTED_EXTREMES,
@@ -25,6 +25,6 @@ from .intervals import (
     tied_queries,
 )
 
-__all__ = ["ABSENT", "CLOSED_FORM", "MAX_ORDERS", "POOLED", "SORTED_EXTREMES", "TieInterval", "TieTable",
+__all__ = ["ABSENT", "CLOSED_FORM", "MAX_ORDERS", "OrderCount", "POOLED", "SORTED_EXTREMES", "TieInterval", "TieTable",
            "TiedQuery", "expected_value", "multiset_permutations", "query_intervals", "ranking_intervals",
            "tie_intervals", "tie_table", "tied_queries"]

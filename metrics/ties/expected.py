@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from math import comb
 
 import numpy as np
 
@@ -46,7 +45,14 @@ CLOSED_FORM = frozenset({"P", "recall", "relative_P", "Rprec", "Rprec_mult", "F"
 
 
 def _group_stats(member: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per rank: its group's size n, members r (``member`` true), ranks above the group s, members above b."""
+    """Per rank: its group's size n, members r (``member`` true), ranks above the group s, members above b
+    (remembered for the last few rankings: a query's measures ask for the same ones again and again)."""
+    return _stats_of(member.astype(bool).tobytes(), groups.astype(np.int64).tobytes())
+
+
+@lru_cache(maxsize=32)
+def _stats_of(member_bytes: bytes, groups_bytes: bytes) -> tuple[np.ndarray, ...]:
+    member, groups = np.frombuffer(member_bytes, dtype=bool), np.frombuffer(groups_bytes, dtype=np.int64)
     if groups.shape[0] == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
@@ -82,7 +88,11 @@ def chance_of_none(member: np.ndarray, groups: np.ndarray, cut: int) -> float:
     if before[last] > 0:
         return 0.0
     n, r, m = int(size[last]), int(inside[last]), depth - int(start[last])
-    return comb(n - r, m) / comb(n, m)
+    if m > n - r:
+        return 0.0
+    # C(n - r, m) / C(n, m) as a product of m ratios: the binomials of a long tie have thousands of digits.
+    t = np.arange(m, dtype=np.float64)
+    return float(np.prod((n - r - t) / (n - t)))
 
 
 def expected_reciprocal_rank(relevant: np.ndarray, groups: np.ndarray, cut: int) -> float:
@@ -93,12 +103,14 @@ def expected_reciprocal_rank(relevant: np.ndarray, groups: np.ndarray, cut: int)
     size, inside, start, _ = _group_stats(relevant, groups)
     first = int(found[0])
     n, r, s = int(size[first]), int(inside[first]), int(start[first])
-    total = 0.0
-    for j in range(1, n - r + 2):
-        if cut > 0 and s + j > cut:
-            break
-        total += comb(n - j, r - 1) / comb(n, r) / (s + j)
-    return total
+    last = n - r + 1 if cut <= 0 else min(n - r + 1, cut - s)
+    if last < 1:
+        return 0.0
+    # P(first relevant at the group's rank j) = C(n - j, r - 1) / C(n, r): r/n at j = 1, then each next one
+    # (n - j - r + 1) / (n - j) times the last (floats, as the binomials of a long tie have thousands of digits).
+    j = np.arange(1, last, dtype=np.float64)
+    chance = (r / n) * np.concatenate(([1.0], np.cumprod((n - j - r + 1) / (n - j))))
+    return float(np.sum(chance / (s + np.arange(1, last + 1))))
 
 
 def expected_precision_sum(relevant: np.ndarray, groups: np.ndarray, cut: int) -> float:
@@ -128,8 +140,7 @@ def expected_value(measure: Measure, query: TiedQuery, labels: np.ndarray, group
         return None
     level = measure.relevance_level if measure.relevance_level is not None else conventions.relevance_level
     relevant = labels >= level
-    judged_grades = np.array([g for g in query.judgments.values() if g >= 0])
-    num_relevant = int((judged_grades >= level).sum())
+    num_relevant = int((query.judged_grades >= level).sum())
     length = labels.shape[0]
     cut = int(measure.cutoff or 0)
     if name in AVERAGED_GAINS:

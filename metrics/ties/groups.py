@@ -10,12 +10,11 @@ same number of document orders: a uniformly random order of the documents is a u
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -47,6 +46,11 @@ class TiedQuery:
         starts[1:] = values[1:] != values[:-1]
         return cls(labels, np.cumsum(starts) - 1 if len(ranking) else np.zeros(0, dtype=np.int64), judgments)
 
+    @cached_property
+    def judged_grades(self) -> np.ndarray:
+        """The grades of the query's judged documents (>= 0), retrieved or not."""
+        return np.array([g for g in self.judgments.values() if g >= 0], dtype=np.int64)
+
     def spans(self) -> list[tuple[int, int]]:
         """``(start, end)`` of every tie group of two or more documents whose labels differ: the groups whose
         order can change a value."""
@@ -62,10 +66,10 @@ class TiedQuery:
         return [(int(a), int(b)) for a, b in zip(starts[differ].tolist(), ends[differ].tolist())]
 
     @cached_property
-    def _orders(self) -> int:
-        return math.prod(arrangements_count(self.labels[start:end]) for start, end in self.spans())
+    def _orders(self) -> OrderCount:
+        return count_orders([self.labels[start:end] for start, end in self.spans()])
 
-    def orders(self) -> int:
+    def orders(self) -> OrderCount:
         """How many distinct rankings the tie groups allow: the product of each group's arrangements."""
         return self._orders
 
@@ -73,23 +77,30 @@ class TiedQuery:
         """Whether a tie group that matters crosses the -M depth (which documents are kept is then left to ties)."""
         return depth is not None and any(start < depth < end for start, end in self.spans())
 
-    def sorted_labels(self, best_first: bool) -> np.ndarray:
+    def sorted_labels(self, best_first: bool, gain: Mapping[int, float] | None = None) -> np.ndarray:
         """The labels with every tie group sorted, best label first (grade descending, pooled, then absent) or
-        last."""
+        last; with ``gain`` (each label's gain), by gain, ties between labels of equal gain kept by label."""
         labels = self.labels.copy()
         for start, end in self.spans():
-            labels[start:end] = np.sort(labels[start:end])[::-1] if best_first else np.sort(labels[start:end])
+            group = np.sort(labels[start:end])
+            if gain is not None:
+                group = group[np.argsort([gain[label] for label in group.tolist()], kind="stable")]
+            labels[start:end] = group[::-1] if best_first else group
         return labels
 
     def every_order(self) -> np.ndarray:
         """(orders, len) every distinct ranking the ties allow, one row each (call only when :meth:`orders` is
         small)."""
         spans = self.spans()
-        choices = [list(multiset_permutations(self.labels[start:end].tolist())) for start, end in spans]
-        rows = np.tile(self.labels, (math.prod(len(c) for c in choices), 1))
-        for i, picked in enumerate(itertools.product(*choices)):
-            for (start, end), arrangement in zip(spans, picked):
-                rows[i, start:end] = arrangement
+        choices = [arrangements(tuple(sorted(self.labels[start:end].tolist()))) for start, end in spans]
+        counts = [c.shape[0] for c in choices]
+        total = math.prod(counts)
+        rows = np.tile(self.labels, (total, 1))
+        # Row i takes arrangement (i // stride) % count of each group: itertools.product's order, as arrays.
+        stride = total
+        for (start, end), choice, count in zip(spans, choices, counts):
+            stride //= count
+            rows[:, start:end] = choice[(np.arange(total) // stride) % count]
         return rows
 
 
@@ -99,10 +110,86 @@ def _label(grade: int | None) -> int:
     return int(grade) if grade >= 0 else POOLED
 
 
-def arrangements_count(labels: np.ndarray) -> int:
-    """n! / (m_1! m_2! ...): the distinct arrangements of a group whose labels occur m_1, m_2, ... times."""
-    counts = Counter(labels.tolist())
-    return math.factorial(len(labels)) // math.prod(math.factorial(m) for m in counts.values())
+#: Order counts of up to this many digits are kept exact; larger ones as their base-10 logarithm.
+EXACT_ORDER_DIGITS = 18
+
+
+@dataclass(frozen=True, order=False)
+class OrderCount:
+    """How many distinct rankings tie groups allow: exact (``exact``) when it has at most
+    :data:`EXACT_ORDER_DIGITS` digits, else only its base-10 logarithm (20,000 tied documents allow a number of
+    thousands of digits, which neither needs nor can be printed). Compares with ints; prints ``5,040`` or
+    ``about 10^6,018``."""
+
+    log10: float
+    exact: int | None
+
+    def _compare(self, other: object) -> float | None:
+        if isinstance(other, OrderCount):
+            if self.exact is not None and other.exact is not None:
+                return float((self.exact > other.exact) - (self.exact < other.exact))
+            return self.log10 - other.log10
+        if isinstance(other, int):
+            if self.exact is not None:
+                return float((self.exact > other) - (self.exact < other))
+            return 1.0  # only counts past 10^18 are inexact, and they exceed any bound used here
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        diff = self._compare(other)
+        return NotImplemented if diff is None else diff == 0
+
+    def __hash__(self) -> int:
+        return hash(self.exact if self.exact is not None else self.log10)
+
+    def __lt__(self, other: object) -> bool:
+        diff = self._compare(other)
+        return NotImplemented if diff is None else diff < 0
+
+    def __le__(self, other: object) -> bool:
+        diff = self._compare(other)
+        return NotImplemented if diff is None else diff <= 0
+
+    def __gt__(self, other: object) -> bool:
+        diff = self._compare(other)
+        return NotImplemented if diff is None else diff > 0
+
+    def __ge__(self, other: object) -> bool:
+        diff = self._compare(other)
+        return NotImplemented if diff is None else diff >= 0
+
+    def __int__(self) -> int:
+        if self.exact is None:
+            raise OverflowError(f"{self} orders: too many to count exactly")
+        return self.exact
+
+    def __str__(self) -> str:
+        return f"{self.exact:,}" if self.exact is not None else f"about 10^{math.floor(self.log10):,}"
+
+    def __format__(self, spec: str) -> str:
+        return str(self)
+
+
+def count_orders(groups: Sequence[np.ndarray]) -> OrderCount:
+    """The product over ``groups`` (each a tie group's labels) of n! / (m_1! m_2! ...), the distinct arrangements
+    of a group whose labels occur m_1, m_2, ... times; computed with log-gamma, and exactly when small."""
+    counts = [np.unique(group, return_counts=True)[1] for group in groups]
+    log10 = sum((math.lgamma(int(c.sum()) + 1) - sum(math.lgamma(int(m) + 1) for m in c.tolist()))
+                for c in counts) / math.log(10)
+    if log10 > EXACT_ORDER_DIGITS - 0.5:
+        return OrderCount(log10, None)
+    exact = math.prod(math.factorial(int(c.sum())) // math.prod(math.factorial(int(m)) for m in c.tolist())
+                      for c in counts)
+    return OrderCount(math.log10(exact), exact)
+
+
+@lru_cache(maxsize=4096)
+def arrangements(labels: tuple[int, ...]) -> np.ndarray:
+    """(count, n) every distinct arrangement of a tie group's labels, in lexicographic order (cached: a run's
+    groups repeat a few label multisets)."""
+    out = np.array(list(multiset_permutations(list(labels))), dtype=np.int64)
+    out.flags.writeable = False
+    return out
 
 
 def multiset_permutations(items: list[int]) -> Iterator[list[int]]:

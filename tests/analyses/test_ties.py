@@ -32,7 +32,8 @@ from metrics.ties import (
     tie_intervals,
     tie_table,
 )
-from metrics.ties.groups import as_evaluated, batch_of
+from metrics.ties.groups import EXACT_ORDER_DIGITS, OrderCount, as_evaluated, batch_of, count_orders
+from metrics.ties.intervals import REARRANGED
 
 
 def every_measure() -> list[str]:
@@ -149,6 +150,102 @@ def test_infap_is_not_extreme_when_its_groups_are_sorted():
                                     ["infAP"])["infAP"][0] for best in (True, False)]
     assert "infAP" not in SORTED_EXTREMES
     assert (min(sorted_values), max(sorted_values)) != pytest.approx(truth[:2], abs=1e-9)
+
+
+def random_gain_map(rng: np.random.Generator) -> str:
+    """A trec_eval gain map over grades 0-2 with gains from -2 to 5, often not rising with the grade."""
+    gains = rng.integers(-2, 6, 3)
+    return ",".join(f"{grade}={int(gain)}" for grade, gain in enumerate(gains))
+
+
+def test_gains_that_do_not_rise_with_the_grade_sort_by_gain(monkeypatch):
+    # ndcg.0=5,1=1,2=2 or ndcg.1=-1,2=1: sorting each group by grade would miss the extremes; by gain it finds them
+    # for the measures in REARRANGED, and the others say n/a rather than a wrong bound.
+    monkeypatch.setattr("metrics.ties.intervals.MAX_ORDERS", 1)  # never score every order
+    rng = np.random.default_rng(42)
+    rearranged = 0
+    for _ in range(3 * CASES):
+        docs, scores, judgments = random_query(rng)
+        gains = random_gain_map(rng)
+        specs = [f"ndcg.{gains}", f"rbp.{gains}", f"Rndcg.{gains}", f"ndcg_rel.{gains}"]
+        truth = brute_force(docs, scores, judgments, specs, Conventions())
+        found = ranking_intervals(docs, scores, judgments, specs, Conventions())
+        for m in as_measures(specs):
+            got = found[m.key]
+            low, high = truth[m.key][:2]
+            if got.low is None:
+                assert m.name not in REARRANGED, (m.key, docs, scores, judgments)
+                continue
+            rearranged += m.name in REARRANGED
+            assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12), (m.key, docs, scores, judgments)
+    assert rearranged > CASES  # the gain-sorted path was taken, not only queries without ties
+
+
+def test_the_gain_sorted_extremes_of_the_issue_examples():
+    # 30 tied documents (too many orders to score): the extremes are those of the rankings sorted by gain, here
+    # every document of the largest gain first, and the smallest first.
+    docs = [f"d{i:02d}" for i in range(30)]
+    judgments = {doc: i % 3 for i, doc in enumerate(docs)}
+    found = ranking_intervals(docs, [1.0] * 30, judgments, ["ndcg.0=5,1=1,2=2", "ndcg.1=-1,2=1"])
+    best = evaluate_rankings([sorted(docs, key=lambda d: -[5, 1, 2][judgments[d]])], [judgments],
+                             ["ndcg.0=5,1=1,2=2"])["ndcg_0=5,1=1,2=2"][0]
+    assert found["ndcg_0=5,1=1,2=2"].high == pytest.approx(best) and best == pytest.approx(1.0)
+    worst = evaluate_rankings([sorted(docs, key=lambda d: [0, -1, 1][judgments[d]])], [judgments],
+                              ["ndcg.1=-1,2=1"])["ndcg_1=-1,2=1"][0]
+    assert found["ndcg_1=-1,2=1"].low == pytest.approx(worst) and worst < 0
+
+
+def test_twenty_thousand_tied_documents_take_the_closed_forms():
+    # 20,000 tied documents, half relevant: C(20000, 10000) orders, a number of 6,019 digits.
+    docs = [f"d{i:05d}" for i in range(20_000)]
+    judgments = {doc: i % 2 for i, doc in enumerate(docs)}
+    found = ranking_intervals(docs, [1.0] * 20_000, judgments, ["P.10", "recip_rank", "success.1", "infAP"])
+    assert (found["P_10"].low, found["P_10"].expected, found["P_10"].high) == (0.0, 0.5, 1.0)
+    assert found["recip_rank"].low == pytest.approx(1 / 10_001)  # the 10,000 non-relevant documents first
+    assert found["success_1"].expected == pytest.approx(0.5)
+    assert found["infAP"].low is None  # no proof and too many orders: n/a, never a guess
+    query = TiedQuery.from_ranking(docs, [1.0] * 20_000, judgments)
+    assert str(query.orders()) == "about 10^6,018" and query.orders() > 10**100
+
+
+def test_order_counts_are_exact_while_small():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        labels = rng.integers(-2, 3, int(rng.integers(1, 16)))
+        truth = len(set(itertools.permutations(labels.tolist()))) if labels.shape[0] <= 8 else \
+            math.factorial(labels.shape[0]) // math.prod(math.factorial(int(c)) for c in
+                                                         np.unique(labels, return_counts=True)[1])
+        count = count_orders([labels])
+        assert count == truth and int(count) == truth and f"{count:,}" == f"{truth:,}"
+    huge = count_orders([np.arange(30)])  # 30! has 33 digits
+    assert huge.exact is None and huge > 10 ** (EXACT_ORDER_DIGITS - 1) and huge == OrderCount(huge.log10, None)
+    assert round(huge.log10, 6) == round(math.log10(math.factorial(30)), 6)
+    with pytest.raises(OverflowError):
+        int(huge)
+
+
+def test_every_order_is_scored_only_for_a_number_nothing_else_gives(monkeypatch):
+    docs, scores, judgments = ["a", "b", "c", "d"], [1.0, 1.0, 1.0, 0.5], {"a": 2, "b": 1, "d": 1}
+
+    def refuse(self):
+        raise AssertionError("every order scored where closed forms and sorting give every number")
+
+    monkeypatch.setattr(TiedQuery, "every_order", refuse)
+    found = ranking_intervals(docs, scores, judgments, ["P.2", "map", "ndcg", "recip_rank"])
+    assert (found["P_2"].low, found["P_2"].expected, found["P_2"].high) == pytest.approx((0.5, 2 / 3, 1.0))
+    with pytest.raises(AssertionError, match="every order scored"):
+        ranking_intervals(docs, scores, judgments, ["infAP"])
+
+
+def test_a_run_s_budget_of_ranks_scored_order_by_order(monkeypatch):
+    # Three tied queries whose infAP needs every order; the budget covers the first only.
+    monkeypatch.setattr("metrics.ties.intervals.MAX_RUN_CELLS", 30)
+    qrels = {q: {"a": 1, "b": 0, "c": -1} for q in ("1", "2", "3")}
+    run = {q: {"a": 1.0, "b": 1.0, "c": 1.0, "z": 0.5} for q in qrels}  # 6 orders of 4 documents: 28 ranks
+    table = tie_intervals(qrels, run, ["infAP", "P.1"])
+    assert not math.isnan(table.low["infAP"][0]) and np.isnan(table.low["infAP"][1:]).all()
+    assert table.how[0] == "all 6 orders scored" and "budget of 30 ranks is spent" in table.how[1]
+    assert not np.isnan(table.low["P_1"]).any()  # sorted groups need no budget
 
 
 # ---- worked examples, by hand --------------------------------------------------------------------------------

@@ -72,3 +72,19 @@ def test_the_run_page_lists_the_queries_ties_change_once_opened(calls):
     changes = next(frame.value for frame in at.dataframe if "high - low" in frame.value.columns)
     assert set(changes["query"]) == {"q1"} and set(changes["measure"]) == {"P_1", "map"}
     assert any("1 of 2 queries" in markdown.value for markdown in at.markdown)
+
+
+def test_twenty_thousand_tied_documents_on_the_run_page():
+    # C(20000, 6667, 6667, 6666) orders: a number of 9,000 digits, which the page counts in powers of ten and
+    # brackets with the closed forms (it once failed formatting that number: "Something went wrong").
+    qrels = "".join(f"q1 0 d{i} {i % 3}\n" for i in range(20_000)).encode()
+    run = "".join(f"q1 Q0 d{i} 1 1.0 t\n" for i in range(20_000)).encode()
+    at = upload(open_runs_page(), ("qrels", qrels), ("run", run))
+    at.multiselect(key="runs_measures").set_value(["P.10", "recip_rank"]).run()
+    at.session_state[ui.runs.ties.EXPANDER] = True
+    at.run()
+    assert_no_failure(at)
+    changes = next(frame.value for frame in at.dataframe if "high - low" in frame.value.columns)
+    row = changes.set_index("measure").loc["P_10"]
+    assert (row["low"], row["expected"], row["high"]) == ("0.0000", "0.6666", "1.0000")
+    assert row["orders"].startswith("about 10^")
