@@ -33,6 +33,7 @@ def page() -> None:
     classroom.apply()
     st.title("ANN recall vs retrieval recall")
     st.markdown(INTRO)
+    state.show_message()  # a link's view that could not be opened (a bad mode=) says so, as on every page
     source = st.segmented_control("Lists from", ["A faiss index built here", "Your own runs"], key="ann_source",
                                   default="A faiss index built here")
     if source == "Your own runs":
