@@ -19,7 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from ..console import add_trec_eval_argument, cannot_write, run_guarded, trec_eval_preset, whole_number
+from ..console import (
+    OutputError,
+    add_trec_eval_argument,
+    cannot_write,
+    run_guarded,
+    trec_eval_preset,
+    whole_number,
+    write_output,
+)
 from ..conventions import Conventions, trec_eval_values
 from ..io.read import read_qrels_path, read_run_path
 from ..io.trec import read_subtopic_qrels
@@ -107,7 +115,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         if args.qrels is None or args.run is None:
             raise InputError("give QRELS and RUN (or --queries N alone to check whether the value is possible)")
         finding, variants, shortfalls = _run(args)
-    except (InputError, ValueError, OSError) as error:
+    except BrokenPipeError:
+        raise  # --queries and --table write here (write_output): a reader that went away stops quietly
+    except (InputError, ValueError, OSError, OutputError) as error:
         print(f"error: {_one_line(error)}", file=err)
         return EXIT_BAD_INPUT
     try:
@@ -237,7 +247,7 @@ def _report_variants(variants: list[Variant], finding: Finding, out: TextIO, sta
 
 def _report_granularity(verdict: Granularity, out: TextIO) -> int:
     label = {True: "possible", False: "impossible", None: "not decided"}[verdict.possible]
-    print(f"{label}: {verdict.explanation}", file=out)
+    write_output(out, f"{label}: {verdict.explanation}\n")
     return EXIT_NO_MATCH if verdict.possible is False else EXIT_MATCH
 
 
@@ -254,16 +264,16 @@ def _table(args: argparse.Namespace) -> TableCheck:
 
 def _report_table(check: TableCheck, out: TextIO) -> int:
     if check.explained:
-        print(f"every row of the table is explained by: {check.describe(check.settings[0])}", file=out)
-        for setting in check.settings[1:3]:
-            print(f"  and by: {check.describe(setting)}", file=out)
-        return EXIT_MATCH
-    print(f"no single set of conventions explains every row; the most common setting that explains the most "
-          f"({len(check.rows) - len(check.unexplained)} of {len(check.rows)}) is: "
-          f"{check.describe(check.best_partial or {})}", file=out)
-    for row in check.unexplained:
-        print(f"  not explained: line {row.line}: {row.run} {row.measure} = {row.value}", file=out)
-    return EXIT_NO_MATCH
+        lines = [f"every row of the table is explained by: {check.describe(check.settings[0])}",
+                 *(f"  and by: {check.describe(setting)}" for setting in check.settings[1:3])]
+    else:
+        lines = [f"no single set of conventions explains every row; the most common setting that explains the most "
+                 f"({len(check.rows) - len(check.unexplained)} of {len(check.rows)}) is: "
+                 f"{check.describe(check.best_partial or {})}",
+                 *(f"  not explained: line {row.line}: {row.run} {row.measure} = {row.value}"
+                   for row in check.unexplained)]
+    write_output(out, "\n".join(lines) + "\n")
+    return EXIT_MATCH if check.explained else EXIT_NO_MATCH
 
 
 def _line(candidate: Candidate, decimals: int) -> str:

@@ -56,7 +56,7 @@ def report_table(comparison: ManyComparison, *, fmt: ReportFormat = "markdown", 
         return _latex(comparison, rows, _notes(comparison, qrels_name, _latex_escape))
     if fmt == "markdown":
         return _markdown(comparison, rows, _notes(comparison, qrels_name, _markdown_escape))
-    return _text(comparison, rows, _notes(comparison, qrels_name))
+    return _text(comparison, rows, _notes(comparison, qrels_name, _visible))
 
 
 def _notes(comparison: ManyComparison, qrels_name: str, escape=lambda text: text) -> list[str]:
@@ -74,13 +74,22 @@ def _notes(comparison: ManyComparison, qrels_name: str, escape=lambda text: text
     return notes
 
 
+def _visible(text: str) -> str:
+    """A run or file name on one line with nothing hidden in it, the first step of every format's escaping: each run
+    of whitespace (line breaks included) becomes one space, and each character that is not printed (Unicode's
+    control and format characters: ESC, NUL, DEL, the byte-order mark U+FEFF, a right-to-left override, a
+    zero-width space; surrogates, private-use and unassigned code points) is written as its code point, ``U+001B``.
+    A terminal, a Markdown renderer or LaTeX then gets only characters it shows."""
+    return "".join(char if char.isprintable() else f"U+{ord(char):04X}" for char in " ".join(text.split()))
+
+
 _MARKDOWN_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
 
 
 def _markdown_escape(text: str) -> str:
-    """A run or file name as literal Markdown: every ASCII punctuation character escaped (CommonMark), so a run
-    called [x](https://...) is no link and a | no column."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(text.split()))
+    """A run or file name as literal Markdown (:func:`_visible`, then every ASCII punctuation character escaped, as
+    CommonMark allows), so a run called [x](https://...) is no link and a | no column."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", _visible(text))
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -88,8 +97,9 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 
 def _latex_escape(text: str) -> str:
-    """Text that LaTeX typesets as written: each special character replaced once, in one pass."""
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in " ".join(text.split()))
+    """Text that LaTeX typesets as written (:func:`_visible`, then each special character replaced once, in one
+    pass)."""
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in _visible(text))
 
 
 def _markdown(comparison: ManyComparison, rows, notes: list[str]) -> str:
@@ -117,7 +127,8 @@ def _latex(comparison: ManyComparison, rows, notes: list[str]) -> str:
 
 
 def _text(comparison: ManyComparison, rows, notes: list[str]) -> str:
-    shown_rows = [[name] + [v + ("*" if bold else "") + (f"^{beaten}" if beaten else "") for v, beaten, bold in cells]
+    shown_rows = [[_visible(name)] + [v + ("*" if bold else "") + (f"^{beaten}" if beaten else "")
+                                      for v, beaten, bold in cells]
                   for name, cells in rows]
     header = ["run", *comparison.measures]
     widths = [max(len(row[i]) for row in [header, *shown_rows]) for i in range(len(header))]

@@ -245,6 +245,25 @@ def test_a_run_named_like_a_markdown_link_stays_text_in_the_markdown_table():
     assert "](" not in markdown and "\\[sign in\\]\\(https\\:" in markdown
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "text"])
+def test_control_and_format_characters_of_a_run_name_are_written_as_code_points_in_every_format(fmt):
+    # ESC starts a terminal colour, a BOM or a right-to-left override hides or reverses text, NUL ends a C string:
+    # none of them reaches a table, whatever the format; each is named by its code point.
+    hidden = "a\x1b[31m\ufeffb\u202ec\x00d\u200b\x7f"
+    values = {"P@10": per_query({hidden: [0.1, 0.2, 0.3], "base": [0.2, 0.2, 0.4]})}
+    comparison = compare_values_many(values, resamples=200, baseline="base")
+    texts = [report_table(comparison, fmt=fmt, qrels_name="q\ufeff.txt")]
+    if fmt != "text":
+        texts.append(risk_report(comparison, fmt=fmt))
+    for text in texts:
+        assert all(char.isprintable() for line in text.splitlines() for char in line), ascii(text)
+    names = {"markdown": "aU\\+001B\\[31mU\\+FEFFbU\\+202EcU\\+0000dU\\+200BU\\+007F",
+             "latex": "aU+001B[31mU+FEFFbU+202EcU+0000dU+200BU+007F",
+             "text": "aU+001B[31mU+FEFFbU+202EcU+0000dU+200BU+007F"}
+    assert all(names[fmt] in text for text in texts)
+    assert ("qU\\+FEFF" if fmt == "markdown" else "qU+FEFF") in texts[0]  # the qrels' name in the notes too
+
+
 # ---- found in review -------------------------------------------------------------------------------------------------
 
 

@@ -4,8 +4,10 @@ number."""
 
 from __future__ import annotations
 
-from tests.app.support import PASTRY, assert_no_failure, open_app, open_runs_page, param, shown
-from ui.common import pages
+import pytest
+
+from tests.app.support import PASTRY, app_test, assert_no_failure, open_app, open_runs_page, param, shown
+from ui.common import pages, state
 from ui.common.classroom import PANELS_PICKER, TOGGLE
 from ui.common.text import shown as as_shown
 from ui.explore import scores
@@ -84,6 +86,20 @@ def test_a_mode_the_link_cannot_give_is_named_and_the_usual_page_opens():
     fragment = "URL parameter 'mode': 'projector' is not 'class'"
     assert [e for e in at.error if fragment in as_shown(e.value)], [e.value for e in at.error]
     assert at.toggle(key=TOGGLE).value is False and brackets(at) and "mode" not in at.query_params
+
+
+@pytest.mark.parametrize("page", [pages.ANN, pages.LESSONS])
+def test_a_bad_mode_on_the_ann_and_lessons_pages_is_named_once_as_on_the_explorer(page):
+    at = app_test().run()  # AppTest switches pages only after a first run, which reads the view: start again
+    del at.session_state[state.VIEW]  # from a session that has not read it, as one the link opens on this page
+    at.query_params["mode"] = "projector"
+    at.switch_page(page).run()
+    assert_no_failure(at)
+    fragment = "URL parameter 'mode': 'projector' is not 'class' (classroom mode); leave it out for the usual page"
+    named = [e.value for e in at.error if fragment in as_shown(e.value)]
+    assert len(named) == 1, [e.value for e in at.error]
+    assert as_shown(named[0]).startswith("The link's view could not be opened: ")
+    assert at.toggle(key=TOGGLE).value is False and "mode" not in at.query_params
 
 
 def test_the_run_page_follows_the_switch_and_hides_its_holes_and_online_tabs():

@@ -27,6 +27,8 @@ def files(tmp_path: Path) -> list[str]:
 COMMANDS = {
     "metrics": lambda files: ["-m", "metrics", "-q", "-m", "all_trec", *files],
     "metrics.check": lambda files: ["-m", "metrics.check", *files, "-m", "P.10", "-v", "0.9", "--explain"],
+    # --queries alone prints its verdict where input errors are caught: a closed pipe was "error: [Errno 32]"
+    "metrics.check --queries": lambda files: ["-m", "metrics.check", "--queries", "50", "-m", "P.10", "-v", "0.412"],
     "metrics.ann": lambda files: ["-m", "metrics.ann", files[1], files[1], files[0], "-q"],
     "metrics.compare": lambda files: ["-m", "metrics.compare", files[0], files[1], files[1], "--details"],
 }

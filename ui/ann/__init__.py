@@ -10,7 +10,7 @@ from metrics.ann import Waterfall, compare_ann, definition_costs, pipeline_stage
 from metrics.ann import index as ann_index
 from metrics.ann.definitions import ANN_BENCHMARKS_EPSILON
 from metrics.measures.display import TABLE_FORMAT, card
-from ui.common import classroom, pages, slides, state
+from ui.common import classroom, pages, slides, state, tables
 from ui.common.text import literal
 
 from . import charts, data
@@ -33,6 +33,7 @@ def page() -> None:
     classroom.apply()
     st.title("ANN recall vs retrieval recall")
     st.markdown(INTRO)
+    state.show_message()  # a link's view that could not be opened (a bad mode=) says so, as on every page
     source = st.segmented_control("Lists from", ["A faiss index built here", "Your own runs"], key="ann_source",
                                   default="A faiss index built here")
     if source == "Your own runs":
@@ -145,7 +146,7 @@ def summary(comparison, lists: data.AnnLists) -> None:
         return
     table = comparison.frame()
     with every_query:
-        st.dataframe(table, hide_index=True, width="stretch",
+        tables.table(table, hide_index=True, width="stretch",
                      column_config={name: st.column_config.NumberColumn(name, format=TABLE_FORMAT)
                                     for name in comparison.names})
         st.download_button("Download the table (CSV)", comparison.csv().encode(), "ann_recall.csv",
@@ -283,7 +284,7 @@ def one_query(lists: data.AnnLists, comparison, waterfall: Waterfall | None) -> 
     ann_list = data.top_k(lists.ann.get(qid, {}), lists.k)
     shown = {doc for doc, _ in exact_list} | {doc for doc, _ in ann_list}
     # One table for both lists: each document once, with its rank in each (two tables said the same twice).
-    st.dataframe(data.query_table(exact_list, ann_list, lists.judgments(qid, shown)), hide_index=True,
+    tables.table(data.query_table(exact_list, ann_list, lists.judgments(qid, shown)), hide_index=True,
                  width="stretch", key="ann_query_table")
     buttons = st.container(horizontal=True, key="ann_open_buttons")
     for role, run in (("exact", lists.exact), ("ann", lists.ann)):
@@ -305,7 +306,7 @@ def lost_relevant(qid: str, waterfall: Waterfall) -> None:
     st.markdown(f"**Relevant documents lost: {len(lost)} of {query.relevant}**")
     if lost:
         table = pd.DataFrame({"document": list(lost), "lost at": list(lost.values())})
-        st.dataframe(table.sort_values(["lost at", "document"]), hide_index=True, width="stretch",
+        tables.table(table.sort_values(["lost at", "document"]), hide_index=True, width="stretch",
                      height=min(300, 38 + 35 * len(table)), key="ann_lost_table")
         st.caption(f"Lost at the {waterfall.stage_names[0]}: the embedding ranks it below the top k, and a wider "
                    "search moves the ANN list toward the exact one, which lacks it. Lost at the ANN stage: a "

@@ -18,6 +18,7 @@ import streamlit as st
 from metrics import Conventions, InputError, evaluate_rankings
 from metrics.explain import explorer_metrics
 
+from . import tables
 from .query_state import MAX_ITEMS, MAX_K, QueryState, check_state, parse_grade, parse_k, validate_doc
 from .text import literal
 
@@ -208,7 +209,7 @@ def view(prefix: str, *, editable: bool = True) -> ListPair:
         "B − A": [difference_text(row) for row in rows],
     })
     with st.container(key=f"{prefix}_table"):  # a handle for tests and the page's layout
-        st.dataframe(table, hide_index=True)
+        tables.table(table, hide_index=True)
     st.caption("Conventions: " + pair.conventions.describe())
     return pair
 

@@ -13,7 +13,7 @@ import streamlit as st
 from metrics import CONVENTION_INFO, Conventions, InputError
 from metrics.explain import explorer_metrics
 from metrics.whatif import Disagreement, Judge, LabEdit, find_disagreement, verdict_words
-from ui.common import panels, state, two_lists
+from ui.common import panels, state, tables, two_lists
 from ui.common.query_state import QueryState, remove_active, reorder_active
 from ui.common.text import literal
 
@@ -106,7 +106,7 @@ def values_table(found: Disagreement) -> pd.DataFrame:
 
 def show(found: Disagreement, source: str = TWO_LISTS) -> None:
     (st.success if found.edit is not None else st.info)(literal(found.sentence))
-    st.dataframe(values_table(found), hide_index=True, key="disagree_values",
+    tables.table(values_table(found), hide_index=True, key="disagree_values",
                  column_config={name: st.column_config.NumberColumn(format="%.4f")
                                 for name in ("A", "B", "A after", "B after")})
     if found.edit is not None:

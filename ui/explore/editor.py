@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.common import panels, state
+from ui.common import panels, state, tables
 from ui.common.query_state import (
     NO_RANK,
     UNJUDGED_TEXT,
@@ -114,7 +114,7 @@ def ranking_editor(query: QueryState, *, judged_column: bool = True) -> None:
     rows = ranking_rows(query)
     frame = _ranking_frame(rows)
     st.session_state[RANKING_GIVEN] = rows
-    st.data_editor(
+    tables.editor(
         frame,
         key=key,
         column_order=None if judged_column else [name for name in frame.columns if name != "judged"],
@@ -170,7 +170,7 @@ def judgments_editor(query: QueryState, note: str = "") -> None:
         {"doc": pd.array([doc for doc, _ in rows], dtype="string"),
          "grade": pd.array([str(grade) for _, grade in rows], dtype="string")}
     )
-    st.data_editor(
+    tables.editor(
         frame,
         key=key,
         num_rows="dynamic",

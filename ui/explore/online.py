@@ -36,7 +36,7 @@ from metrics.online import (
     team_draft,
 )
 from metrics.online.experiments import DEFAULT_INTERLEAVING_DEPTH
-from ui.common import slides, state
+from ui.common import slides, state, tables
 from ui.common.labels import MODEL_LABELS
 from ui.common.query_state import QueryState
 from ui.common.text import literal
@@ -316,11 +316,12 @@ def signals_table(expected: Signals, simulated) -> None:
         error = simulated.standard_error.get(signal)
         rows.append({"signal": label, "closed form": closed, "simulated": sampled, "standard error": error})
     frame = pd.DataFrame(rows).set_index("signal")
-    st.container(key="online_signals").dataframe(frame, width="stretch", column_config={
-        "closed form": st.column_config.NumberColumn(format=TABLE_FORMAT),
-        "simulated": st.column_config.NumberColumn(format=TABLE_FORMAT),
-        "standard error": st.column_config.NumberColumn(format=TABLE_FORMAT),
-    })
+    with st.container(key="online_signals"):
+        tables.table(frame, width="stretch", column_config={
+            "closed form": st.column_config.NumberColumn(format=TABLE_FORMAT),
+            "simulated": st.column_config.NumberColumn(format=TABLE_FORMAT),
+            "standard error": st.column_config.NumberColumn(format=TABLE_FORMAT),
+        })
     st.caption(f"Simulated: {simulated.sessions:,} sessions, seed {simulated.seed}. A closed form more than about "
                "4 standard errors from its simulation would be a bug. The first-click rank has no value when no "
                "click is possible.")
@@ -447,7 +448,7 @@ def verdict(offline: pd.DataFrame, test, interleaving) -> str:
 
 
 def offline_deltas(frame: pd.DataFrame) -> None:
-    st.dataframe(frame, width="stretch", key="online_offline_deltas", column_config={
+    tables.table(frame, width="stretch", key="online_offline_deltas", column_config={
         column: st.column_config.NumberColumn(format=TABLE_DELTA_FORMAT if column == "change" else TABLE_FORMAT)
         for column in frame.columns})
 
@@ -463,7 +464,7 @@ def ab_table(test) -> None:
             "sessions needed per arm": "never (no expected change)" if needed is None else f"{needed:,}",
         })
     frame = pd.DataFrame(rows).set_index("signal")
-    st.dataframe(frame, width="stretch", key="online_ab_table", column_config={
+    tables.table(frame, width="stretch", key="online_ab_table", column_config={
         column: st.column_config.NumberColumn(format=TABLE_DELTA_FORMAT)
         for column in ("expected change", "simulated change", "CI low", "CI high")})
 

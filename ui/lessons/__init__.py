@@ -30,6 +30,7 @@ def page() -> None:
     classroom.apply()
     st.title("Lessons")
     st.caption(INTRO)
+    state.show_message()  # a link's view that could not be opened (a bad mode=) says so, as on every page
     _pick_from_link()
     slug = st.selectbox("Lesson", [lesson.slug for lesson in LESSONS], key=PICK,
                         format_func=lambda slug: f"{_number(slug)}. {BY_SLUG[slug].title}")

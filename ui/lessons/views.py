@@ -11,7 +11,7 @@ import streamlit as st
 
 from metrics import evaluate_rankings
 from metrics.explain import explorer_metrics
-from ui.common import two_lists
+from ui.common import tables, two_lists
 from ui.common.text import literal
 
 from .catalog import BY_SLUG
@@ -123,7 +123,7 @@ def lists(scene: Scene) -> None:
             frame["score"] = [f"{score:g}" for score in listing.scores]
         with column:
             st.markdown(f"**{literal(listing.name)}**")
-            st.dataframe(pd.DataFrame(frame), hide_index=True)
+            tables.table(pd.DataFrame(frame), hide_index=True)
             missed = [doc for doc, grade in listing.judgments.items() if grade >= level and doc not in listing.docs]
             if missed:
                 named = ": " + ", ".join(literal(doc) for doc in missed) if len(missed) <= MAX_NAMED else ""
@@ -139,4 +139,4 @@ def numbers(scene: Scene) -> None:
                                [measure for _, measure in measures], scene.conventions)
     table = pd.DataFrame({"list": [listing.name for listing in scene.lists],
                           **{label: [f"{x:.4f}" for x in values[measure.key]] for label, measure in measures}})
-    st.dataframe(table, hide_index=True)
+    tables.table(table, hide_index=True)

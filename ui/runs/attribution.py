@@ -8,7 +8,7 @@ import streamlit as st
 
 from metrics import Conventions, InputError, parse_measure
 from metrics.whatif import DeltaAttribution, attribute_delta
-from ui.common import state
+from ui.common import state, tables
 from ui.common.text import literal
 
 from . import data
@@ -98,7 +98,7 @@ def show(delta: DeltaAttribution, run_a: str, run_b: str, qid: str) -> None:
     if top.exact:
         st.markdown(f"Largest share: {literal(top.describe(delta.window))} ({top.value:+.4f}).")
     frame = table(delta)
-    st.dataframe(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)),
+    tables.table(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)),
                  key="attribution_table",
                  column_config={"share": st.column_config.NumberColumn(format="%+.4f"),
                                 "rank in A": st.column_config.TextColumn(help="Blank: not in list A"),

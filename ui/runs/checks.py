@@ -10,6 +10,7 @@ from metrics.check.granularity import check_granularity
 from metrics.check.table import check_table, read_table, utf8_text
 from metrics.check.variants import find_with_variants, read_query_subset
 from metrics.conventions import Conventions
+from ui.common import tables
 from ui.common.text import literal
 
 from . import data
@@ -102,6 +103,6 @@ def table_check(collection: data.Collection, conventions) -> None:
                    f"({len(check.rows) - len(check.unexplained)} of {len(check.rows)}): "
                    f"{literal(check.describe(check.best_partial or {}))}")
     unexplained = {row.line for row in check.unexplained}
-    st.dataframe(pd.DataFrame([{"line": row.line, "run": row.run, "measure": row.measure, "reported": row.value,
+    tables.table(pd.DataFrame([{"line": row.line, "run": row.run, "measure": row.measure, "reported": row.value,
                                 "explained": row.line not in unexplained} for row in check.rows]),
                  hide_index=True, width="stretch", key="table_check_rows")

@@ -9,7 +9,7 @@ import streamlit as st
 from metrics.compare import compare_values
 from metrics.measures.display import card_delta
 from metrics.model import order_documents
-from ui.common import slides
+from ui.common import slides, tables
 from ui.common.text import literal
 
 from . import charts, data
@@ -91,7 +91,7 @@ def side_by_side(collection: data.Collection, name_a: str, name_b: str, qids: li
                              index=pd.RangeIndex(1, min(len(order), 100) + 1, name="rank"))
         with column:
             st.markdown(f"**{literal(name)}**")
-            st.dataframe(frame, width="stretch", height=320)
+            tables.table(frame, width="stretch", height=320)
             column.button(f"Open {literal(name)} in explorer", key=f"open_{name}_{qid}", on_click=open_query,
                           args=(collection, name, qid, k))
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from metrics import InputError, reading_note
 from metrics.measures.display import TABLE_FORMAT
+from ui.common import tables
 from ui.common.text import literal
 
 from . import checks, data
@@ -54,7 +55,7 @@ def finder(collection: data.Collection, conventions) -> None:
         st.warning(f"No combination of conventions gives {literal(value.strip())}. The nearest values:")
         depth_notes(data.shortfalls(collection, name, measure, value, conventions.depth))
     checks.variants(collection, name, measure, value, conventions.depth, matched=bool(finding.matches))
-    st.dataframe(pd.DataFrame({
+    tables.table(pd.DataFrame({
         "value": [c.value for c in rows],
         "conventions": [c.description for c in rows],
         "used by": [", ".join(c.credits) or "—" for c in rows],
@@ -70,7 +71,7 @@ def depth_notes(shortfalls) -> None:
     first = shortfalls[0].headline()
     st.info(literal(first[0].upper() + first[1:] + " " + " ".join(
         shortfall.counts()[0].upper() + shortfall.counts()[1:] for shortfall in shortfalls)))
-    st.dataframe(pd.DataFrame({"query": sorted(shortfalls[0].beyond), **{
+    tables.table(pd.DataFrame({"query": sorted(shortfalls[0].beyond), **{
         f"relevant beyond (grade >= {shortfall.relevant_grade})": [shortfall.beyond[qid]
                                                                      for qid in sorted(shortfalls[0].beyond)]
         for shortfall in shortfalls}}), hide_index=True, key="check_depth_table", height=200)

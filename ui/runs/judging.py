@@ -14,7 +14,7 @@ from metrics.bulk import evaluate_tables
 from metrics.engine import is_geometric
 from metrics.judging import MAX_CANDIDATES, MAX_K, Holes, additions_to_trec, find_holes, merged_trec
 from metrics.measures.display import card, card_delta
-from ui.common import state
+from ui.common import state, tables
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
 from . import data
@@ -128,20 +128,20 @@ def candidates(holes: Holes, pattern: str) -> None:
     with st.form("judge_form", border=False):
         # Missing values (your grade before one is typed, a rank in a run that does not retrieve the document)
         # show as empty cells, not as "None".
-        st.data_editor(frame, key=editor_key, hide_index=True, width="stretch", disabled=list(frame.columns[:-1]),
-                       placeholder="", column_config={
-                           **{f"rank in {run}": st.column_config.NumberColumn(help=(
-                               f"The document's rank in run {run}; empty: run {run} does not retrieve it (or not "
-                               "within the depth)")) for run in "AB"[:len(holes.runs)]},
-                           "influence": st.column_config.NumberColumn(format="%+.5f", help=(
-                               "Change of the mean (two runs: of B − A) if this document alone is judged relevant "
-                               "at its query's highest grade")),
-                           "if relevant": st.column_config.NumberColumn(help="The grade the influence assumes"),
-                           "in qrels": st.column_config.TextColumn(
-                               help="— not in the qrels; negative: pooled, unjudged"),
-                           "grade": st.column_config.NumberColumn("your grade", min_value=0, max_value=MAX_GRADE,
-                                                                  step=1, help="0 = not relevant; empty = not graded"),
-                       })
+        tables.editor(frame, key=editor_key, hide_index=True, width="stretch", disabled=list(frame.columns[:-1]),
+                      placeholder="", column_config={
+                          **{f"rank in {run}": st.column_config.NumberColumn(help=(
+                              f"The document's rank in run {run}; empty: run {run} does not retrieve it (or not "
+                              "within the depth)")) for run in "AB"[:len(holes.runs)]},
+                          "influence": st.column_config.NumberColumn(format="%+.5f", help=(
+                              "Change of the mean (two runs: of B − A) if this document alone is judged relevant "
+                              "at its query's highest grade")),
+                          "if relevant": st.column_config.NumberColumn(help="The grade the influence assumes"),
+                          "in qrels": st.column_config.TextColumn(
+                              help="— not in the qrels; negative: pooled, unjudged"),
+                          "grade": st.column_config.NumberColumn("your grade", min_value=0, max_value=MAX_GRADE,
+                                                                 step=1, help="0 = not relevant; empty = not graded"),
+                      })
         st.form_submit_button("Add the grades typed in the table", on_click=_add_from_editor,
                               args=(editor_key, [(h.qid, h.doc) for h in rows]), icon=":material/add:")
     st.markdown("Or grade one document:")
@@ -170,7 +170,7 @@ def added_panel(collection: data.Collection) -> None:
     if not grades:
         return
     st.subheader(f"Added judgments ({len(grades)})")
-    st.dataframe(pd.DataFrame({"query": [q for q, _ in grades], "document": [d for _, d in grades],
+    tables.table(pd.DataFrame({"query": [q for q, _ in grades], "document": [d for _, d in grades],
                                "grade": list(grades.values())}), hide_index=True, width="stretch",
                  key="judge_added_table")
     try:  # the writers refuse ids that TREC's spelling would merge, and grades for judged documents

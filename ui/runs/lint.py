@@ -10,6 +10,7 @@ import streamlit as st
 from metrics import InputError
 from metrics.check.lint import RunLines, lint_runs, read_run_lines
 from metrics.conventions import Conventions
+from ui.common import tables
 from ui.common.text import literal
 
 from . import data
@@ -32,7 +33,7 @@ def lint_panel(collection: data.Collection, measures: list[str], conventions: Co
             return
         for lint in lints:
             st.markdown(f"**{literal(lint.run)}**: {len(lint.found)} of {len(lint.checks)} checks found something.")
-            st.dataframe(pd.DataFrame([{
+            tables.table(pd.DataFrame([{
                 "check": check.title, "found": check.count_text(), "queries": check.queries_text(),
                 "effect (mean with vs without)": "; ".join(effect.text() for effect in check.effects),
                 "what it means": check.note,

@@ -11,6 +11,7 @@ from metrics import InputError
 from metrics.compare.many import CORRECTION_NAMES, CORRECTIONS, comparable_measures
 from metrics.compare.multiverse import MAX_SETTINGS, Multiverse, multiverse
 from metrics.conventions import Conventions
+from ui.common import tables
 from ui.common.text import literal
 
 from . import data
@@ -44,14 +45,14 @@ def multiverse_panel(collection: data.Collection, measures: list[str], conventio
         heading, default = result.lines()[:2]
         st.caption(literal(f"{heading} {default} At most {MAX_SETTINGS} settings; the default is the page's "
                            "conventions."))
-        st.dataframe(_conclusions(result), hide_index=True, width="stretch", key="multiverse_conclusions")
+        tables.table(_conclusions(result), hide_index=True, width="stretch", key="multiverse_conclusions")
         st.markdown(literal(result.leaderboard_line()))
         st.markdown(literal(result.tau_line()))
         swaps = result.swaps()
         if not swaps:
             st.caption("No setting reverses any pair of runs.")
             return
-        st.dataframe(pd.DataFrame([{"passes": b, "default winner": a, "settings": f"{len(settings)} of "
+        tables.table(pd.DataFrame([{"passes": b, "default winner": a, "settings": f"{len(settings)} of "
                                     f"{len(result.settings)}", "when": condition}
                                    for a, b, settings, condition in swaps]),
                      hide_index=True, width="stretch", key="multiverse_swaps")
@@ -70,8 +71,10 @@ def _conclusions(result: Multiverse) -> pd.DataFrame:
 
 
 def _range(values) -> str:
+    """The differences' range as the pairs table writes an interval, ``[-0.0100, +0.3333]`` (one number when the
+    ends agree): a cell that starts with a sign and is no number would be a formula to a spreadsheet."""
     low, high = min(values), max(values)
-    return f"{low:+.4f}" if f"{low:+.4f}" == f"{high:+.4f}" else f"{low:+.4f} to {high:+.4f}"
+    return f"{low:+.4f}" if f"{low:+.4f}" == f"{high:+.4f}" else f"[{low:+.4f}, {high:+.4f}]"
 
 
 def _comparable(measure: str) -> bool:

@@ -12,6 +12,7 @@ import streamlit as st
 from metrics import InputError
 from metrics.measures.display import TABLE_FORMAT, card
 from metrics.online import MODEL_HELP, SIGNAL_HELP, run_signals
+from ui.common import tables
 from ui.common.labels import MODEL_LABELS
 from ui.common.text import literal
 
@@ -66,7 +67,7 @@ def online_tab(collection: data.Collection) -> None:
     frame = pd.DataFrame({RUN_SIGNAL_LABELS[signal]: result.per_query[signal] for signal in RUN_SIGNAL_LABELS},
                          index=pd.Index(result.qids, name="query"))
     frame["first-click rank"] = frame["first-click rank"].where(result.has_click)  # no value without a click
-    st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)), key="runs_online_table",
+    tables.table(frame, width="stretch", height=min(420, 38 + 35 * len(frame)), key="runs_online_table",
                  column_config={column: st.column_config.NumberColumn(format=TABLE_FORMAT) for column in frame.columns})
 
 

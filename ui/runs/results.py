@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.measures.display import TABLE_FORMAT, mean_names
-from ui.common import slides, state
+from ui.common import slides, state, tables
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
 from . import attribution, charts, data, holes, ties
@@ -37,7 +37,7 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
     if named:
         st.caption("As the other pages name these means: "
                    + ", ".join(f"{literal(key)} is {name}" for key, name in named.items()) + ".")
-    st.dataframe(pd.DataFrame([shown_means]), hide_index=True, width="stretch",
+    tables.table(pd.DataFrame([shown_means]), hide_index=True, width="stretch",
                  column_config={key: st.column_config.NumberColumn(key, format=TABLE_FORMAT,
                                                                    help=holes.column_help(key))
                                 for key in shown_means})
@@ -47,7 +47,7 @@ def results_tab(collection: data.Collection, results: dict, conventions, k: int,
     if pattern:
         frame = frame[[matches_filter(str(qid), pattern) for qid in frame.index]]
     st.caption(f"{len(frame)} queries shown. Click a column header to sort.")
-    st.dataframe(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
+    tables.table(frame, width="stretch", height=min(420, 38 + 35 * len(frame)),
                  column_config={key: st.column_config.NumberColumn(key, format=TABLE_FORMAT,
                                                                    help=holes.column_help(key))
                                 for key in frame.columns})

@@ -11,6 +11,7 @@ from metrics.compare.many import CORRECTION_NAMES, TEST_NAMES, ManyComparison
 from metrics.compare.report import RISK_COLUMNS, risk_note, risk_rows, run_letter
 from metrics.many_runs import missing_from
 from metrics.measures.display import TABLE_DELTA_FORMAT, TABLE_FORMAT, UNBOUNDED_NOTE, statistic
+from ui.common import tables
 from ui.common.text import literal
 
 SETTINGS = "significance_settings"
@@ -116,7 +117,7 @@ def report(comparison: ManyComparison, qrels_name: str) -> None:
             row[measure] = f"{mean.mean:.4f}" + (f" ^{beaten}" if beaten else "")
             row[f"{measure} interval"] = f"[{mean.interval.low:.4f}, {mean.interval.high:.4f}]"
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_report")
+    tables.table(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_report")
     st.caption(f"^ the runs each run beats significantly ({comparison.describe()}). Intervals: "
                f"{ {'bca': 'BCa'}.get(comparison.means[0].interval.method, comparison.means[0].interval.method)} "
                f"bootstrap, {RESAMPLES:,} resamples, "
@@ -158,7 +159,7 @@ def pairs_table(comparison: ManyComparison) -> None:
         "B wins / ties / losses": f"{pair.wins} / {pair.ties} / {pair.losses}",
     } for pair in comparison.pairs]
     with st.expander(f"Every pair ({len(rows)})", expanded=len(rows) <= 6):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_pairs", placeholder="",
+        tables.table(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_pairs", placeholder="",
                      column_config=_pair_columns())
 
 
@@ -169,7 +170,7 @@ def risk_table(comparison: ManyComparison) -> None:
     st.markdown(f"**Risk against {literal(comparison.baseline)}**")
     columns = {name: st.column_config.NumberColumn(format=TABLE_FORMAT)
                for name in ("total gain", "total loss", "worst loss", "URisk")}
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_risk",
+    tables.table(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_risk",
                  column_config={**columns, "TRisk": st.column_config.TextColumn(alignment="right")})
     st.caption(risk_note(comparison, alpha, literal))
     buttons = st.columns(3)

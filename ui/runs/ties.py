@@ -9,6 +9,7 @@ import streamlit as st
 
 from metrics import Conventions, InputError
 from metrics.ties import TieTable, tie_intervals
+from ui.common import tables
 from ui.common.text import literal
 
 from . import data
@@ -79,7 +80,7 @@ def ties_section(collection: data.Collection, run_name: str, measures: list[str]
         means = table.means()
         st.markdown(f"**{tied} of {len(table.qids)} queries** have tied documents whose order changes the ranking "
                     f"of {literal(run_name)}.")
-        st.dataframe(pd.DataFrame([{"measure": key, "trec_eval's order": interval.value, "low": shown(interval.low),
+        tables.table(pd.DataFrame([{"measure": key, "trec_eval's order": interval.value, "low": shown(interval.low),
                                     "expected": shown(interval.expected), "high": shown(interval.high)}
                                    for key, interval in means.items()]),
                      hide_index=True, width="stretch", key="ties_means",
@@ -91,6 +92,6 @@ def ties_section(collection: data.Collection, run_name: str, measures: list[str]
             return
         st.caption(f"{frame['query'].nunique()} queries where a tie moves a measure, largest move first "
                    "(orders: how many distinct rankings the ties allow).")
-        st.dataframe(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)),
+        tables.table(frame, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(frame)),
                      key="ties_changes",
                      column_config={"trec_eval's order": st.column_config.NumberColumn(format="%.4f")})
