@@ -21,7 +21,7 @@ to its means and outcomes before the next, and each run holds one set of batches
 runs' lines plus one setting's runs x queries values, not settings x runs x queries. The tests are those of
 :mod:`.many` (``t``, ``randomisation``, ``wilcoxon``, ``tukey``), corrected over each setting's pairs as
 :func:`.many.adjust_p_values` does; the randomisation test's work, permutations x queries x pairs x settings, is
-bounded by :data:`MAX_SIGNED_SUMS` before anything is evaluated.
+bounded (:data:`MAX_RANDOM_SIGNS`, :data:`MAX_SIGNED_SUMS`) before anything is evaluated.
 """
 
 from __future__ import annotations
@@ -65,9 +65,11 @@ _RANKING = ("tie_order", "score_precision", "unjudged")
 _KERNEL = ("relevance_level", "gain", "ideal_from", "ap_denominator")
 #: Settings compared at once at most; past it, name fewer conventions to vary.
 MAX_SETTINGS = 512
-#: Signed sums a multiverse's randomisation tests may compute: permutations x queries x pairs x settings (each
-#: sign vector is one multiply-add per query and pair). 10^10 take about a minute; past it, lower a factor.
-MAX_SIGNED_SUMS = 10_000_000_000
+#: A multiverse's randomisation tests draw at most this many random signs (permutations x queries x settings;
+#: one sign vector serves every pair) and compute at most MAX_SIGNED_SUMS signed sums (that x pairs): about half a
+#: minute each. Past either, lower a factor.
+MAX_RANDOM_SIGNS = 2_000_000_000
+MAX_SIGNED_SUMS = 50_000_000_000
 #: Short names of the corrections in a conclusion, "B > A (p < 0.05, Holm)".
 CORRECTION_SHORT = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
@@ -378,7 +380,7 @@ def multiverse(
     them) on ``measure`` under every plausible setting (:func:`plausible_values`; ``vary`` names a subset of them).
     The default setting is ``conventions`` (trec_eval's when omitted). The settings are evaluated one at a time,
     each reduced to its means and outcomes; the randomisation test is refused before anything is evaluated when it
-    would compute more than :data:`MAX_SIGNED_SUMS` signed sums."""
+    would draw more than :data:`MAX_RANDOM_SIGNS` signs or compute more than :data:`MAX_SIGNED_SUMS` sums."""
     _check_choice("test", test, TESTS)
     if test == "randomisation":
         check_permutations(permutations, seed)
@@ -433,7 +435,7 @@ def multiverse(
     if not all(compared):
         raise InputError(f"{target.key}: no judged query is answered by every run; nothing to compare")
     if test == "randomisation":
-        _check_signed_sums(target.key, len(pairs), compared, permutations)
+        _check_randomisation_work(target.key, len(pairs), compared, permutations)
     means, outcomes, queries = [None] * count, [None] * count, [0] * count
     for index, values, present in _setting_values(qrels_table, tables, target, settings):
         common = np.flatnonzero(present.all(axis=0))
@@ -448,18 +450,23 @@ def multiverse(
                       tuple(outcomes), tuple(queries), test, correction, float(alpha))
 
 
-def _check_signed_sums(measure: str, pairs: int, compared: Sequence[int], permutations: int) -> None:
-    """Refuse a randomisation test whose sign vectors would make more than MAX_SIGNED_SUMS signed sums over all
-    settings (a setting of at most EXACT_MAX_QUERIES queries counts its 2^n sign vectors exactly, at little cost)."""
+def _check_randomisation_work(measure: str, pairs: int, compared: Sequence[int], permutations: int) -> None:
+    """Refuse a randomisation test that would draw more than MAX_RANDOM_SIGNS random signs or compute more than
+    MAX_SIGNED_SUMS signed sums over all settings (a setting of at most EXACT_MAX_QUERIES queries counts its 2^n
+    sign vectors exactly, at little cost, and draws none)."""
     sampled = [n for n in compared if n > EXACT_MAX_QUERIES]
     if not sampled:
         return
-    total = permutations * max(sampled) * pairs * len(sampled)
-    if total > MAX_SIGNED_SUMS:
-        raise InputError(f"{measure}: the randomisation test over {permutations:,} permutations x {max(sampled):,} "
-                         f"queries x {pairs:,} pairs x {len(sampled):,} settings is {total:,} signed sums, more than "
-                         f"{MAX_SIGNED_SUMS:,}; use fewer permutations, runs or settings (vary fewer conventions), "
-                         "or another test (t, wilcoxon)")
+    signs = permutations * max(sampled) * len(sampled)
+    factors = f"{permutations:,} permutations x {max(sampled):,} queries x {len(sampled):,} settings"
+    other = "(vary fewer conventions), or another test (t, wilcoxon)"
+    if signs > MAX_RANDOM_SIGNS:
+        raise InputError(f"{measure}: the randomisation test over {factors} draws {signs:,} random signs, more than "
+                         f"{MAX_RANDOM_SIGNS:,}; use fewer permutations or settings {other}")
+    if signs * pairs > MAX_SIGNED_SUMS:
+        raise InputError(f"{measure}: the randomisation test over {factors} x {pairs:,} pairs is "
+                         f"{signs * pairs:,} signed sums, more than {MAX_SIGNED_SUMS:,}; use fewer permutations, runs "
+                         f"or settings {other}")
 
 
 def _setting_values(qrels, tables, measure: Measure, settings: Sequence[Conventions]
@@ -545,5 +552,6 @@ def _signed_range(low: float, high: float) -> str:
     return f"{low:+.4f}" if abs(high - low) < 5e-5 else f"{low:+.4f} to {high:+.4f}"
 
 
-__all__ = ["FORMATS", "MAX_SETTINGS", "MAX_SIGNED_SUMS", "PLAUSIBLE", "Conclusion", "Multiverse", "Outcome",
-           "kendall_tau_b", "multiverse", "multiverse_report", "plausible_values", "reading", "relevance_levels"]
+__all__ = ["FORMATS", "MAX_RANDOM_SIGNS", "MAX_SETTINGS", "MAX_SIGNED_SUMS", "PLAUSIBLE", "Conclusion", "Multiverse",
+           "Outcome", "kendall_tau_b", "multiverse", "multiverse_report", "plausible_values", "reading",
+           "relevance_levels"]

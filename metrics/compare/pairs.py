@@ -29,6 +29,8 @@ MAX_PERMUTATIONS = 1_000_000
 #: Up to this many queries every one of the 2^n sign vectors is counted (exact p), whatever ``permutations`` says:
 #: two halves of at most 2^10 sums each, so it costs less than sampling.
 EXACT_MAX_QUERIES = 20
+#: Random signs drawn at a time by the sampled randomisation test.
+SIGNS_PER_CHUNK = 1 << 17
 
 #: Deltas this close to 0 are ties: equal scores summed in different orders can differ in the last bits.
 TIE_TOLERANCE = 1e-12
@@ -248,7 +250,9 @@ def randomisation_p_values(deltas: np.ndarray, *, permutations: int = 10_000, se
     rng = np.random.default_rng(seed)
     totals = deltas.sum(axis=1)
     extreme = np.zeros(pairs, dtype=np.int64)
-    chunk = max(1, min(permutations, 2_000_000 // max(n, pairs)))
+    # About 2^17 signs (1 MiB as float64) at a time stay in cache; with long rows, at least 128 sign vectors (up
+    # to 2^22 signs) keep the product of many pairs efficient.
+    chunk = max(1, min(permutations, max(SIGNS_PER_CHUNK // n, min(128, 32 * SIGNS_PER_CHUNK // n))))
     done = 0
     while done < permutations:
         size = min(chunk, permutations - done)
