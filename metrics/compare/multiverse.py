@@ -342,12 +342,12 @@ def plausible_values(measure: Measure, qrels_grades: np.ndarray, base: Conventio
 def relevance_levels(grades: np.ndarray) -> tuple[int, ...]:
     """The relevance levels 1 to the highest grade minus one, one per reading of the grades: a level l reads as
     relevant the grades >= l, as the lowest grade that occurs at or above l does, so each is named by that grade
-    (grades 0-3: levels 1 and 2; grades 0, 1 and 100,000,000: levels 1 and 100,000,000; 0 and 5: level 5 alone).
-    Time and memory follow the distinct grades, never the size of the highest one."""
+    (grades 0-3: levels 1 and 2; grades 0, 1 and 100,000,000: levels 1 and 100,000,000; 0 and 5: level 5 alone;
+    none when no grade is positive). Time and memory follow the distinct grades, never the size of the highest one."""
     occurring = np.unique(grades)
     top = int(occurring[-1]) if occurring.size else 0
     if top <= 1:
-        return (1,)
+        return (1,) if top == 1 else ()
     levels = [int(grade) for grade in occurring[(occurring >= 1) & (occurring < top)]]
     if top - 1 not in levels:  # level top - 1 makes the highest grade alone relevant
         levels.append(top)
@@ -496,20 +496,31 @@ def _setting_values(qrels, tables, measure: Measure, settings: Sequence[Conventi
             ranking = (tie_order if tied else None, precision if finer else None, unjudged)
             if held[row] is None or held[row][0] != ranking:
                 held[row] = None  # the batches of the last combination go before the next are built
-                conv = settings[groups[unjudged, tie_order, precision][0]].replace(missing_queries="zero")
-                prepared = bulk.prepare_run(qrels, table, [measure], conv)
-                held[row] = (ranking, prepared, np.array([column[qid] for qid in prepared.qids], dtype=np.int64))
+                conv = settings[groups[unjudged, tie_order, precision][0]]
+                held[row] = (ranking, *_prepared(qrels, table, measure, conv, column))
         for index in groups[unjudged, tie_order, precision]:
-            conv = settings[index]
-            values = np.zeros((len(tables), len(judged)))
-            present = np.zeros((len(tables), len(judged)), dtype=bool)
-            for row, (_, prepared, columns) in enumerate(held):
-                run = dataclasses.replace(prepared, conventions=conv.replace(missing_queries="zero"))
-                values[row, columns] = bulk.evaluate_prepared(run)[1][measure.key]
-                present[row, columns] = True
-                if conv.missing_queries == "skip":
-                    present[row] &= ~lacks[row]
-            yield index, values, present
+            yield index, *_evaluated(held, measure, settings[index], lacks)
+
+
+def _prepared(qrels, table, measure: Measure, conv: Conventions, column: Mapping[str, int]
+              ) -> tuple[bulk.PreparedRun, np.ndarray]:
+    """A run's batches under ``conv`` (with -c's empty rows) and the column of each of its queries."""
+    prepared = bulk.prepare_run(qrels, table, [measure], conv.replace(missing_queries="zero"))
+    return prepared, np.array([column[qid] for qid in prepared.qids], dtype=np.int64)
+
+
+def _evaluated(held, measure: Measure, conv: Conventions, lacks: Sequence[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """One setting's ``(values, present)`` (runs x judged queries) from each run's held batches."""
+    values = np.zeros((len(held), lacks[0].size))
+    present = np.zeros((len(held), lacks[0].size), dtype=bool)
+    for row, (_, prepared, columns) in enumerate(held):
+        run = dataclasses.replace(prepared, conventions=conv.replace(missing_queries="zero"))
+        values[row, columns] = bulk.evaluate_prepared(run)[1][measure.key]
+        present[row, columns] = True
+        if conv.missing_queries == "skip":
+            present[row] &= ~lacks[row]
+    return values, present
 
 
 def _ties(table) -> tuple[bool, bool]:
