@@ -38,7 +38,7 @@ from ..model import InputError, Qrels, Run
 from ..names import Measure, parse_measures
 from ..optional import require
 from .intervals import Interval, IntervalMethod, bootstrap_interval, few_queries_warning
-from .pairs import TIE_TOLERANCE, paired_t_test, randomisation_test
+from .pairs import TIE_TOLERANCE, paired_t_test, randomisation_p_values, randomisation_test
 from .risk import Risk, risk
 
 Test = Literal["t", "randomisation", "wilcoxon", "tukey"]
@@ -295,7 +295,7 @@ def compare_values_many(
             means.append(RunMean(measure, run, bootstrap_interval(
                 arrays[measure][run], method=interval, confidence=1.0 - alpha, resamples=resamples,
                 seed=seed + offset)))
-        raw = [_p_value(test, arrays[measure], a, b, permutations, seed) for a, b in pairs_of_runs]
+        raw = p_values(test, arrays[measure], pairs_of_runs, permutations, seed)
         adjusted = raw if test == "tukey" else adjust_p_values(raw, correction)
         for (a, b), p, p_adj in zip(pairs_of_runs, raw, adjusted):
             deltas = arrays[measure][b] - arrays[measure][a]
@@ -357,6 +357,17 @@ def adjust_p_values(p_values: Sequence[float], correction: Correction) -> list[f
     adjusted = np.empty(m)
     adjusted[order] = np.minimum(1.0, steps)
     return adjusted.tolist()
+
+
+def p_values(test: Test, arrays: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, str]], permutations: int,
+             seed: int) -> list[float]:
+    """The raw p-value of ``test`` for each pair (a, b) of runs in ``arrays`` (``{run: per-query values}``, paired
+    by position). The randomisation test scores every pair on the same sign vectors in one pass
+    (:func:`.pairs.randomisation_p_values`); each p is the one the pair gets alone."""
+    if test == "randomisation" and pairs:
+        return randomisation_p_values(np.array([arrays[b] - arrays[a] for a, b in pairs]), permutations=permutations,
+                                      seed=seed)
+    return [_p_value(test, arrays, a, b, permutations, seed) for a, b in pairs]
 
 
 def _p_value(test: Test, arrays: Mapping[str, np.ndarray], a: str, b: str, permutations: int, seed: int) -> float:

@@ -8,16 +8,20 @@ Which conventions vary comes from the convention data: those of :data:`PLAUSIBLE
 (:class:`~metrics.conventions.ConventionInfo` ``affects`` it, and for the measure-specific ones its
 :class:`~metrics.measures.MeasureInfo` names it), each over its choices (the default's value first). The
 relevance level varies only where the grades admit more than one reading: levels 1 to the highest grade minus one
-(grades 0-3, as TREC DL's: ``-l 1`` and ``-l 2``), and the default's own level.
+(grades 0-3, as TREC DL's: ``-l 1`` and ``-l 2``), one per reading (levels between two grades that occur read the
+grades alike: :func:`relevance_levels`), and the default's own level.
 
 Cost is linear in settings x lines: the qrels and runs are read once. A run's batches (sorting by score, the tie
 order, joining the judgments) are built once per combination of the ordering conventions (tie_order,
 score_precision, unjudged) that changes its order: the tie order changes nothing for a run without tied scores,
 nor the precision when float32 ties no scores that float64 keeps apart. The judged queries a run lacks are empty
 rows of those batches; every other convention only re-runs the kernel on them (relevance_level, gain, ideal_from,
-ap_denominator) or drops those rows (missing_queries=skip). The tests are those of :mod:`.many` (``t``,
-``randomisation``, ``wilcoxon``, ``tukey``), corrected over each setting's pairs as :func:`.many.adjust_p_values`
-does.
+ap_denominator) or drops those rows (missing_queries=skip). The settings are evaluated one at a time, each reduced
+to its means and outcomes before the next, and each run holds one set of batches at a time: memory follows the
+runs' lines plus one setting's runs x queries values, not settings x runs x queries. The tests are those of
+:mod:`.many` (``t``, ``randomisation``, ``wilcoxon``, ``tukey``), corrected over each setting's pairs as
+:func:`.many.adjust_p_values` does; the randomisation test's work, permutations x queries x pairs x settings, is
+bounded (:data:`MAX_RANDOM_SIGNS`, :data:`MAX_SIGNED_SUMS`) before anything is evaluated.
 """
 
 from __future__ import annotations
@@ -25,16 +29,16 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import bulk
 from ..conventions import CONVENTIONS_BY_NAME, Conventions
-from ..engine import make_conventions
+from ..engine import check_grade_range, grade_limit, make_conventions
 from ..io.trec import value_codes
-from ..many_runs import check_run_paths, checked_qrels_table, missing_from, named_runs, run_table_of
+from ..many_runs import check_run_paths, checked_qrels_table, named_runs, run_table_of
 from ..model import InputError, Qrels, Run
 from ..names import Measure
 from .many import (
@@ -46,11 +50,11 @@ from .many import (
     Correction,
     Test,
     _check_choice,
-    _p_value,
     adjust_p_values,
     comparable_measures,
+    p_values,
 )
-from .pairs import TIE_TOLERANCE
+from .pairs import EXACT_MAX_QUERIES, TIE_TOLERANCE, check_permutations
 from .report import _markdown_escape
 
 #: The conventions a multiverse varies, in the order its settings are listed: those that order the documents
@@ -61,6 +65,11 @@ _RANKING = ("tie_order", "score_precision", "unjudged")
 _KERNEL = ("relevance_level", "gain", "ideal_from", "ap_denominator")
 #: Settings compared at once at most; past it, name fewer conventions to vary.
 MAX_SETTINGS = 512
+#: A multiverse's randomisation tests draw at most this many random signs (permutations x queries x settings;
+#: one sign vector serves every pair) and compute at most MAX_SIGNED_SUMS signed sums (that x pairs): about half a
+#: minute each. Past either, lower a factor.
+MAX_RANDOM_SIGNS = 2_000_000_000
+MAX_SIGNED_SUMS = 50_000_000_000
 #: Short names of the corrections in a conclusion, "B > A (p < 0.05, Holm)".
 CORRECTION_SHORT = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
@@ -319,14 +328,37 @@ def plausible_values(measure: Measure, qrels_grades: np.ndarray, base: Conventio
         if not depends or fixed.get(name) is not None:
             continue
         if name == "relevance_level":
-            top = int(qrels_grades.max(initial=0))
-            values = tuple(range(1, max(2, top)))
+            values = relevance_levels(qrels_grades)
+            given = reading(qrels_grades, base.relevance_level)  # a level another level reads alike is one setting
+            ordered = (base.relevance_level, *(v for v in values if v != given))
         else:
             values = tuple(choice.value for choice in info.choices)
-        ordered = (getattr(base, name), *(v for v in values if v != getattr(base, name)))
+            ordered = (getattr(base, name), *(v for v in values if v != getattr(base, name)))
         if len(ordered) > 1:
             dimensions.append((name, ordered))
     return dimensions
+
+
+def relevance_levels(grades: np.ndarray) -> tuple[int, ...]:
+    """The relevance levels 1 to the highest grade minus one, one per reading of the grades: a level l reads as
+    relevant the grades >= l, as the lowest grade that occurs at or above l does, so each is named by that grade
+    (grades 0-3: levels 1 and 2; grades 0, 1 and 100,000,000: levels 1 and 100,000,000; 0 and 5: level 5 alone;
+    none when no grade is positive). Time and memory follow the distinct grades, never the size of the highest one."""
+    occurring = np.unique(grades)
+    top = int(occurring[-1]) if occurring.size else 0
+    if top <= 1:
+        return (1,) if top == 1 else ()
+    levels = [int(grade) for grade in occurring[(occurring >= 1) & (occurring < top)]]
+    if top - 1 not in levels:  # level top - 1 makes the highest grade alone relevant
+        levels.append(top)
+    return tuple(levels)
+
+
+def reading(grades: np.ndarray, level: int) -> int | None:
+    """The lowest grade of ``grades`` at or above ``level``: levels with the same one read the grades alike (None:
+    no grade is relevant)."""
+    above = grades[grades >= level]
+    return int(above.min()) if above.size else None
 
 
 def multiverse(
@@ -346,8 +378,12 @@ def multiverse(
 ) -> Multiverse:
     """Compare ``runs`` (``{name: run}``, each a file path, a table or a dict, as :func:`.many.compare_many` takes
     them) on ``measure`` under every plausible setting (:func:`plausible_values`; ``vary`` names a subset of them).
-    The default setting is ``conventions`` (trec_eval's when omitted)."""
+    The default setting is ``conventions`` (trec_eval's when omitted). The settings are evaluated one at a time,
+    each reduced to its means and outcomes; the randomisation test is refused before anything is evaluated when it
+    would draw more than :data:`MAX_RANDOM_SIGNS` signs or compute more than :data:`MAX_SIGNED_SUMS` sums."""
     _check_choice("test", test, TESTS)
+    if test == "randomisation":
+        check_permutations(permutations, seed)
     _check_choice("correction", correction, CORRECTIONS)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha <= 0.5:
         raise InputError(f"Argument `alpha` (the significance level) has to be a number in (0, 0.5], got {alpha!r}")
@@ -382,51 +418,109 @@ def multiverse(
         names = ", ".join(name for name, _ in dimensions)
         raise InputError(f"{target.key} under every plausible convention is {sizes} = {count:,} settings, more than "
                          f"{max_settings:,}; vary fewer conventions (some of {names})")
+    for gain in dict(dimensions).get("gain", ()):  # refused before any setting, not at the first exponential one
+        check_grade_range(qrels_table.grade, grade_limit([target], base.replace(gain=gain)),
+                          lambda row, gain=gain: f"gain={gain}, one of the multiverse's settings (vary other "
+                                                 f"conventions to leave it out): qrels, query "
+                                                 f"{qrels_table.qid[row].as_py()!r}, document "
+                                                 f"{qrels_table.docno[row].as_py()!r}")
     tables = [(name, run_table_of(source, name)) for name, source in named]
     settings = [base.replace(**dict(zip([n for n, _ in dimensions], values)))
                 for values in itertools.product(*(values for _, values in dimensions))]
-    per_setting = _values_per_setting(qrels_table, tables, target, settings)
     names = tuple(name for name, _ in tables)
     pairs = tuple((a, b) for i, a in enumerate(names) for b in names[i + 1:])
-    means, outcomes, queries = [], [], []
-    for values in per_setting:
-        answered = [set(values[name]) for name in names]
-        common = sorted(set.intersection(*answered))
-        if not common:
-            raise InputError(f"{target.key}: no judged query is answered by every run; nothing to compare")
-        arrays = {name: np.array([values[name][qid] for qid in common], dtype=np.float64) for name in names}
-        raw = [_p_value(test, arrays, a, b, permutations, seed) for a, b in pairs]
+    judged = set(qrels_table.qids)
+    answered = judged.intersection(*(table.qids for _, table in tables))
+    compared = [len(judged) if conv.missing_queries == "zero" else len(answered) for conv in settings]
+    if not all(compared):
+        raise InputError(f"{target.key}: no judged query is answered by every run; nothing to compare")
+    if test == "randomisation":
+        _check_randomisation_work(target.key, len(pairs), compared, permutations)
+    means, outcomes, queries = [None] * count, [None] * count, [0] * count
+    for index, values, present in _setting_values(qrels_table, tables, target, settings):
+        common = np.flatnonzero(present.all(axis=0))
+        arrays = {name: values[row, common] for row, name in enumerate(names)}
+        raw = p_values(test, arrays, pairs, permutations, seed)
         adjusted = raw if test == "tukey" else adjust_p_values(raw, correction)
-        outcomes.append(tuple(Outcome(float((arrays[b] - arrays[a]).mean()), p, q, q < alpha)
-                              for (a, b), p, q in zip(pairs, raw, adjusted)))
-        means.append([float(arrays[name].mean()) for name in names])
-        queries.append(len(common))
+        outcomes[index] = tuple(Outcome(float((arrays[b] - arrays[a]).mean()), p, q, q < alpha)
+                                for (a, b), p, q in zip(pairs, raw, adjusted))
+        means[index] = [float(arrays[name].mean()) for name in names]
+        queries[index] = int(common.size)
     return Multiverse(target.key, names, tuple(dimensions), tuple(settings), np.array(means), pairs,
                       tuple(outcomes), tuple(queries), test, correction, float(alpha))
 
 
-def _values_per_setting(qrels, tables, measure: Measure, settings: Sequence[Conventions]
-                        ) -> list[dict[str, dict[str, float]]]:
-    """``{run: {qid: value}}`` for each setting. One set of batches per run and combination of the ordering
-    conventions that changes its order (with -c's empty rows for the judged queries the run lacks); each kernel
-    setting re-runs only the kernel on them, and missing_queries=skip drops the empty rows."""
-    results: list[dict[str, dict[str, float]]] = [{} for _ in settings]
-    for name, table in tables:
-        absent = set(missing_from(qrels, table.qids))
-        tied, finer = _ties(table)
-        prepared: dict[tuple, bulk.PreparedRun] = {}
-        for index, conv in enumerate(settings):
+def _check_randomisation_work(measure: str, pairs: int, compared: Sequence[int], permutations: int) -> None:
+    """Refuse a randomisation test that would draw more than MAX_RANDOM_SIGNS random signs or compute more than
+    MAX_SIGNED_SUMS signed sums over all settings (a setting of at most EXACT_MAX_QUERIES queries counts its 2^n
+    sign vectors exactly, at little cost, and draws none)."""
+    sampled = [n for n in compared if n > EXACT_MAX_QUERIES]
+    if not sampled:
+        return
+    signs = permutations * max(sampled) * len(sampled)
+    factors = f"{permutations:,} permutations x {max(sampled):,} queries x {len(sampled):,} settings"
+    other = "(vary fewer conventions), or another test (t, wilcoxon)"
+    if signs > MAX_RANDOM_SIGNS:
+        raise InputError(f"{measure}: the randomisation test over {factors} draws {signs:,} random signs, more than "
+                         f"{MAX_RANDOM_SIGNS:,}; use fewer permutations or settings {other}")
+    if signs * pairs > MAX_SIGNED_SUMS:
+        raise InputError(f"{measure}: the randomisation test over {factors} x {pairs:,} pairs is "
+                         f"{signs * pairs:,} signed sums, more than {MAX_SIGNED_SUMS:,}; use fewer permutations, runs "
+                         f"or settings {other}")
+
+
+def _setting_values(qrels, tables, measure: Measure, settings: Sequence[Conventions]
+                    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Each setting in turn: ``(index, values, present)``, ``values[r, q]`` run r's value on judged query q (the
+    judged queries in sorted order, trec_eval's) and ``present[r, q]`` whether it counts (a query the run lacks is
+    an empty row of its batches, dropped under missing_queries=skip). A run's batches are built once per
+    combination of the ordering conventions that changes its order; the settings are visited by unjudged rule,
+    then tie order, then precision, so that each run holds one set of batches at a time, never one per setting."""
+    judged = sorted(qrels.qids)
+    column = {qid: position for position, qid in enumerate(judged)}
+    lacks = []
+    for _, table in tables:
+        absent = np.ones(len(judged), dtype=bool)
+        absent[[column[qid] for qid in table.qids if qid in column]] = False
+        lacks.append(absent)
+    ties = [_ties(table) for _, table in tables]
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for index, conv in enumerate(settings):
+        groups.setdefault((conv.unjudged, conv.tie_order, conv.score_precision), []).append(index)
+    held: list[tuple[tuple, bulk.PreparedRun, np.ndarray] | None] = [None] * len(tables)
+    for unjudged, tie_order, precision in sorted(groups):
+        for row, (_, table) in enumerate(tables):
             # The tie order only orders tied scores, and float32 only adds ties: a run without them (or whose
             # float32 ties are its float64 ties) has the same batches whatever they say.
-            ranking = (conv.tie_order if tied else None, conv.score_precision if finer else None, conv.unjudged)
-            if ranking not in prepared:
-                prepared[ranking] = bulk.prepare_run(qrels, table, [measure], conv.replace(missing_queries="zero"))
-            run = dataclasses.replace(prepared[ranking], conventions=conv.replace(missing_queries="zero"))
-            qids, values, _ = bulk.evaluate_prepared(run)
-            column = values[measure.key].tolist()
-            skip = conv.missing_queries == "skip"
-            results[index][name] = {qid: value for qid, value in zip(qids, column) if not (skip and qid in absent)}
-    return results
+            tied, finer = ties[row]
+            ranking = (tie_order if tied else None, precision if finer else None, unjudged)
+            if held[row] is None or held[row][0] != ranking:
+                held[row] = None  # the batches of the last combination go before the next are built
+                conv = settings[groups[unjudged, tie_order, precision][0]]
+                held[row] = (ranking, *_prepared(qrels, table, measure, conv, column))
+        for index in groups[unjudged, tie_order, precision]:
+            yield index, *_evaluated(held, measure, settings[index], lacks)
+
+
+def _prepared(qrels, table, measure: Measure, conv: Conventions, column: Mapping[str, int]
+              ) -> tuple[bulk.PreparedRun, np.ndarray]:
+    """A run's batches under ``conv`` (with -c's empty rows) and the column of each of its queries."""
+    prepared = bulk.prepare_run(qrels, table, [measure], conv.replace(missing_queries="zero"))
+    return prepared, np.array([column[qid] for qid in prepared.qids], dtype=np.int64)
+
+
+def _evaluated(held, measure: Measure, conv: Conventions, lacks: Sequence[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """One setting's ``(values, present)`` (runs x judged queries) from each run's held batches."""
+    values = np.zeros((len(held), lacks[0].size))
+    present = np.zeros((len(held), lacks[0].size), dtype=bool)
+    for row, (_, prepared, columns) in enumerate(held):
+        run = dataclasses.replace(prepared, conventions=conv.replace(missing_queries="zero"))
+        values[row, columns] = bulk.evaluate_prepared(run)[1][measure.key]
+        present[row, columns] = True
+        if conv.missing_queries == "skip":
+            present[row] &= ~lacks[row]
+    return values, present
 
 
 def _ties(table) -> tuple[bool, bool]:
@@ -469,5 +563,6 @@ def _signed_range(low: float, high: float) -> str:
     return f"{low:+.4f}" if abs(high - low) < 5e-5 else f"{low:+.4f} to {high:+.4f}"
 
 
-__all__ = ["FORMATS", "MAX_SETTINGS", "PLAUSIBLE", "Conclusion", "Multiverse", "Outcome", "kendall_tau_b", "multiverse",
-           "multiverse_report", "plausible_values"]
+__all__ = ["FORMATS", "MAX_RANDOM_SIGNS", "MAX_SETTINGS", "MAX_SIGNED_SUMS", "PLAUSIBLE", "Conclusion", "Multiverse",
+           "Outcome", "kendall_tau_b", "multiverse", "multiverse_report", "plausible_values", "reading",
+           "relevance_levels"]

@@ -29,6 +29,8 @@ MAX_PERMUTATIONS = 1_000_000
 #: Up to this many queries every one of the 2^n sign vectors is counted (exact p), whatever ``permutations`` says:
 #: two halves of at most 2^10 sums each, so it costs less than sampling.
 EXACT_MAX_QUERIES = 20
+#: Random signs drawn at a time by the sampled randomisation test.
+SIGNS_PER_CHUNK = 1 << 17
 
 #: Deltas this close to 0 are ties: equal scores summed in different orders can differ in the last bits.
 TIE_TOLERANCE = 1e-12
@@ -219,35 +221,56 @@ def paired_t_test(a: np.ndarray, b: np.ndarray) -> TTest:
 
 def randomisation_test(a: np.ndarray, b: np.ndarray, *, permutations: int = 10_000, seed: int = 0) -> RandomisationTest:
     """Two-sided paired randomisation test of the mean of b - a by random sign flips, seeded (numpy Generator)."""
+    check_permutations(permutations, seed)
+    deltas = _deltas(a, b)
+    n = deltas.shape[0]
+    mean = _mean(deltas)
+    if n == 0:
+        return RandomisationTest(1.0, 0, seed, True, mean, few_queries_warning(0))
+    p_value = randomisation_p_values(deltas[np.newaxis, :], permutations=permutations, seed=seed)[0]
+    exact = n <= EXACT_MAX_QUERIES
+    return RandomisationTest(p_value, 2**n if exact else permutations, seed, exact, mean, few_queries_warning(n))
+
+
+def randomisation_p_values(deltas: np.ndarray, *, permutations: int = 10_000, seed: int = 0) -> list[float]:
+    """The p-value of :func:`randomisation_test` for each row of ``deltas`` (pairs x queries, each row one pair's
+    b - a): every row is flipped by the same sign vectors (the same seed draws them), so one matrix product per
+    chunk of sign vectors scores every pair, and each row's p is the one it gets alone. Sampling costs
+    permutations x queries x (rows + 1) multiply-adds; up to EXACT_MAX_QUERIES queries the count is exact."""
+    check_permutations(permutations, seed)
+    deltas = np.asarray(deltas, dtype=np.float64)
+    pairs, n = deltas.shape
+    if n == 0:
+        return [1.0] * pairs
+    observed = np.abs(deltas.sum(axis=1))
+    # Sign vectors with the same |sum| as the data must count as "as extreme" despite rounding in the sums.
+    threshold = observed - 1e-9 * np.abs(deltas).sum(axis=1)
+    if n <= EXACT_MAX_QUERIES:
+        return [exact_extreme_count(row, float(limit)) / 2**n for row, limit in zip(deltas, threshold)]
+    rng = np.random.default_rng(seed)
+    totals = deltas.sum(axis=1)
+    extreme = np.zeros(pairs, dtype=np.int64)
+    # About 2^17 signs (1 MiB as float64) at a time stay in cache; with long rows, at least 128 sign vectors (up
+    # to 2^22 signs) keep the product of many pairs efficient.
+    chunk = max(1, min(permutations, max(SIGNS_PER_CHUNK // n, min(128, 32 * SIGNS_PER_CHUNK // n))))
+    done = 0
+    while done < permutations:
+        size = min(chunk, permutations - done)
+        flipped = rng.random((size, n)) < 0.5
+        sums = totals - 2.0 * (flipped.astype(np.float64) @ deltas.T)
+        extreme += np.count_nonzero(np.abs(sums) >= threshold, axis=0)
+        done += size
+    return ((extreme + 1) / (permutations + 1)).tolist()
+
+
+def check_permutations(permutations: object, seed: object) -> None:
+    """Refuse a number of random sign vectors outside 1 to MAX_PERMUTATIONS, or a seed that is not a non-negative
+    integer."""
     if isinstance(permutations, bool) or not isinstance(permutations, int) or not 1 <= permutations <= MAX_PERMUTATIONS:
         raise InputError(f"Argument `permutations` has to be an integer from 1 to {MAX_PERMUTATIONS:,}, "
                          f"but got {permutations!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"Argument `seed` has to be a non-negative integer, but got {seed!r}")
-    deltas = _deltas(a, b)
-    n = deltas.shape[0]
-    mean = _mean(deltas)
-    observed = abs(float(deltas.sum()))
-    # Sign vectors with the same |sum| as the data must count as "as extreme" despite rounding in the sums.
-    tolerance = 1e-9 * float(np.abs(deltas).sum())
-    if n == 0:
-        return RandomisationTest(1.0, 0, seed, True, mean, few_queries_warning(0))
-    warning = few_queries_warning(n)
-    if n <= EXACT_MAX_QUERIES:
-        extreme = exact_extreme_count(deltas, observed - tolerance)
-        return RandomisationTest(extreme / 2**n, 2**n, seed, True, mean, warning)
-    rng = np.random.default_rng(seed)
-    total = float(deltas.sum())
-    extreme = 0
-    chunk = max(1, min(permutations, 2_000_000 // max(n, 1)))
-    done = 0
-    while done < permutations:
-        size = min(chunk, permutations - done)
-        flipped = rng.random((size, n)) < 0.5
-        sums = total - 2.0 * (flipped.astype(np.float64) @ deltas)
-        extreme += int((np.abs(sums) >= observed - tolerance).sum())
-        done += size
-    return RandomisationTest((extreme + 1) / (permutations + 1), permutations, seed, False, mean, warning)
 
 
 def exact_extreme_count(deltas: np.ndarray, threshold: float) -> int:
@@ -326,6 +349,6 @@ def _mean(values: np.ndarray) -> float:
     return float(np.mean(values)) if values.size else math.nan
 
 
-__all__ = ["Comparison", "QueryDelta", "RandomisationTest", "TIE_TOLERANCE", "TTest", "compare_runs",
-           "compare_values", "paired_t_test", "randomisation_test", "regularized_incomplete_beta",
-           "student_t_two_sided_p"]
+__all__ = ["Comparison", "QueryDelta", "RandomisationTest", "TIE_TOLERANCE", "TTest", "check_permutations",
+           "compare_runs", "compare_values", "paired_t_test", "randomisation_p_values", "randomisation_test",
+           "regularized_incomplete_beta", "student_t_two_sided_p"]

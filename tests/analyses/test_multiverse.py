@@ -5,8 +5,11 @@ means, differences and corrected p-values; then the sentences, the leaderboard's
 from __future__ import annotations
 
 import functools
+import gc
 import io
 import itertools
+import sys
+import weakref
 
 import numpy as np
 import pytest
@@ -23,12 +26,16 @@ from metrics.compare.multiverse import (
     multiverse,
     multiverse_report,
     plausible_values,
+    relevance_levels,
 )
+from metrics.compare.pairs import EXACT_MAX_QUERIES, randomisation_p_values, randomisation_test
 from metrics.io.frames import as_run_table
 from metrics.model import InputError
 from metrics.names import parse_one_measure
 from metrics.real import DL20
 from tests.support.paths import REPO
+
+multiverse_module = sys.modules["metrics.compare.multiverse"]  # the package's `multiverse` is the function
 
 # Grades 0-3 (two readings of "relevant": -l 1 and -l 2), an unjudged document (d9), and run C lacks query q4
 # (missing_queries matters). Run A has ties and a score pair only float32 ties (0.30000001 vs 0.3), B ties under
@@ -259,3 +266,95 @@ def test_the_docs_page_shows_what_the_multiverse_computes_on_dl20():
     assert " x ".join(str(len(values)) for _, values in ndcg) == "3 x 2 x 2 x 2 x 3 x 2"
     assert "(3 x 2 x 2 x 2 x 3 x 2 = 144 settings)" in PROSE
     assert f"At most {MAX_SETTINGS} settings" in PROSE
+
+
+@pytest.mark.parametrize("grades, levels", [
+    ([0, 1, 2, 3], (1, 2)), ([0, 1, 3], (1, 3)), ([0, 1, 10**8], (1, 10**8)), ([0, 5], (5,)), ([0, 1], (1,)),
+    ([-1, 0], ()), ([0, 1, 2**62], (1, 2**62))])
+def test_relevance_levels_are_one_per_reading_of_the_grades_that_occur(grades, levels):
+    assert relevance_levels(np.array(grades, dtype=np.int64)) == levels
+
+
+def test_the_levels_read_the_grades_as_every_level_from_1_to_the_highest_minus_one_does():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        grades = rng.choice(np.arange(-1, 12), size=rng.integers(1, 6))
+        for base in (1, 2, 5, 20):
+            varied = dict(plausible_values(parse_one_measure("P.2"), grades, Conventions(relevance_level=base)))
+            levels = varied.get("relevance_level", (base,))
+            assert levels[0] == base
+
+            def relevant(level, grades=grades):
+                return frozenset(int(g) for g in grades if g >= level)
+
+            wanted = {relevant(level) for level in (base, *range(1, max(2, int(grades.max()))))}
+            assert [relevant(level) for level in levels] == list(dict.fromkeys(map(relevant, levels)))  # no twins
+            assert {relevant(level) for level in levels} == wanted
+
+
+def test_an_exponential_gain_the_grades_overflow_is_refused_before_any_setting(monkeypatch):
+    monkeypatch.setattr(bulk, "prepare_run", lambda *args: pytest.fail("no setting is evaluated"))
+    qrels = {**QRELS, "q1": {**QRELS["q1"], "d1": 10**8}}
+    with pytest.raises(InputError, match=r"^gain=exponential, one of the multiverse's settings \(vary other "
+                                         r"conventions to leave it out\): qrels, query 'q1', document 'd1': grade "
+                                         r"100000000 is too large for exponential gain"):
+        multiverse(qrels, RUNS, "nDCG@3")
+    levels = dict(plausible_values(parse_one_measure("P.2"), np.array([0, 1, 10**8]), Conventions()))
+    assert levels["relevance_level"] == (1, 10**8)
+
+
+def test_each_run_holds_one_set_of_batches_at_a_time_and_settings_are_reduced_one_by_one(monkeypatch):
+    built: list[tuple[str, weakref.ref]] = []
+    prepare = bulk.prepare_run
+
+    def tracked(qrels, run, *args):
+        gc.collect()
+        assert not [name for name, batches in built if name == run.name and batches() is not None], \
+            "a run's last batches are dropped before its next are built"
+        prepared = prepare(qrels, run, *args)
+        built.append((run.name, weakref.ref(prepared)))
+        return prepared
+
+    monkeypatch.setattr(bulk, "prepare_run", tracked)
+    result = multiverse(QRELS, RUNS, "P.2")
+    assert len(built) == 12 + 6 + 2
+    assert result.outcomes == _multiverse("P.2").outcomes and np.array_equal(result.means, _multiverse("P.2").means)
+
+
+def _many_queries(queries: int) -> tuple[dict, dict]:
+    qrels = {f"q{i}": {"d1": i % 3, "d2": 1} for i in range(queries)}
+    runs = {name: {f"q{i}": {"d1": (i * seed) % 7 / 7, "d2": 0.5} for i in range(queries)}
+            for name, seed in (("A", 3), ("B", 5), ("C", 2))}
+    return qrels, runs
+
+
+def test_the_randomisation_test_s_work_is_refused_before_anything_is_evaluated(monkeypatch):
+    qrels, runs = _many_queries(30)
+    monkeypatch.setattr(bulk, "prepare_run", lambda *args: pytest.fail("nothing is evaluated"))
+    monkeypatch.setattr(multiverse_module, "MAX_RANDOM_SIGNS", 10_000 * 30 * 2 - 1)
+    with pytest.raises(InputError, match=r"^P_2: the randomisation test over 10,000 permutations x 30 queries x 2 "
+                                         r"settings draws 600,000 random signs, more than 599,999; use fewer "
+                                         r"permutations or settings \(vary fewer conventions\), or another test"):
+        multiverse(qrels, runs, "P.2", test="randomisation", vary=["unjudged"])
+    monkeypatch.setattr(multiverse_module, "MAX_RANDOM_SIGNS", 10**9)
+    monkeypatch.setattr(multiverse_module, "MAX_SIGNED_SUMS", 10_000 * 30 * 2 * 3 - 1)
+    with pytest.raises(InputError, match=r"x 2 settings x 3 pairs is 1,800,000 signed sums, more than 1,799,999; use "
+                                         r"fewer permutations, runs or settings"):
+        multiverse(qrels, runs, "P.2", test="randomisation", vary=["unjudged"])
+    few, few_runs = _many_queries(EXACT_MAX_QUERIES)
+    monkeypatch.setattr(multiverse_module, "MAX_RANDOM_SIGNS", 0)
+    monkeypatch.undo()  # exact tests (at most 20 queries) draw no random signs: nothing to bound
+    monkeypatch.setattr(multiverse_module, "MAX_RANDOM_SIGNS", 0)
+    assert multiverse(few, few_runs, "P.2", test="randomisation", vary=["unjudged"]).queries == (20, 20)
+
+
+def test_the_randomisation_test_of_many_pairs_at_once_is_each_pair_s_alone():
+    rng = np.random.default_rng(3)
+    deltas = rng.normal(0.02, 0.1, size=(7, 300)).round(2)  # rounded: many sums tie the observed one exactly
+    deltas[3] = 0.0
+    for permutations in (1, 999, 5_000):
+        together = randomisation_p_values(deltas, permutations=permutations, seed=11)
+        alone = [randomisation_test(np.zeros(300), row, permutations=permutations, seed=11).p_value for row in deltas]
+        assert together == alone
+    assert randomisation_p_values(deltas[:, :12], permutations=10) == [
+        randomisation_test(np.zeros(12), row).p_value for row in deltas[:, :12]]
