@@ -181,10 +181,11 @@ _MAX_BITS = 62
 #: those steps add, stay below this; a larger one takes the sparse greedy, whose work follows what each step changes.
 _BITS_CELLS = 1 << 22
 
-#: The most gain sums ndeval's greedy ideal ranking may take for one query (each about 1 s of CPU): on the sparse
-#: path, where a step scores again the subtopic sets that share a subtopic with the chosen document; or through the
-#: bits, documents x subtopic sets x subtopics, for a query of at most 62 subtopics. A query past both is refused.
-MAX_IDEAL_SUMS = 20_000_000
+#: The most gain sums ndeval's greedy ideal ranking may take for one query (each limit about 2 s of CPU): on the
+#: sparse path, counted as it goes (a subtopic set is scored again when it comes to the top of the heap); then
+#: through the bits, documents x subtopic sets x subtopics, for a query of at
+#: most 62 subtopics. A query past both is refused.
+MAX_IDEAL_SUMS = 10_000_000
 MAX_IDEAL_CELLS = 1 << 27
 
 
@@ -239,11 +240,11 @@ def _greedy_ideal(relevant: _Relevant, starts: np.ndarray, alpha: float,
         counts = per_document[documents[shared]]
         grouped = _patterns((documents[shared] - starts[q]).tolist(), np.concatenate([[0], np.cumsum(counts)]).tolist(),
                             local_subtopic[np.repeat(pair_starts[shared], counts) + _within(counts)].tolist())
+        found = _greedy_sparse(grouped, alpha)
         cells = int(lengths[q]) * len(grouped.members) * int(width[q])
-        if grouped.sums <= MAX_IDEAL_SUMS:
-            gains, heads = _greedy_sparse(grouped, alpha)
-            gains = np.concatenate([gains, per_document[documents[alone]].astype(np.float64)])
-            heads = np.concatenate([heads, documents[alone] - starts[q]])
+        if found is not None:
+            gains = np.concatenate([found[0], per_document[documents[alone]].astype(np.float64)])
+            heads = np.concatenate([found[1], documents[alone] - starts[q]])
             ranked = gains[np.lexsort((-heads, -gains))]
         elif narrow[q] and cells <= MAX_IDEAL_CELLS:
             ranked = _greedy_bits(np.zeros(span.shape[0], dtype=np.int64), documents[span] - starts[q], masks[span],
@@ -251,10 +252,9 @@ def _greedy_ideal(relevant: _Relevant, starts: np.ndarray, alpha: float,
         else:
             raise InputError(f"{name}: a query has {shared.shape[0]:,} documents relevant to overlapping sets of its "
                              f"{int(width[q]):,} subtopics ({len(grouped.members):,} different sets); ndeval's greedy "
-                             "ideal ranking "
-                             f"would take about {grouped.sums:,} gain sums, past the limit of {MAX_IDEAL_SUMS:,} per "
-                             "query: judge fewer documents for those subtopics, or use alpha-DCG, ERR-IA or NRBP "
-                             "(divided by the ideal ideal, no greedy ranking)")
+                             f"ideal ranking of it takes more than {MAX_IDEAL_SUMS:,} gain sums, the limit per query: "
+                             "judge fewer documents for those subtopics, or use alpha-DCG, ERR-IA or NRBP (divided "
+                             "by the ideal ideal, no greedy ranking)")
         parts.append((np.full(len(ranked), q), np.arange(1, len(ranked) + 1), np.asarray(ranked)))
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
@@ -321,12 +321,11 @@ class _Patterns:
     """One query's documents grouped by their set of relevant subtopics, for :func:`_greedy_sparse`.
 
     members: each pattern's subtopics, ascending; heads: its documents, the larger doc id first (the order ndeval
-    takes them in); sharing: the patterns of each subtopic; sums: the most gain sums the heap's steps can take."""
+    takes them in); sharing: the patterns of each subtopic (a pattern alone on its subtopics gains in closed form)."""
 
     members: list[tuple[int, ...]]
     heads: list[list[int]]
     sharing: list[list[int]]
-    sums: int
 
 
 def _patterns(documents: list[int], pair_starts: list[int], subtopics: list[int]) -> _Patterns:
@@ -348,23 +347,17 @@ def _patterns(documents: list[int], pair_starts: list[int], subtopics: list[int]
     for p, pattern in enumerate(members):
         for j in pattern:
             sharing[j].append(p)
-    scored = [sum(len(members[p]) for p in patterns) for patterns in sharing]  # gains summed when j decays
-    everything = sum(map(len, members))
-    # A pattern alone on its subtopics costs nothing (its gains follow in closed form); after any other step the
-    # heap finds the patterns sharing a subtopic with the chosen one, then scores each of them once.
-    sums = sum(len(heads[p]) * (sum(len(sharing[j]) for j in pattern) + min(sum(scored[j] for j in pattern),
-                                                                             everything))
-               for p, pattern in enumerate(members) if any(len(sharing[j]) > 1 for j in pattern))
-    return _Patterns(members, heads, sharing, sums)
+    return _Patterns(members, heads, sharing)
 
 
-def _greedy_sparse(patterns: _Patterns, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """The greedy ideal of one query's patterns: ``(gains, heads)``, each document's gain where ndeval takes it.
+def _greedy_sparse(patterns: _Patterns, alpha: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The greedy ideal of one query's patterns: ``(gains, heads)``, each document's gain where ndeval takes it;
+    None once it has added :data:`MAX_IDEAL_SUMS` gains.
     Patterns that share no subtopic never change each other's gains, so ndeval's ranking is their separate rankings
     merged by (gain, doc id), both descending (each one's keys fall step by step): the caller sorts. A pattern alone
     on its subtopics gains, at its k-th document, its size times (1 - alpha)^k, added one subtopic at a time; the
-    others go through a heap, where after each step only the patterns that share a subtopic with the chosen one are
-    scored again."""
+    others go through a heap of bounds, a pattern scored again when it comes to the top: it is ndeval's choice when
+    its score is still its bound."""
     members, heads, sharing = patterns.members, patterns.heads, patterns.sharing
     decay = 1.0 - alpha
     alone = [p for p, pattern in enumerate(members) if all(len(sharing[j]) == 1 for j in pattern)]
@@ -378,33 +371,34 @@ def _greedy_sparse(patterns: _Patterns, alpha: float) -> tuple[np.ndarray, np.nd
     isolated = set(alone)
     gain = [1.0] * len(sharing)
     taken = [0] * len(members)
-    version = [0] * len(members)
-    heap = []
-    for p, pattern in enumerate(members):
-        if p not in isolated:
-            score = 0.0
-            for j in pattern:  # in subtopic order, as ndeval adds a document's gains
-                score += gain[j]
-            heap.append((-score, -heads[p][0], p, 0))
-    heapq.heapify(heap)  # the largest gain first, ties to the larger doc id
+    # One entry per pattern with documents left: a bound on its gain (gains only fall; exact when it was scored
+    # after the last change of its subtopics) and its next document, the largest gain first, ties to the larger doc id.
+    heap = [(-float(len(pattern)), -heads[p][0], p) for p, pattern in enumerate(members) if p not in isolated]
+    heapq.heapify(heap)
     ranked: list[float] = []
     ranked_heads: list[int] = []
+    sums = 0
     while heap:
-        score, head, p, seen = heapq.heappop(heap)
-        if seen != version[p]:
+        bound, head, p = heap[0]
+        sums += len(members[p])
+        if sums > MAX_IDEAL_SUMS:
+            return None
+        score = 0.0
+        for j in members[p]:  # in subtopic order, as ndeval adds a document's gains
+            score += gain[j]
+        if score != -bound:  # its subtopics fell since: back in its place
+            heapq.heapreplace(heap, (-score, head, p))
             continue
-        ranked.append(-score)
+        # Exact and above every other bound: ndeval's choice.
+        ranked.append(score)
         ranked_heads.append(-head)
         taken[p] += 1
         for j in members[p]:
             gain[j] *= decay
-        for q in {q for j in members[p] for q in sharing[j]}:  # p among them
-            version[q] += 1
-            if taken[q] < len(heads[q]):
-                score = 0.0
-                for j in members[q]:
-                    score += gain[j]
-                heapq.heappush(heap, (-score, -heads[q][taken[q]], q, version[q]))
+        if taken[p] < len(heads[p]):
+            heapq.heapreplace(heap, (bound, -heads[p][taken[p]], p))
+        else:
+            heapq.heappop(heap)
     gains.append(np.asarray(ranked, dtype=np.float64))
     taken_heads.append(np.asarray(ranked_heads, dtype=np.int64))
     return np.concatenate(gains), np.concatenate(taken_heads)
