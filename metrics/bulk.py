@@ -57,7 +57,6 @@ from .io.trec import (
 from .measures import relevance_strings
 from .model import (
     NO_JUDGMENT,
-    NO_SUBTOPIC_LINE,
     RankingBatch,
     SubtopicRows,
     in_ranking_order,
@@ -84,33 +83,42 @@ def batch_for_run(
 @dataclass(frozen=True)
 class SubtopicMatrix:
     """Subtopic qrels as the diversity kernels read them, built from the columns (no Python per line): every
-    query's :class:`~metrics.model.SubtopicJudgments` as one block of rows of one matrix.
+    query's :class:`~metrics.model.SubtopicJudgments` as one block of documents of one sparse table of
+    (document, subtopic) pairs, memory following the lines (never documents x subtopics).
 
     documents: one row per judged (query, document), a query's documents in doc id order (byte order, ndeval's),
         queries in order of first appearance; its grade is the document's largest over its subtopics.
-    grades: (documents, subtopics) int64, a query's subtopics by number (in order of first appearance when one is
-        not a number, documents taken in file order), :data:`~metrics.model.NO_SUBTOPIC_LINE` where no line.
+    pair_starts: (documents + 1,) document i's pairs are ``pair_starts[i]:pair_starts[i + 1]``;
+    pair_subtopic, pair_grade: (lines,) each pair's subtopic, numbered within its query by number (in order of
+        first appearance when one is not a number, documents taken in file order), ascending within a document, and
+        its grade.
     starts: the first document row of each query, and one past the last.
     """
 
     documents: QrelsTable
-    grades: np.ndarray
+    pair_starts: np.ndarray
+    pair_subtopic: np.ndarray
+    pair_grade: np.ndarray
     starts: np.ndarray
 
     def of_queries(self, queries: np.ndarray) -> SubtopicMatrix:
         """The matrix of the given queries alone (indices into ``documents.qid_values``, ascending): their blocks of
-        rows, as many subtopic columns as the whole matrix, so every kernel sees each query as it does here."""
+        documents, numbered as in the whole matrix, so every kernel sees each query as it does here."""
         lengths = self.starts[queries + 1] - self.starts[queries]
         starts = np.zeros(queries.shape[0] + 1, dtype=np.int64)
         starts[1:] = np.cumsum(lengths)
         # Every row of each query: its first row repeated, plus the row's place inside the query.
         rows = np.repeat(self.starts[queries] - starts[:-1], lengths) + np.arange(int(starts[-1]))
+        counts = self.pair_starts[rows + 1] - self.pair_starts[rows]
+        pair_starts = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+        pair_starts[1:] = np.cumsum(counts)
+        pairs = np.repeat(self.pair_starts[rows] - pair_starts[:-1], counts) + np.arange(int(pair_starts[-1]))
         take = from_numpy(rows)
         documents = self.documents
         documents = QrelsTable(documents.qid.take(take), documents.docno.take(take), documents.grade[rows],
                                documents.name, qid_code=np.repeat(np.arange(queries.shape[0], dtype=np.int32), lengths),
                                qid_values=documents.qid_values.take(from_numpy(queries.astype(np.int64))))
-        return SubtopicMatrix(documents, self.grades[rows], starts)
+        return SubtopicMatrix(documents, pair_starts, self.pair_subtopic[pairs], self.pair_grade[pairs], starts)
 
 
 def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
@@ -158,13 +166,16 @@ def subtopic_matrix(table: SubtopicQrelsTable) -> SubtopicMatrix:
     ranked = np.lexsort((place, pair_query))
     column_of_pair = np.empty(pairs.shape[0], dtype=np.int64)
     column_of_pair[ranked] = np.arange(pairs.shape[0]) - np.searchsorted(pair_query[ranked], pair_query[ranked])
-    per_query = np.bincount(pair_query, minlength=n_queries)
-    grades = np.full((first.shape[0], int(per_query.max(initial=0))), NO_SUBTOPIC_LINE, dtype=np.int64)
-    grades[document_of_line, column_of_pair[pair_of_line]] = table.grade
-    best = grades.max(axis=1, initial=NO_SUBTOPIC_LINE)
+    # The pairs by document, then subtopic: (query, subtopic, docno) is one line at most, so no two lines tie.
+    column_of_line = column_of_pair[pair_of_line]
+    by_pair = np.lexsort((column_of_line, document_of_line))
+    pair_starts = np.zeros(first.shape[0] + 1, dtype=np.int64)
+    pair_starts[1:] = np.cumsum(np.bincount(document_of_line, minlength=first.shape[0]))
+    pair_grade = np.asarray(table.grade, dtype=np.int64)[by_pair]
+    best = np.maximum.reduceat(pair_grade, pair_starts[:-1]) if n else np.zeros(0, dtype=np.int64)
     documents = QrelsTable(pc.take(qid_values, from_numpy(document_query)), sorted_docno.take(from_numpy(first)),
                            best, table.name, qid_code=document_query.astype(np.int32), qid_values=qid_values)
-    return SubtopicMatrix(documents, grades, starts)
+    return SubtopicMatrix(documents, pair_starts, column_of_line[by_pair], pair_grade, starts)
 
 
 def subtopic_batch(
@@ -197,7 +208,8 @@ def subtopic_batch(
     present = np.arange(max(1, int(counts.max(initial=0)))) < counts[:, None]
     judged_grades = np.full(present.shape, float(NO_JUDGMENT))
     judged_grades[present] = grade[np.lexsort((-grade, query))]
-    rows_of = SubtopicRows(matrix.grades, matrix.starts, query_of_row, np.where(judged, at, -1))
+    rows_of = SubtopicRows(matrix.pair_starts, matrix.pair_subtopic, matrix.pair_grade, matrix.starts, query_of_row,
+                           np.where(judged, at, -1))
     return qids, RankingBatch(flat, judged, batch.lengths, judged_grades[query_of_row], batch.tied_with_previous,
                               rows_of)
 

@@ -369,10 +369,6 @@ def nonpositive_not_relevant(grades: np.ndarray, scores: np.ndarray) -> np.ndarr
     return np.where((scores > 0) | (grades < 0), grades, 0.0)
 
 
-#: The grade of a (document, subtopic) pair without a judgment line in :class:`SubtopicJudgments`.
-NO_SUBTOPIC_LINE = np.iinfo(np.int64).min
-
-
 def is_subtopic_number(subtopic: str) -> bool:
     """Whether a subtopic id is a number (ASCII digits), which ndeval orders by its value."""
     return subtopic.isascii() and subtopic.isdigit()
@@ -387,16 +383,20 @@ def subtopic_number_order(subtopic: str) -> tuple[int, str, str]:
 @dataclass(frozen=True, slots=True)
 class SubtopicJudgments:
     """One query's judgments per subtopic, as ndeval holds them: its judged documents in doc id order (byte order,
-    ascending: ndeval's greedy ideal ranking breaks ties by it) and each one's grade for each subtopic.
+    ascending: ndeval's greedy ideal ranking breaks ties by it) and the (document, subtopic) pairs that have a line.
 
     docs: the judged doc ids, sorted; subtopics: the subtopic ids, by number as ndeval numbers them (in order of
     first appearance when some id is not a number): the gains of a rank are added in this order;
-    grades: (len(docs), len(subtopics)) int64, :data:`NO_SUBTOPIC_LINE` where the pair has no line.
+    pair_starts: (len(docs) + 1,) document i's pairs are ``pair_starts[i]:pair_starts[i + 1]``;
+    pair_subtopic, pair_grade: (pairs,) int64, each pair's subtopic (an index into ``subtopics``, ascending within a
+    document) and grade. Memory follows the lines, never documents x subtopics.
     """
 
     docs: tuple[str, ...]
     subtopics: tuple[str, ...]
-    grades: np.ndarray
+    pair_starts: np.ndarray
+    pair_subtopic: np.ndarray
+    pair_grade: np.ndarray
 
     @classmethod
     def from_mapping(cls, judgments: Mapping[str, Mapping[str, int]]) -> SubtopicJudgments:
@@ -405,25 +405,33 @@ class SubtopicJudgments:
         if all(is_subtopic_number(subtopic) for subtopic in subtopics):
             subtopics = tuple(sorted(subtopics, key=subtopic_number_order))  # ndeval's order
         index = {subtopic: j for j, subtopic in enumerate(subtopics)}
-        grades = np.full((len(docs), len(subtopics)), NO_SUBTOPIC_LINE, dtype=np.int64)
-        for i, doc in enumerate(docs):
-            for subtopic, grade in judgments[doc].items():
-                grades[i, index[subtopic]] = grade
-        return cls(docs, subtopics, grades)
+        pairs = [sorted((index[subtopic], grade) for subtopic, grade in judgments[doc].items()) for doc in docs]
+        counts = np.fromiter(map(len, pairs), dtype=np.int64, count=len(docs))
+        flat = [pair for doc_pairs in pairs for pair in doc_pairs]
+        pair_starts = np.zeros(len(docs) + 1, dtype=np.int64)
+        pair_starts[1:] = np.cumsum(counts)
+        pair_subtopic = np.fromiter((j for j, _ in flat), dtype=np.int64, count=len(flat))
+        pair_grade = np.fromiter((grade for _, grade in flat), dtype=np.int64, count=len(flat))
+        return cls(docs, subtopics, pair_starts, pair_subtopic, pair_grade)
 
 
 @dataclass(frozen=True, slots=True)
 class SubtopicRows:
-    """The subtopic judgments of a batch, every query's in one matrix.
+    """The subtopic judgments of a batch, every query's in one sparse table of (document, subtopic) pairs.
 
-    grades: (judged documents, subtopics) int64, each query's :class:`SubtopicJudgments` one block of rows (its
-        ``grades``, padded on the right with :data:`NO_SUBTOPIC_LINE`); query q's rows start at ``starts[q]``
+    pair_starts: (judged documents + 1,) the pairs of judged document i are ``pair_starts[i]:pair_starts[i + 1]``,
+        each query's :class:`SubtopicJudgments` one block of documents; query q's documents start at ``starts[q]``
         (``starts`` has one entry more than there are queries).
+    pair_subtopic, pair_grade: (pairs,) int64, each pair's subtopic (numbered within its query in ndeval's order,
+        ascending within a document) and its grade; a pair without a line is absent.
     query_of_row: (n,) the query of each batch row; rows that share a judgments object share its block.
-    judged_row: (n, width) the row of ``grades`` of the document at each rank, -1 where its query does not judge it.
+    judged_row: (n, width) the judged document at each rank (an index of ``pair_starts``), -1 where its query does
+        not judge it.
     """
 
-    grades: np.ndarray
+    pair_starts: np.ndarray
+    pair_subtopic: np.ndarray
+    pair_grade: np.ndarray
     starts: np.ndarray
     query_of_row: np.ndarray
     judged_row: np.ndarray
@@ -444,23 +452,27 @@ class SubtopicRows:
                 positions.append({doc: row for row, doc in enumerate(queries[-1].docs)})
             query_of_row[i] = built[id(judgment)]
         starts = np.cumsum([0] + [len(query.docs) for query in queries]).astype(np.int64)
-        width = max((len(query.subtopics) for query in queries), default=0)
-        grades = np.full((int(starts[-1]), width), NO_SUBTOPIC_LINE, dtype=np.int64)
-        for q, query in enumerate(queries):
-            grades[starts[q]: starts[q + 1], : query.grades.shape[1]] = query.grades
+        first_pair = np.cumsum([0] + [int(query.pair_starts[-1]) for query in queries]).astype(np.int64)
+        pair_starts = np.concatenate([query.pair_starts[:-1] + first_pair[q] for q, query in enumerate(queries)]
+                                     + [first_pair[-1:]])
+        empty = np.zeros(0, dtype=np.int64)
+        pair_subtopic = np.concatenate([empty] + [query.pair_subtopic for query in queries])
+        pair_grade = np.concatenate([empty] + [query.pair_grade for query in queries])
         judged_row = np.full((len(rankings), max(1, max((len(r) for r in rankings), default=0))), -1, dtype=np.int64)
         for i, ranking in enumerate(rankings):
             q = int(query_of_row[i])
             position, start = positions[q], int(starts[q])
             judged_row[i, : len(ranking)] = [start + position[doc] if doc in position else -1 for doc in ranking]
-        return cls(grades, starts, query_of_row, judged_row)
+        return cls(pair_starts, pair_subtopic, pair_grade, starts, query_of_row, judged_row)
 
     def rows(self, index: np.ndarray) -> SubtopicRows:
-        return SubtopicRows(self.grades, self.starts, self.query_of_row[index], self.judged_row[index])
+        return SubtopicRows(self.pair_starts, self.pair_subtopic, self.pair_grade, self.starts,
+                            self.query_of_row[index], self.judged_row[index])
 
     def reordered(self, row: int, positions: np.ndarray) -> SubtopicRows:
         judged_row = np.where(positions >= 0, self.judged_row[row][np.where(positions >= 0, positions, 0)], -1)
-        return SubtopicRows(self.grades, self.starts, np.full(positions.shape[0], self.query_of_row[row]), judged_row)
+        return SubtopicRows(self.pair_starts, self.pair_subtopic, self.pair_grade, self.starts,
+                            np.full(positions.shape[0], self.query_of_row[row]), judged_row)
 
 
 def judged_grade_matrix(judgments: Sequence[Mapping[str, int]]) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..conventions import Conventions
 from ..engine import aggregate
-from ..evaluate import evaluate
+from ..evaluate import evaluate, split_subtopic_qrels
 from ..model import Qrels, Run, order_documents
 from ..names import Measure, parse_one_measure
 
@@ -98,6 +98,7 @@ def depth_shortfall(qrels: Qrels, run: Run, measure: str | Measure,
     graded = "gain" in parsed.info.conventions and conventions.gain != "binary" and parsed.relevance_level is None
     level = 1 if graded else (parsed.relevance_level or conventions.relevance_level)
     level = max(level, 1)
+    graded_qrels, _ = split_subtopic_qrels(qrels)  # subtopic qrels: each document's best grade, as P@k reads it
     rankings: dict[str, list[str]] = {}
     beyond: dict[str, int] = {}
     deeper: dict[str, dict[str, float]] = {}
@@ -106,8 +107,9 @@ def depth_shortfall(qrels: Qrels, run: Run, measure: str | Measure,
                                   score_precision=conventions.score_precision)[:count]
         rankings[qid] = ranking
         present = set(ranking)
-        lacking = sorted((doc for doc, grade in qrels[qid].items() if grade >= level and doc not in present),
-                         key=lambda doc: (-qrels[qid][doc], doc))[: max(0, depth - count)]
+        grades = graded_qrels[qid]
+        lacking = sorted((doc for doc, grade in grades.items() if grade >= level and doc not in present),
+                         key=lambda doc: (-grades[doc], doc))[: max(0, depth - count)]
         beyond[qid] = len(lacking)
         extended = ranking + lacking
         deeper[qid] = {doc: float(len(extended) - rank) for rank, doc in enumerate(extended)}

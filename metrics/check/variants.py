@@ -15,13 +15,13 @@ The plain finding (no variant) always comes first; a variant is reported only wh
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from ..conventions import Conventions
 from ..measures import MEASURES
 from ..model import InputError, Qrels, Run
-from ..names import Measure, parse_one_measure
+from ..names import NDEVAL_DEPTH, Measure, parse_one_measure
 from .finder import Finding, find_conventions
 
 
@@ -57,12 +57,14 @@ def _variants(qrels: Qrels, run: Run, measure: Measure, subset, cutoff):
     if any(doc == qid for qid, docs in run.items() for doc in docs):
         yield ("identical ids removed (BEIR's ignore_identical_ids)", qrels,
                {qid: {doc: score for doc, score in docs.items() if doc != qid} for qid, docs in run.items()}, measure)
-    with_relevant = {qid: judgments for qid, judgments in qrels.items() if any(g >= 1 for g in judgments.values())}
+    # A subtopic judgment ({subtopic: grade}) is relevant when some subtopic is, as the other measures read it.
+    with_relevant = {qid: judgments for qid, judgments in qrels.items()
+                     if any((max(g.values()) if isinstance(g, Mapping) else g) >= 1 for g in judgments.values())}
     if len(with_relevant) < len(qrels):
         yield ("queries without a relevant document dropped (sentence-transformers)", with_relevant, run, measure)
     if measure.cutoff is not None and MEASURES[measure.name].cutoff != "none":
         for k in (measure.cutoff - 1, measure.cutoff + 1):
-            if k >= 1:
+            if k >= 1 and (measure.info.cutoff_mark != "@" or k <= NDEVAL_DEPTH):  # ndeval's measures stop at 20
                 yield (f"cut-off {k} instead of {measure.cutoff}", qrels, run, replace(measure, cutoff=k))
         uncut = measure.info.uncut_form
         if uncut is not None:

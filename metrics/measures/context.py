@@ -55,12 +55,20 @@ class Context:
     @cached_property
     def num_relevant(self) -> np.ndarray:
         """R: judged documents with grade >= the relevance level, retrieved or not."""
-        return (self.batch.judged_grades >= self.level).sum(axis=1)
+        return self.per_judgments(lambda judged: (judged >= self.level).sum(axis=1))
 
     @cached_property
     def num_judged_nonrelevant(self) -> np.ndarray:
+        return self.per_judgments(lambda judged: ((judged >= 0) & (judged < self.level)).sum(axis=1))
+
+    def per_judgments(self, count: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``count`` (a function of the (n, m) judged grades giving one value per row) of every row. A batch whose
+        rows share one query's judgments as a stride-0 view (RankingBatch.reordered, the disagreement lab) is
+        counted once, not n x m cells."""
         judged = self.batch.judged_grades
-        return ((judged >= 0) & (judged < self.level)).sum(axis=1)
+        if judged.shape[0] > 1 and judged.strides[0] == 0:
+            return np.repeat(count(judged[:1]), judged.shape[0])
+        return count(judged)
 
     @cached_property
     def retrieved(self) -> np.ndarray:

@@ -18,12 +18,13 @@ ndeval's choices, reproduced:
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import InputError
+from ..model import InputError, SubtopicRows
 from .context import Context
 
 #: ndeval's DEPTH: the deepest cut-off of alpha-nDCG, ERR-IA, P-IA and strec.
@@ -36,16 +37,57 @@ _DISCOUNTS = np.array([math.log(2.0) / math.log(rank + 1.0) for rank in range(1,
 
 
 @dataclass(frozen=True)
+class _Relevant:
+    """The (judged document, subtopic) pairs of a batch's queries judged relevant (grade >= the relevance level), by
+    document then subtopic, and each query's relevant subtopics: memory follows the judgment lines.
+
+    ``key`` is query * ``stride`` + subtopic, sorted, for every (query, subtopic) with a relevant document, and
+    ``count`` how many documents are relevant to it; ``covered`` (queries,) is S, each query's number of them."""
+
+    starts: np.ndarray  # (judged documents + 1,) document i's relevant pairs are starts[i]:starts[i + 1]
+    subtopic: np.ndarray
+    key: np.ndarray
+    count: np.ndarray
+    stride: int
+    covered: np.ndarray
+
+
+def _relevant(ctx: Context) -> _Relevant:
+    return ctx.shared("diversity relevant", lambda: _find_relevant(ctx.batch.subtopics, ctx.level))
+
+
+def _find_relevant(rows_of: SubtopicRows, level: float) -> _Relevant:
+    documents, queries = rows_of.pair_starts.shape[0] - 1, rows_of.starts.shape[0] - 1
+    relevant = rows_of.pair_grade >= level
+    document = np.repeat(np.arange(documents), np.diff(rows_of.pair_starts))[relevant]
+    subtopic = rows_of.pair_subtopic[relevant]
+    starts = np.zeros(documents + 1, dtype=np.int64)
+    starts[1:] = np.cumsum(np.bincount(document, minlength=documents))
+    stride = max(1, int(rows_of.pair_subtopic.max(initial=-1)) + 1)
+    query_of_document = np.repeat(np.arange(queries), np.diff(rows_of.starts))
+    key, count = np.unique(query_of_document[document] * stride + subtopic, return_counts=True)
+    return _Relevant(starts, subtopic, key, count, stride, np.bincount(key // stride, minlength=queries))
+
+
+@dataclass(frozen=True)
 class _Hits:
     """Every (ranked document, subtopic) pair judged relevant, sorted by row, rank and subtopic, with how many
-    documents above it were relevant to the same subtopic; and per row S and the relevant documents per subtopic."""
+    documents above it were relevant to the same subtopic; per row S; and, for the (group, subtopic) pairs with a
+    relevant document (a row's group is its query), how many documents are relevant to each."""
 
     rows: np.ndarray
     ranks: np.ndarray  # 1-based
     subtopics: np.ndarray
     before: np.ndarray  # c_j(r)
     covered: np.ndarray  # (n,) S, the subtopics with a relevant document
-    relevant_per_subtopic: np.ndarray  # (n, subtopics)
+    group_of_row: np.ndarray  # (n,)
+    key: np.ndarray  # sorted group * stride + subtopic
+    count: np.ndarray  # the relevant documents of each key
+    stride: int
+
+    def relevant_per_subtopic(self, rows: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
+        """The relevant documents of each (row, subtopic) pair, every pair one with a relevant document."""
+        return self.count[np.searchsorted(self.key, self.group_of_row[rows] * self.stride + subtopics)]
 
 
 def _hits(ctx: Context) -> _Hits:
@@ -53,34 +95,33 @@ def _hits(ctx: Context) -> _Hits:
 
 
 def _find_hits(ctx: Context) -> _Hits:
-    batch, level = ctx.batch, ctx.level
+    batch = ctx.batch
     rows_of = batch.subtopics
     if rows_of is None:  # the qrels are each query's one subtopic
         rows, ranks, _ = ctx.relevant_positions
         subtopics = np.zeros(rows.shape[0], dtype=np.int64)
-        per_subtopic = ctx.num_relevant[:, None].astype(np.int64)
+        group_of_row, stride = np.arange(batch.size), 1
+        key = np.flatnonzero(ctx.num_relevant > 0)
+        count = ctx.num_relevant[key].astype(np.int64)
+        covered = (ctx.num_relevant > 0).astype(np.int64)
     else:
-        relevant = rows_of.grades >= level
-        per_query = _per_query_counts(relevant, rows_of.starts)
-        per_subtopic = per_query[rows_of.query_of_row]
+        relevant = _relevant(ctx)
+        group_of_row, stride, key, count = rows_of.query_of_row, relevant.stride, relevant.key, relevant.count
+        covered = relevant.covered[group_of_row]
+        # Each ranked judged document's relevant pairs, in rank order, each document's by subtopic.
         flat = np.flatnonzero(rows_of.judged_row >= 0)
-        position, subtopics = np.nonzero(relevant[rows_of.judged_row.ravel()[flat]])  # by rank, then subtopic
-        rows, columns = np.divmod(flat[position], batch.width)
+        document = rows_of.judged_row.ravel()[flat]
+        first = relevant.starts[document]
+        per_document = relevant.starts[document + 1] - first
+        subtopics = relevant.subtopic[np.repeat(first, per_document) + _within(per_document)]
+        rows, columns = np.divmod(np.repeat(flat, per_document), rows_of.judged_row.shape[1])
         ranks = columns + 1
-    width = max(1, per_subtopic.shape[1])
-    group = rows * width + subtopics
+    group = rows * stride + subtopics
     order = np.argsort(group, kind="stable")  # rank order inside each (row, subtopic)
     starts = np.searchsorted(group[order], group[order], side="left")
     before = np.empty(rows.shape[0], dtype=np.int64)
     before[order] = np.arange(rows.shape[0]) - starts
-    return _Hits(rows, ranks, subtopics, before, (per_subtopic > 0).sum(axis=1), per_subtopic)
-
-
-def _per_query_counts(relevant: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """(queries, subtopics) the relevant documents of each query for each subtopic."""
-    cumulative = np.concatenate([np.zeros((1, relevant.shape[1]), dtype=np.int64),
-                                 np.cumsum(relevant, axis=0, dtype=np.int64)])
-    return cumulative[starts[1:]] - cumulative[starts[:-1]]
+    return _Hits(rows, ranks, subtopics, before, covered, group_of_row, key, count, stride)
 
 
 def _powers(base: float, count: int) -> np.ndarray:
@@ -133,38 +174,118 @@ def _nrbp(rows: np.ndarray, ranks: np.ndarray, scores: np.ndarray, covered: np.n
 # ---- the ideal ranking ----------------------------------------------------------------------------------------
 
 
-#: Subtopics held as bits of one integer by the greedy ideal; a query with more takes the per-query loop.
+#: Subtopics held as bits of one integer by the greedy ideal; a query with more takes the sparse, per-query greedy.
 _MAX_BITS = 62
 
+#: A query goes through the bits (every query at once) while its documents x subtopic sets x subtopics, the gains
+#: those steps add, stay below this; a larger one takes the sparse greedy, whose work follows what each step changes.
+_BITS_CELLS = 1 << 22
 
-def _greedy_ideal(relevant: np.ndarray, starts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """ndeval's greedy ideal ranking of every query at once: ``(gains, lengths)``, gains (queries, deepest) the
-    novelty gain at each rank of the documents with a relevant subtopic, lengths their number per query.
+#: The most gain sums ndeval's greedy ideal ranking may take for one query (each limit about 2 s of CPU): on the
+#: sparse path, counted as it goes (a subtopic set is scored again when it comes to the top of the heap); then
+#: through the bits, documents x subtopic sets x subtopics, for a query of at
+#: most 62 subtopics. A query past both is refused.
+MAX_IDEAL_SUMS = 10_000_000
+MAX_IDEAL_CELLS = 1 << 27
 
-    ``relevant`` is (judged documents, subtopics), each query's documents in doc id order from ``starts[q]``. At
-    each rank ndeval takes the document with the largest gain, ties to the larger doc id (its idealResult). Equal
-    subtopic sets gain alike, so the queries step together over their distinct sets ("patterns"), each taking its
-    documents larger doc id first.
+
+def _greedy_ideal(relevant: _Relevant, starts: np.ndarray, alpha: float,
+                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ndeval's greedy ideal ranking of every query: ``(queries, ranks, gains)``, the novelty gain at each rank of
+    the documents with a relevant subtopic, by query then rank (ragged: a long query pads no other).
+
+    Each query's documents are in doc id order from ``starts[q]``. At each rank ndeval takes the document with the
+    largest gain, ties to the larger doc id (its idealResult). Documents with equal subtopic sets gain alike
+    ("patterns"), each pattern taking its documents larger doc id first. Queries with few subtopics and patterns step
+    together through bit masks (:func:`_greedy_bits`); the others take :func:`_greedy_sparse`.
     """
-    queries, width = starts.shape[0] - 1, relevant.shape[1]
-    docs = np.flatnonzero(relevant.any(axis=1))
-    query = np.searchsorted(starts, docs, side="right") - 1
+    queries = starts.shape[0] - 1
+    per_document = np.diff(relevant.starts)
+    documents = np.flatnonzero(per_document > 0)
+    query = np.searchsorted(starts, documents, side="right") - 1
     lengths = np.bincount(query, minlength=queries)
-    if width > _MAX_BITS:
-        gains = np.zeros((queries, int(lengths.max(initial=0))))
-        for q in range(queries):
-            ranked = _greedy_gains(relevant[starts[q]: starts[q + 1]], alpha)
-            gains[q, : len(ranked)] = ranked
-        return gains, lengths
-    local = docs - starts[query]
-    masks = (relevant[docs].astype(np.int64) << np.arange(width, dtype=np.int64)).sum(axis=1)
+    # Each pair's subtopic renumbered among its query's relevant subtopics (the same order).
+    pair_query = np.repeat(query, per_document[documents])
+    place = np.searchsorted(relevant.key, pair_query * relevant.stride + relevant.subtopic)
+    local_subtopic = place - np.searchsorted(relevant.key, np.arange(queries) * relevant.stride)[pair_query]
+    width = relevant.covered
+    narrow = width <= _MAX_BITS
+    bits = np.where(narrow[pair_query], np.left_shift(1, np.minimum(local_subtopic, _MAX_BITS)), 0)
+    masks = np.bitwise_or.reduceat(bits, relevant.starts[documents]) if documents.shape[0] else bits
+    patterns = np.bincount(np.unique(np.stack([query, masks]), axis=1)[0], minlength=queries)
+    through_bits = narrow & (lengths * patterns * width <= _BITS_CELLS)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    on_bits = through_bits[query]
+    sizes = np.stack([_bit_length(lengths), _bit_length(patterns), _bit_length(width)])
+    bucket_of = sizes[:, query[on_bits]]
+    if bucket_of.shape[1]:
+        _, bucket = np.unique(bucket_of, axis=1, return_inverse=True)
+        for b in range(int(bucket.max()) + 1):  # queries of similar sizes together: padding stays within 2x
+            take = np.flatnonzero(on_bits)[bucket.reshape(-1) == b]
+            members = np.unique(query[take])
+            local = np.searchsorted(members, query[take])
+            gains, counts = _greedy_bits(local, documents[take] - starts[query[take]], masks[take],
+                                         members.shape[0], int(width[members].max()), alpha)
+            present = np.arange(gains.shape[1])[None, :] < counts[:, None]
+            rows, columns = np.nonzero(present)
+            parts.append((members[rows], columns + 1, gains[rows, columns]))
+    pair_starts = np.concatenate([[0], np.cumsum(per_document[documents])])  # of each document, in ``place``
+    first_of_query = np.concatenate([[0], np.cumsum(lengths)])
+    # A document alone on each of its subtopics gains their number wherever it comes: it shares nothing.
+    solitary = (np.minimum.reduceat(relevant.count[place] == 1, pair_starts[:-1]) if documents.shape[0]
+                else np.zeros(0, dtype=bool))
+    for q in np.flatnonzero(~through_bits & (lengths > 0)).tolist():
+        span = np.arange(first_of_query[q], first_of_query[q + 1])
+        alone, shared = span[solitary[span]], span[~solitary[span]]
+        counts = per_document[documents[shared]]
+        grouped = _patterns((documents[shared] - starts[q]).tolist(), np.concatenate([[0], np.cumsum(counts)]).tolist(),
+                            local_subtopic[np.repeat(pair_starts[shared], counts) + _within(counts)].tolist())
+        found = _greedy_sparse(grouped, alpha)
+        cells = int(lengths[q]) * len(grouped.members) * int(width[q])
+        if found is not None:
+            gains = np.concatenate([found[0], per_document[documents[alone]].astype(np.float64)])
+            heads = np.concatenate([found[1], documents[alone] - starts[q]])
+            ranked = gains[np.lexsort((-heads, -gains))]
+        elif narrow[q] and cells <= MAX_IDEAL_CELLS:
+            ranked = _greedy_bits(np.zeros(span.shape[0], dtype=np.int64), documents[span] - starts[q], masks[span],
+                                  1, int(width[q]), alpha)[0][0]
+        else:
+            raise InputError(f"{name}: a query has {shared.shape[0]:,} documents relevant to overlapping sets of its "
+                             f"{int(width[q]):,} subtopics ({len(grouped.members):,} different sets); ndeval's greedy "
+                             f"ideal ranking of it takes more than {MAX_IDEAL_SUMS:,} gain sums, the limit per query: "
+                             "judge fewer documents for those subtopics, or use alpha-DCG, ERR-IA or NRBP (divided "
+                             "by the ideal ideal, no greedy ranking)")
+        parts.append((np.full(len(ranked), q), np.arange(1, len(ranked) + 1), np.asarray(ranked)))
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0)
+    found_queries, ranks, gains = (np.concatenate(column) for column in zip(*parts))
+    order = np.lexsort((ranks, found_queries))
+    return found_queries[order], ranks[order], gains[order]
+
+
+def _within(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., count - 1 for each count, one after the other."""
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def _bit_length(values: np.ndarray) -> np.ndarray:
+    return np.ceil(np.log2(np.maximum(values, 1))).astype(np.int64)
+
+
+def _greedy_bits(query: np.ndarray, local: np.ndarray, masks: np.ndarray, queries: int, width: int,
+                 alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy ideal of several queries at once, stepping together over their patterns: ``(gains, lengths)``,
+    gains (queries, deepest). ``query``, ``local`` (the doc id order within the query) and ``masks`` (the relevant
+    subtopics as bits) describe each document with a relevant subtopic, by query and doc id."""
+    lengths = np.bincount(query, minlength=queries)
     order = np.lexsort((-local, masks, query))
     query, masks, local = query[order], masks[order], local[order]
-    opens = np.ones(docs.shape[0], dtype=bool)
+    opens = np.ones(query.shape[0], dtype=bool)
     opens[1:] = (query[1:] != query[:-1]) | (masks[1:] != masks[:-1])
     first = np.flatnonzero(opens)
     pattern_query, pattern_mask = query[first], masks[first]
-    counts = np.diff(np.append(first, docs.shape[0]))
+    counts = np.diff(np.append(first, query.shape[0]))
     slot = np.arange(first.shape[0]) - np.searchsorted(pattern_query, pattern_query, side="left")
     patterns = int(slot.max(initial=-1)) + 1
     count = np.zeros((queries, patterns), dtype=np.int64)
@@ -177,7 +298,7 @@ def _greedy_ideal(relevant: np.ndarray, starts: np.ndarray, alpha: float) -> tup
     gain = np.ones((queries, width))
     decay = 1.0 - alpha
     gains = np.zeros((queries, int(lengths.max(initial=0))))
-    last = max(docs.shape[0] - 1, 0)
+    last = max(query.shape[0] - 1, 0)
     for step in range(gains.shape[1]):
         score = np.zeros((queries, patterns))
         for j in range(width):  # in subtopic order, as ndeval adds a document's gains
@@ -195,26 +316,92 @@ def _greedy_ideal(relevant: np.ndarray, starts: np.ndarray, alpha: float) -> tup
     return gains, lengths
 
 
-def _greedy_gains(relevant: np.ndarray, alpha: float) -> list[float]:
-    """:func:`_greedy_ideal` for one query, a document at a time: for queries with more subtopics than bits."""
-    documents = np.flatnonzero(relevant.any(axis=1))
-    gain = [1.0] * relevant.shape[1]
-    waiting = documents.tolist()
-    members = {doc: np.flatnonzero(relevant[doc]).tolist() for doc in waiting}
+@dataclass
+class _Patterns:
+    """One query's documents grouped by their set of relevant subtopics, for :func:`_greedy_sparse`.
+
+    members: each pattern's subtopics, ascending; heads: its documents, the larger doc id first (the order ndeval
+    takes them in); sharing: the patterns of each subtopic (a pattern alone on its subtopics gains in closed form)."""
+
+    members: list[tuple[int, ...]]
+    heads: list[list[int]]
+    sharing: list[list[int]]
+
+
+def _patterns(documents: list[int], pair_starts: list[int], subtopics: list[int]) -> _Patterns:
+    """``documents`` (doc id order within the query, ascending) each have a relevant subtopic; document i's are
+    ``subtopics[pair_starts[i]:pair_starts[i + 1]]``, ascending."""
+    pattern_of: dict[tuple[int, ...], int] = {}
+    members: list[tuple[int, ...]] = []
+    heads: list[list[int]] = []
+    for i, document in enumerate(documents):
+        pattern = tuple(subtopics[pair_starts[i]: pair_starts[i + 1]])
+        p = pattern_of.setdefault(pattern, len(members))
+        if p == len(members):
+            members.append(pattern)
+            heads.append([])
+        heads[p].append(document)
+    for taking in heads:
+        taking.reverse()
+    sharing: list[list[int]] = [[] for _ in range(max(map(max, members), default=-1) + 1)]
+    for p, pattern in enumerate(members):
+        for j in pattern:
+            sharing[j].append(p)
+    return _Patterns(members, heads, sharing)
+
+
+def _greedy_sparse(patterns: _Patterns, alpha: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The greedy ideal of one query's patterns: ``(gains, heads)``, each document's gain where ndeval takes it;
+    None once it has added :data:`MAX_IDEAL_SUMS` gains.
+    Patterns that share no subtopic never change each other's gains, so ndeval's ranking is their separate rankings
+    merged by (gain, doc id), both descending (each one's keys fall step by step): the caller sorts. A pattern alone
+    on its subtopics gains, at its k-th document, its size times (1 - alpha)^k, added one subtopic at a time; the
+    others go through a heap of bounds, a pattern scored again when it comes to the top: it is ndeval's choice when
+    its score is still its bound."""
+    members, heads, sharing = patterns.members, patterns.heads, patterns.sharing
+    decay = 1.0 - alpha
+    alone = [p for p, pattern in enumerate(members) if all(len(sharing[j]) == 1 for j in pattern)]
+    counts = np.array([len(heads[p]) for p in alone], dtype=np.int64)
+    sizes = np.array([len(members[p]) for p in alone], dtype=np.int64)
+    nth = _within(counts)
+    repeated = np.repeat(_powers(decay, int(counts.max(initial=1)))[nth], np.repeat(sizes, counts))
+    gains = [np.bincount(np.repeat(np.arange(nth.shape[0]), np.repeat(sizes, counts)), weights=repeated,
+                         minlength=nth.shape[0])]  # in subtopic order, from 0.0, as ndeval adds them
+    taken_heads = [np.fromiter((doc for p in alone for doc in heads[p]), dtype=np.int64, count=nth.shape[0])]
+    isolated = set(alone)
+    gain = [1.0] * len(sharing)
+    taken = [0] * len(members)
+    # One entry per pattern with documents left: a bound on its gain (gains only fall; exact when it was scored
+    # after the last change of its subtopics) and its next document, the largest gain first, ties to the larger doc id.
+    heap = [(-float(len(pattern)), -heads[p][0], p) for p, pattern in enumerate(members) if p not in isolated]
+    heapq.heapify(heap)
     ranked: list[float] = []
-    while waiting:
-        best, best_score = -1, 0.0
-        for doc in waiting:  # doc id order: the last of the largest gains wins, as in ndeval
-            score = 0.0
-            for j in members[doc]:
-                score += gain[j]
-            if best == -1 or score >= best_score:
-                best, best_score = doc, score
-        waiting.remove(best)
-        for j in members[best]:
-            gain[j] *= 1.0 - alpha
-        ranked.append(best_score)
-    return ranked
+    ranked_heads: list[int] = []
+    sums = 0
+    while heap:
+        bound, head, p = heap[0]
+        sums += len(members[p])
+        if sums > MAX_IDEAL_SUMS:
+            return None
+        score = 0.0
+        for j in members[p]:  # in subtopic order, as ndeval adds a document's gains
+            score += gain[j]
+        if score != -bound:  # its subtopics fell since: back in its place
+            heapq.heapreplace(heap, (-score, head, p))
+            continue
+        # Exact and above every other bound: ndeval's choice.
+        ranked.append(score)
+        ranked_heads.append(-head)
+        taken[p] += 1
+        for j in members[p]:
+            gain[j] *= decay
+        if taken[p] < len(heads[p]):
+            heapq.heapreplace(heap, (bound, -heads[p][taken[p]], p))
+        else:
+            heapq.heappop(heap)
+    gains.append(np.asarray(ranked, dtype=np.float64))
+    taken_heads.append(np.asarray(ranked_heads, dtype=np.int64))
+    return np.concatenate(gains), np.concatenate(taken_heads)
 
 
 @dataclass(frozen=True)
@@ -224,11 +411,11 @@ class _Ideal:
     nrbp: np.ndarray
 
 
-def _ideal(ctx: Context, alpha: float, beta: float) -> _Ideal:
-    return ctx.shared(("diversity ideal", alpha, beta), lambda: _build_ideal(ctx, alpha, beta))
+def _ideal(ctx: Context, alpha: float, beta: float, name: str) -> _Ideal:
+    return ctx.shared(("diversity ideal", alpha, beta), lambda: _build_ideal(ctx, alpha, beta, name))
 
 
-def _build_ideal(ctx: Context, alpha: float, beta: float) -> _Ideal:
+def _build_ideal(ctx: Context, alpha: float, beta: float, name: str) -> _Ideal:
     batch = ctx.batch
     if batch.subtopics is None:  # one subtopic: its R relevant documents gain 1, 1 - alpha, (1 - alpha)^2, ...
         lengths = ctx.num_relevant.astype(np.int64)
@@ -238,14 +425,10 @@ def _build_ideal(ctx: Context, alpha: float, beta: float) -> _Ideal:
         ranks = np.arange(rows.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
         scores = _powers(1.0 - alpha, int(lengths.max(initial=0)))[ranks - 1] if rows.shape[0] else np.zeros(0)
     else:
-        rows_of = batch.subtopics
-        relevant = rows_of.grades >= ctx.level
-        covered = (_per_query_counts(relevant, rows_of.starts) > 0).sum(axis=1)
-        gains, lengths = _greedy_ideal(relevant, rows_of.starts, alpha)
-        of_row = rows_of.query_of_row
-        present = np.arange(gains.shape[1])[None, :] < lengths[:, None]
-        rows, columns = np.nonzero(present)
-        ranks, scores = columns + 1, gains[rows, columns]
+        relevant = _relevant(ctx)
+        covered = relevant.covered
+        rows, ranks, scores = _greedy_ideal(relevant, batch.subtopics.starts, alpha, name)
+        of_row = batch.subtopics.query_of_row
     size = covered.shape[0]
     return _Ideal(_cumulative(rows, ranks, scores, covered, alpha, size, err=False)[of_row],
                   _cumulative(rows, ranks, scores, covered, alpha, size, err=True)[of_row],
@@ -293,7 +476,7 @@ def alpha_ndcg(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (A
     columns = _columns(cutoffs, "alpha-nDCG")
     (rows, ranks, scores), hits = _run(ctx, alpha)
     run = _cumulative(rows, ranks, scores, hits.covered, alpha, ctx.batch.size, err=False)[:, columns]
-    ideal = _ideal(ctx, alpha, BETA).dcg[:, columns]
+    ideal = _ideal(ctx, alpha, BETA, "alpha-nDCG").dcg[:, columns]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(run != 0, run / ideal, 0.0)
 
@@ -316,7 +499,7 @@ def nerr_ia(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...] = (ALPH
     size = ctx.batch.size
     run = _cumulative(rows, ranks, scores, hits.covered, alpha, size, err=True)[:, columns]
     dcg = _cumulative(rows, ranks, scores, hits.covered, alpha, size, err=False)[:, columns]
-    ideal = _ideal(ctx, alpha, BETA).err[:, columns]
+    ideal = _ideal(ctx, alpha, BETA, "nERR-IA").err[:, columns]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(dcg != 0, run / ideal, 0.0)
 
@@ -334,7 +517,7 @@ def normalised_nrbp(ctx: Context, cutoffs: np.ndarray, params: tuple[float, ...]
     alpha, beta = _alpha(params, "nNRBP")
     (rows, ranks, scores), hits = _run(ctx, alpha)
     run = _nrbp(rows, ranks, scores, hits.covered, alpha, beta, ctx.batch.size)
-    ideal = _ideal(ctx, alpha, beta).nrbp
+    ideal = _ideal(ctx, alpha, beta, "nNRBP").nrbp
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ideal > 0, run / ideal, 0.0)[:, None]
 
@@ -373,12 +556,11 @@ def average_precision_ia(ctx: Context, cutoffs: np.ndarray) -> np.ndarray:
     r"""MAP\text{-}IA = \frac{1}{S}\sum_{j} AP_j, AP_j = \frac{1}{R_j}\sum_{r:\ d_r\ rel\ to\ j} \frac{c_j(r) + 1}{r}:
     AP for each subtopic over the whole ranking, averaged over the S subtopics."""
     hits = _hits(ctx)
-    size, width = ctx.batch.size, hits.relevant_per_subtopic.shape[1]
-    totals = np.bincount(hits.rows * width + hits.subtopics, weights=(hits.before + 1) / hits.ranks,
-                         minlength=size * width).reshape(size, width)  # in rank order, as ndeval adds them
-    summed = np.zeros(size)
+    places, inverse = np.unique(hits.rows * hits.stride + hits.subtopics, return_inverse=True)
+    totals = np.bincount(inverse.reshape(-1), weights=(hits.before + 1) / hits.ranks,
+                         minlength=places.shape[0])  # in rank order, as ndeval adds them
+    rows, subtopics = np.divmod(places, hits.stride)
+    # Subtopic by subtopic, as ndeval adds them (a relevant subtopic the ranking misses adds 0).
+    summed = np.bincount(rows, weights=totals / hits.relevant_per_subtopic(rows, subtopics), minlength=ctx.batch.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for j in range(width):  # subtopic by subtopic, as ndeval adds them
-            relevant = hits.relevant_per_subtopic[:, j]
-            summed = summed + np.where(relevant > 0, totals[:, j] / relevant, 0.0)
         return np.where(hits.covered > 0, summed / hits.covered, 0.0)[:, None]

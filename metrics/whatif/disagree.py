@@ -24,14 +24,14 @@ against a verdict, then the highest rank it touches, then swap, removal, grade c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
 from ..conventions import TREC_EVAL, Conventions
 from ..engine import check_gain_range, evaluate_batch, judged_only
-from ..model import InputError, RankingBatch, check_grades, check_unique
+from ..model import NO_JUDGMENT, InputError, RankingBatch, check_grades, check_unique
 from ..names import Measure, parse_one_measure
 from .scenario import SAME
 from .swaps import SWAP_WINDOW
@@ -183,21 +183,11 @@ def find_disagreement(
         lists.append(ranking)
     a, b = lists
     edits = candidate_edits(a, b, judgments, swap_window)
-    # Rows 0 and 1: A and B as they are; then B after each swap or removal, and A and B after each grade change.
-    rankings: list[list[str]] = [list(a), list(b)]
-    row_judgments: list[dict[str, int]] = [judgments, judgments]
-    rows_of: list[tuple[int, int]] = []
-    for edit in edits:
-        new_b, new_judgments = edit.apply(b, judgments)
-        if edit.kind == "grade":
-            rows_of.append((len(rankings), len(rankings) + 1))
-            rankings += [list(a), new_b]
-            row_judgments += [new_judgments, new_judgments]
-        else:
-            rows_of.append((0, len(rankings)))
-            rankings.append(new_b)
-            row_judgments.append(judgments)
-    values = _values(rankings, row_judgments, measures, judges)  # (judges, rows)
+    lab = _LabRows(a, b, judgments)
+    # For each edit, the rows of A and B after it: B reordered, or a grade change of both lists.
+    rows_of = [(lab.row("A", edit), lab.row("B", edit)) if edit.kind == "grade" else (0, lab.row("B", edit))
+               for edit in edits]
+    values = lab.values(measures, judges)  # (judges, rows)
 
     def pair(rows: tuple[int, int]) -> tuple[tuple[float, float], tuple[float, float]]:
         return tuple((float(values[j, rows[0]]), float(values[j, rows[1]])) for j in range(2))  # type: ignore
@@ -241,17 +231,77 @@ def _top_rank(edit: LabEdit, a: Sequence[str], b: Sequence[str]) -> int:
     return min(ranks, default=len(a) + len(b))
 
 
-def _values(rankings: list[list[str]], judgments: list[dict[str, int]], measures: list[Measure],
-            judges: tuple[Judge, Judge]) -> np.ndarray:
-    """Each judge's value of every ranking, as evaluate_rankings gives it (depth, then judged-only), one batch per
-    way of reading the lists. The inputs were checked once above, not once per ranking."""
-    values = np.empty((2, len(rankings)))
-    batches: dict[tuple, RankingBatch] = {}
-    for j, (measure, judge) in enumerate(zip(measures, judges)):
-        conv = judge.conventions
-        check_gain_range(judgments[:1], [measure], conv)  # grade changes add no new grade
-        read = (conv.depth, judged_only(measure, conv))
-        if read not in batches:
-            batches[read] = RankingBatch.from_rankings(rankings, judgments, depth=read[0], judged_only=read[1])
-        values[j] = evaluate_batch(batches[read], [measure], conv)[measure.key]
-    return values
+class _LabRows:
+    """The distinct rankings the lab scores, each with what it needs of the judgments: its own documents' grades
+    and, shared by every ranking under the same grade change, the query's sorted grades. Memory follows the lists
+    and the number of distinct grade changes, never rankings x judgments: a grade change of a document outside a
+    list changes that list only through the sorted grades, so the list is scored once per (old, new) grade pair."""
+
+    def __init__(self, a: tuple[str, ...], b: tuple[str, ...], judgments: dict[str, int]):
+        self.lists = {"A": a, "B": b}
+        self.judgments = judgments
+        self.rankings: list[list[str]] = []
+        self.own: list[dict[str, int]] = []  # each ranking's judged documents
+        self.change: list[tuple[int, int] | None] = []  # the (old, new) grade of the changed document
+        self.seen: dict[tuple, int] = {}
+        self.grades = np.array(sorted((g for g in judgments.values() if g >= 0), reverse=True), dtype=np.float64)
+        self.row("A")
+        self.row("B")
+
+    def row(self, name: str, edit: LabEdit | None = None) -> int:
+        """The row of list ``name`` after ``edit`` (None: as it is; a swap or removal applies to B only)."""
+        ranking = self.lists[name]
+        if edit is not None and edit.kind != "grade":
+            ranking, _ = edit.apply(ranking, {})
+            key: tuple = (name, edit.kind, edit.index, edit.target)
+            change = None
+        elif edit is None:
+            key, change = (name,), None
+        else:
+            change = (self.judgments.get(edit.doc, -1), edit.grade)
+            key = (name, change, edit.doc if edit.doc in ranking else None)
+        if key not in self.seen:
+            own = {doc: self.judgments[doc] for doc in ranking if doc in self.judgments}
+            if edit is not None and edit.kind == "grade" and edit.doc in ranking:
+                own[edit.doc] = edit.grade
+            self.seen[key] = len(self.rankings)
+            self.rankings.append(list(ranking))
+            self.own.append(own)
+            self.change.append(change)
+        return self.seen[key]
+
+    def sorted_grades(self, change: tuple[int, int] | None) -> np.ndarray:
+        """(1, m) the query's grades >= 0 after ``change``, descending, padded as a batch's judged grades are."""
+        grades = self.grades
+        if change is not None:
+            old, new = change
+            if old >= 0:
+                grades = np.delete(grades, int(np.searchsorted(-grades, -old)))
+            grades = np.insert(grades, int(np.searchsorted(-grades, -new)), float(new))
+        return (grades if grades.shape[0] else np.array([float(NO_JUDGMENT)]))[None, :]
+
+    def values(self, measures: list[Measure], judges: tuple[Judge, Judge]) -> np.ndarray:
+        """Each judge's value of every row, as evaluate_rankings gives it (depth, then judged-only): one batch per
+        grade change and way of reading the lists, its sorted grades one row shared by all (a stride-0 view). The
+        inputs were checked once above, not once per ranking."""
+        values = np.empty((2, len(self.rankings)))
+        groups: dict[tuple[int, int] | None, list[int]] = {}
+        for row, change in enumerate(self.change):
+            groups.setdefault(change, []).append(row)
+        for j, (measure, judge) in enumerate(zip(measures, judges)):
+            conv = judge.conventions
+            check_gain_range([self.judgments], [measure], conv)  # grade changes add no new grade
+            read = (conv.depth, judged_only(measure, conv))
+            for change, members in groups.items():
+                shared = self.sorted_grades(change)
+                for start in range(0, len(members), _CHUNK_ROWS):
+                    chunk = members[start: start + _CHUNK_ROWS]
+                    batch = RankingBatch.from_rankings([self.rankings[r] for r in chunk], [self.own[r] for r in chunk],
+                                                       depth=read[0], judged_only=read[1])
+                    batch = replace(batch, judged_grades=np.broadcast_to(shared, (len(chunk), shared.shape[1])))
+                    values[j, chunk] = evaluate_batch(batch, [measure], conv)[measure.key]
+        return values
+
+
+#: Rankings scored in one batch: each is at most MAX_LAB_ITEMS documents, so a batch holds at most 100,000 ranks.
+_CHUNK_ROWS = 1_000

@@ -321,6 +321,25 @@ def test_the_finders_command_line_reads_subtopic_qrels_for_a_diversity_measure(t
     assert "(pyndeval, ir_measures (pyndeval))" in out.getvalue().splitlines()[0], out.getvalue()
 
 
+def test_the_finders_command_line_on_subtopic_qrels_says_what_falls_short_when_nothing_matches(tmp_path):
+    import io
+    import json
+
+    from metrics.check.__main__ import main
+    from tests.support.paths import TEST_DATA
+
+    case = json.loads((TEST_DATA / "ndeval" / "ir_measures_pyndeval.json").read_text())
+    (tmp_path / "qrels").write_text(case["subtopic_qrels"])
+    (tmp_path / "run").write_text(case["run"])
+    out, err = io.StringIO(), io.StringIO()
+    # No convention gives 0.9: the variants (cut-offs 19, not ndeval's refused 21) and the depth shortfall, which
+    # counts each document by its best subtopic grade, are tried.
+    argv = ["--measure", "alpha-nDCG@20", "--value", "0.9", str(tmp_path / "qrels"), str(tmp_path / "run")]
+    assert (main(argv, out=out, err=err), err.getvalue()) == (1, "")
+    assert out.getvalue().startswith("no combination of conventions gives alpha-nDCG@20 = 0.9")
+    assert "depth: grade >= 1: 2 judged relevant documents lie beyond what the run holds" in out.getvalue()
+
+
 def test_cwl_eval_is_credited_for_its_own_numbers():
     ir_measures = pytest.importorskip("ir_measures")
     pytest.importorskip("cwl", reason="cwl_eval does not install here")

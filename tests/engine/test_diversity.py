@@ -19,6 +19,7 @@ import metrics
 from metrics import bulk, many_runs, stream
 from metrics.cli import main
 from metrics.io.trec import read_run, read_subtopic_qrels, read_subtopic_table
+from metrics.measures import diversity
 from metrics.names import parse_measure
 from tests.support.paths import REPO
 
@@ -273,3 +274,72 @@ def test_the_command_line_prints_the_same_bytes_with_the_subtopic_run_streamed(t
         assert (main(argv, out, err), err.getvalue()) == (0, "")
         outputs.append(out.getvalue())
     assert chunks == [True] and outputs[0] == outputs[1]
+
+
+def wide_collection(seed: int):
+    """Queries of 70 to 200 subtopics (past the greedy's 62 bits): documents alone on their subtopics, documents
+    sharing one set, and documents with overlapping sets, with tied scores."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(4):
+        width = int(rng.integers(70, 200))
+        judged = {}
+        for i in range(int(rng.integers(20, 60))):
+            kind = i % 3
+            if kind == 0:  # alone: subtopics nobody else has
+                chosen = [width + 4 * i + s for s in range(int(rng.integers(1, 4)))]
+            elif kind == 1:  # one set shared by many documents
+                chosen = [1, 5, 9]
+            else:
+                chosen = rng.choice(width, size=int(rng.integers(1, 8)), replace=False).tolist()
+            judged[f"d{i}"] = {str(s): int(rng.integers(0, 3)) for s in chosen}
+        qrels[f"q{q}"] = judged
+        run[f"q{q}"] = {doc: float(rng.integers(0, 4)) for doc in rng.choice(list(judged), size=20, replace=False)}
+    return qrels, run
+
+
+def test_wide_queries_take_the_sparse_greedy_ideal_and_equal_ndeval_to_the_bit(monkeypatch):
+    qrels, run = wide_collection(31)
+    names = ["alpha-nDCG@20", "nERR-IA@10", "nNRBP", "MAP-IA", "P-IA@20", "strec@20"]
+    # pyndeval numbers subtopics in order of first appearance, ndeval by their numbers: a first query judging them
+    # all in order makes the two the same.
+    used = sorted({int(s) for judged in qrels.values() for grades in judged.values() for s in grades})
+    lines = [("order", str(s), "d", 0) for s in used]
+    lines += [(qid, s, doc, grade) for qid, judged in qrels.items() for doc, grades in judged.items()
+              for s, grade in grades.items()]
+    scored = [(qid, doc, score) for qid, scores in run.items() for doc, score in scores.items()]
+    for rel in (1, 2):
+        theirs = pyndeval.RelevanceEvaluator(lines, names, relevance_level=rel).evaluate(scored)
+        ours = metrics.evaluate(qrels, run, names, **PYNDEVAL_ORDER, relevance_level=rel)
+        assert_agrees(ours, theirs, [(name, name) for name in names])
+    # Every query of the narrow collections through the sparse greedy too: the same values as through the bits.
+    qrels, run = random_collection(1)
+    through_bits = metrics.evaluate(qrels, run, NDEVAL_NAMES, **PYNDEVAL_ORDER)
+    monkeypatch.setattr(diversity, "_BITS_CELLS", -1)
+    assert metrics.evaluate(qrels, run, NDEVAL_NAMES, **PYNDEVAL_ORDER) == through_bits
+
+
+def test_twenty_thousand_subtopics_take_memory_linear_in_the_judgments():
+    qrels = {"q": {f"d{i}": {str(i): 1} for i in range(20_000)}}
+    run = {"q": {f"d{i}": float(-i) for i in range(0, 20_000, 200)}}
+    values = metrics.evaluate(qrels, run, ["alpha-nDCG@20", "nNRBP", "MAP-IA"])["q"]
+    # Every document covers a subtopic of its own: the ideal gains 1 at every rank, as does the run.
+    assert values["alpha-nDCG@20"] == 1.0 and values["nNRBP"] == 1.0
+    assert values["MAP-IA"] == pytest.approx(sum(1 / rank for rank in range(1, 101)) / 20_000, rel=1e-12)
+
+
+def test_an_ideal_ranking_past_the_greedys_bound_is_refused_naming_it_and_the_measures_without_one_still_score(
+        monkeypatch):
+    # Every document shares subtopic 0 and has one of its own: with alpha near 0 each step changes every one's gain.
+    qrels = {"q": {f"d{i}": {"0": 1, str(i + 1): 1} for i in range(1_000)}}
+    run = {"q": {"d1": 1.0}}
+    with monkeypatch.context() as patch, pytest.raises(
+            metrics.InputError, match="ndeval's greedy ideal ranking of it takes more than 100,000 gain sums, the "
+                                      "limit per query") as refused:
+        patch.setattr(diversity, "MAX_IDEAL_SUMS", 100_000)  # 1,000 x 1,000 steps: about 2,000,000
+        metrics.evaluate(qrels, run, ["nERR_IA(alpha=0.001)@20"])
+    assert str(refused.value).startswith("nERR-IA: a query has 1,000 documents relevant to overlapping sets of its "
+                                         "1,001 subtopics (1,000 different sets)") and "\n" not in str(refused.value)
+    # At alpha = 0.5 the shared gain soon stops telling documents apart: within the bound.
+    assert metrics.evaluate(qrels, run, ["alpha-nDCG@20"])["q"]["alpha-nDCG@20"] > 0
+    assert metrics.evaluate(qrels, run, ["alpha_DCG(alpha=0.001)@1"])["q"]["alpha_DCG(alpha=0.001)@1"] == 2.0

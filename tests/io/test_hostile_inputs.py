@@ -195,10 +195,55 @@ finally:
 """
 
 
+def call_in_a_child(case: dict, tmp_path: Path) -> tuple[str, str]:
+    """An api case run in a fresh interpreter under an address-space limit of ``memory_mb`` MB, its peak resident
+    memory below ``peak_mb`` MB (as :func:`run_process`): ``("returned", repr)``, ``("refused", message)``, or
+    ``("failed", traceback)``."""
+    given = case["input"]
+    peak_file = tmp_path / "peak_kib"
+
+    def in_the_child() -> None:
+        if "memory_mb" in given:
+            resource.setrlimit(resource.RLIMIT_AS, (given["memory_mb"] << 20, given["memory_mb"] << 20))
+
+    done = subprocess.run([sys.executable, "-c", API_RUN, json.dumps(case), str(peak_file)], cwd=PROJECT,
+                          preexec_fn=in_the_child, stdin=subprocess.DEVNULL, capture_output=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    if "peak_mb" in given:
+        peak = int(peak_file.read_text())
+        assert peak < given["peak_mb"] << 10, f"peak resident memory {peak >> 10} MiB, the bound {given['peak_mb']}"
+    if done.returncode != 0:
+        return "failed", done.stderr.decode("utf-8", "replace")
+    outcome, _, said = done.stdout.decode("utf-8").partition("\n")
+    return outcome, said.removesuffix("\n")
+
+
+#: ``python -c API_RUN case_json peak_file``: the api case's call; "returned" and its repr, or "refused" and the
+#: InputError's message, then the process's VmHWM (KiB) written to peak_file.
+API_RUN = """
+import json, sys
+from metrics import InputError
+from tests.io.test_hostile_inputs import call
+try:
+    try:
+        result = call(json.loads(sys.argv[1]), None)
+    except InputError as error:
+        print("refused", str(error), sep="\\n")
+    else:
+        print("returned", repr(result), sep="\\n")
+finally:
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    with open(sys.argv[2], "w") as out:
+        out.write(status["VmHWM"].split()[0])
+"""
+
+
 def typed(value: object) -> object:
     """An api argument with the types JSON lacks (tests/data/README.md): ``{"$numpy": ["int64", 2]}`` is
     ``np.int64(2)``, ``{"$text": content}`` the content as a string, ``{"$complex": [1, 2]}`` is ``1+2j``,
-    ``{"$frame": {column: [values]}}`` a pandas DataFrame (a column may itself be ``{"$numpy": [dtype, [values]]}``).
+    ``{"$frame": {column: [values]}}`` a pandas DataFrame (a column may itself be ``{"$numpy": [dtype, [values]]}``),
+    ``{"$mapping": content}`` a dict of the content's ``key:number`` lines, ``{"$new": [name, [args]]}`` the object
+    ``metrics.<name>(*args)`` (named as an api call is).
     """
     if isinstance(value, list):
         return [typed(item) for item in value]
@@ -217,7 +262,21 @@ def typed(value: object) -> object:
         import pandas as pd
 
         return pd.DataFrame({name: typed(column) for name, column in value["$frame"].items()})
+    if set(value) == {"$mapping"}:  # "key:value" lines, each value a whole number
+        lines = materialise(value["$mapping"]).decode("utf-8").splitlines()
+        return {key: int(number) for key, _, number in (line.rpartition(":") for line in lines)}
+    if set(value) == {"$new"}:
+        name, arguments = value["$new"]
+        return api_target(name)(*typed(arguments))
     return {key: typed(item) for key, item in value.items()}
+
+
+def api_target(name: str):
+    """``metrics.<name>`` (a dotted name names a module under ``metrics``; one starting with ``ui.`` a module of the
+    app)."""
+    module, _, attribute = name.rpartition(".")
+    package = module if module == "ui" or module.startswith("ui.") else f"metrics.{module}"
+    return getattr(importlib.import_module(package) if module else metrics, attribute)
 
 
 def call(case: dict, tmp_path: Path) -> object:
@@ -225,9 +284,7 @@ def call(case: dict, tmp_path: Path) -> object:
     to return a result)."""
     given = case["input"]
     if case["surface"] == "api":
-        module, _, name = given["call"].rpartition(".")  # "evaluate", "check.check_granularity", "ui.common.text.x"
-        package = module if module == "ui" or module.startswith("ui.") else f"metrics.{module}"
-        target = getattr(importlib.import_module(package) if module else metrics, name)
+        target = api_target(given["call"])  # "evaluate", "check.check_granularity", "ui.common.text.x"
         result = target(*typed(given.get("args", [])), **typed(given.get("kwargs", {})))
         if "method" in given:
             result = getattr(result, given["method"])(*given.get("method_args", []))
@@ -271,6 +328,10 @@ def test_hostile_input_gets_one_clear_message(case, tmp_path):
         else:
             assert len(err.strip().splitlines()) == 1, err
             assert case["expect"] in err
+    elif case["surface"] == "api" and {"memory_mb", "peak_mb"} & set(case["input"]):
+        outcome, said = call_in_a_child(case, tmp_path)
+        assert outcome == ("returned" if case.get("returns") else "refused"), said
+        assert case["expect"] in said and (case.get("returns") or "\n" not in said), said
     elif case.get("returns"):  # a right answer: the call returns, and its repr holds the fragment
         assert case["expect"] in repr(call(case, tmp_path))
     else:
