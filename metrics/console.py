@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO, TypeVar
 
 from .conventions import DEFAULT_TREC_EVAL, TREC_EVAL_BUILDS, Conventions, trec_eval_conventions, trec_eval_values
@@ -177,6 +177,16 @@ def _silence_stdout() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def run_names(paths: Sequence[str]) -> list[str]:
+    """Each run's file name, as the command lines name runs given by path: made unique with its position when two
+    runs share one; ``-`` is standard input."""
+    names: list[str] = []
+    for position, path in enumerate(paths, 1):
+        name = "standard input" if path == "-" else os.path.basename(path) or path
+        names.append(name if name not in names else f"{name} ({position})")
+    return names
+
+
 def cannot_write(error: OSError) -> str:
     """The one line for an output that cannot be written (a full disk, /dev/full, a closed file)."""
     return f"cannot write the output: {error.strerror or error}"
@@ -184,4 +194,4 @@ def cannot_write(error: OSError) -> str:
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "MAX_NUMBER_CHARS", "OneLineParser", "OutputError", "TREC_EVAL_HELP",
            "add_trec_eval_argument", "cannot_write", "one_line_errors", "real_number", "run_command", "run_guarded",
-           "trec_eval_build_name", "trec_eval_preset", "whole_number", "write_output"]
+           "run_names", "trec_eval_build_name", "trec_eval_preset", "whole_number", "write_output"]
