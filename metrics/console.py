@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO, TypeVar
@@ -95,6 +96,16 @@ def run_command(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
     return one_line_errors(prog, err, body)
 
 
+
+
+#: reST markup of a docstring: :role:`name` (or `~name`), ``literal`` and `text`, each kept as its text alone.
+_DOCSTRING_MARKUP = re.compile(r"(?::[a-z]+:)?(``?)~?([^`]+)\1")
+
+
+def help_description(docstring: str) -> str:
+    """``--help``'s description from a command module's docstring: its second paragraph as one line, without its
+    reST markup (a terminal shows ``--baseline`` as typed, backticks and all)."""
+    return _DOCSTRING_MARKUP.sub(r"\2", " ".join(docstring.split("\n\n")[1].split()))
 
 
 def whole_number(text: str) -> int:
@@ -193,5 +204,6 @@ def cannot_write(error: OSError) -> str:
 
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "MAX_NUMBER_CHARS", "OneLineParser", "OutputError", "TREC_EVAL_HELP",
-           "add_trec_eval_argument", "cannot_write", "one_line_errors", "real_number", "run_command", "run_guarded",
-           "run_names", "trec_eval_build_name", "trec_eval_preset", "whole_number", "write_output"]
+           "add_trec_eval_argument", "cannot_write", "help_description", "one_line_errors", "real_number",
+           "run_command", "run_guarded", "run_names", "trec_eval_build_name", "trec_eval_preset", "whole_number",
+           "write_output"]
