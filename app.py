@@ -12,13 +12,11 @@ from ui.common import memory, pages
 
 def build_pages() -> list[st.Page]:
     """New page objects for this run: an ``st.Page`` holds per-run state, so objects shared by every session
-    (module level) race when two sessions rerun at once. The default page is served at ``/``; its ``url_path``
-    only names it, and must differ from every other page's and alias's."""
+    (module level) race when two sessions rerun at once. The sidebar's pages are :data:`ui.common.pages.NAVIGATION`;
+    each url path, the default page's too (it only names it), must differ from every other page's and alias's."""
     return [
-        st.Page(pages.EXPLORE, title="Explore a query", icon=":material/search:", url_path="explorer", default=True),
-        st.Page(pages.RUNS, title="Evaluate a run", icon=":material/table_chart:", url_path="runs"),
-        st.Page(pages.ANN, title="ANN recall", icon=":material/hub:", url_path="ann"),
-        st.Page(pages.LESSONS, title="Lessons", icon=":material/school:", url_path="lessons"),
+        *(st.Page(entry.script, title=entry.title, icon=entry.icon, url_path=entry.url_path,
+                  default=entry == pages.NAVIGATION[0]) for entry in pages.NAVIGATION),
         *(st.Page(redirect_to(script), title=alias, url_path=alias, visibility="hidden")
           for alias, script in pages.ALIASES.items()),
     ]

@@ -9,7 +9,8 @@ options generated from :data:`metrics.conventions.CONVENTION_INFO`, and ``--help
 registry and that table, so the documentation cannot drift from the engine.
 
 Several runs (``QRELS RUN RUN...``) print one block per run, in the order given, each exactly what trec_eval prints
-for that run alone with its ``runid`` line (as ``-m runid`` adds it), so each block names its run; the qrels are read
+for that run alone with its ``runid`` line (as ``-m runid`` adds it), so each block names its run: by its tag, and
+when runs share a tag, by the tag and the file name (``runid  all  rank (dl20.BM25.run.gz)``). The qrels are read
 once and the runs evaluated in parallel (:mod:`metrics.many_runs`). Standard error then names each run that lacks a
 judged query another run answers (its means are over fewer queries), and runs that share a tag.
 """
@@ -20,13 +21,14 @@ import argparse
 import dataclasses
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
 
-from .console import MAX_NUMBER_CHARS, add_trec_eval_argument, cannot_write, trec_eval_preset
+from .console import MAX_NUMBER_CHARS, add_trec_eval_argument, cannot_write, run_names, trec_eval_preset
 from .conventions import (
     CONVENTION_INFO,
     DEFAULT_TREC_EVAL,
@@ -44,6 +46,7 @@ from .io.read import read_checked_qrels, read_run_path
 from .many_runs import (
     ALL_NUM_REL,
     NOT_PRINTED,
+    RunValues,
     check_run_paths,
     evaluate_each,
     evaluate_run,
@@ -245,10 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Several RUNs: the qrels are read once and the runs evaluated in parallel (one per core, at most that "
             "many in memory at once); each run's block is printed in the order given, exactly as for that run alone "
             "with its runid line (as -m runid adds it), so each block names its run (every option applies to every "
-            "run); standard error then names each run lacking a judged query another run answers. Files that are "
-            "missing are refused before anything is printed; a run that turns out bad stops the command with one "
-            "line naming it (exit status 2): the blocks of the runs before it stay printed, whole, and nothing of it "
-            "or of later runs is. '-' (standard input) can be given once."
+            "run); when runs share a tag, their runid lines add the file name: rank (bm25.run.gz). Standard error "
+            "then names each run lacking a judged query another run answers. Files that are missing are refused "
+            "before anything is printed; a run that turns out bad stops the command with one line naming it "
+            "(exit status 2): the blocks of the runs before it stay printed, whole, and nothing of it or of later "
+            "runs is. '-' (standard input) can be given once."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=help_epilog(),
@@ -601,25 +605,45 @@ def _write_lines(out: TextIO, lines: list[str]) -> None:
 def _print_many_runs(args: argparse.Namespace, selection: Selection, conventions: Conventions, out: TextIO,
                      err: TextIO, zscores=None) -> None:
     """``QRELS RUN RUN...``: each run's block, in order, as that run alone prints it with ``-m runid`` added (see
-    :mod:`metrics.many_runs`); then, on ``err``, what makes the blocks hard to compare (:func:`many_runs_notes`)."""
+    :mod:`metrics.many_runs`), its runid line naming the file too when another run has the same tag
+    (:func:`block_labels`); then, on ``err``, what makes the blocks hard to compare (:func:`many_runs_notes`).
+
+    Which tags repeat is known once every run is read (a tag is a run's last line's), so the blocks are printed
+    after the last run is evaluated; a run that turns out bad is reported after the blocks of the runs before it."""
     check_run_paths(args.runs)
     qrels = read_checked_qrels(args.qrels, selection.measures, conventions)
     results = evaluate_each(qrels, [(path, path) for path in args.runs], selection.measures, conventions,
                             relstring=selection.relstring if args.per_query else None)
+    evaluated: list[RunValues] = []
+    failure: Exception | None = None
+    try:
+        for result in results:
+            if not result.qids:
+                raise UsageError(nothing_to_evaluate(result.name, args.qrels))
+            evaluated.append(result)
+    except Exception as error:  # noqa: BLE001 - raised again below, after the blocks of the runs before it
+        failure = error
     labelled = dataclasses.replace(selection, runid=True)  # trec_eval's own label of a block: its runid line
-    seen: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = []
-    for result in results:
-        if not result.qids:
-            raise UsageError(nothing_to_evaluate(result.name, args.qrels))
+    labels = block_labels([result.runid for result in evaluated], run_names(args.runs))
+    for result, label in zip(evaluated, labels):
         bounds = hole_table(args, result.name, selection.measures, conventions, result.qids) if args.bounds else None
         ties = tie_table(args, result.name, selection.measures, conventions, result.qids) if args.ties else None
-        _write_lines(out, report_lines(result.qids, result.values, labelled, result.runid,
-                                       per_query=args.per_query, summary=args.summary, bounds=bounds, ties=ties,
-                                       zscores=zscores))
-        seen.append((result.name, result.runid, tuple(result.qids), result.missing))
-    notes = many_runs_notes(seen, conventions)
+        _write_lines(out, report_lines(result.qids, result.values, labelled, label, per_query=args.per_query,
+                                       summary=args.summary, bounds=bounds, ties=ties, zscores=zscores))
+    if failure is not None:
+        raise failure
+    notes = many_runs_notes([(result.name, result.runid, tuple(result.qids), result.missing) for result in evaluated],
+                            conventions)
     if notes:
         err.write("".join(f"{PROG}: {note}\n" for note in notes))
+
+
+def block_labels(tags: Sequence[str], files: Sequence[str]) -> list[str]:
+    """The runid line of each block of several runs: the run's tag, as trec_eval prints it, and when another run of
+    the call has the same tag, its file name after it in parentheses (``rank (dl20.BM25.run.gz)``), so that no two
+    blocks are labelled alike. ``files`` are :func:`metrics.console.run_names` of the runs, in the same order."""
+    repeated = Counter(tags)
+    return [f"{tag} ({file})" if repeated[tag] > 1 else tag for tag, file in zip(tags, files)]
 
 
 def _print_preferences(args: argparse.Namespace, conventions: Conventions, zscores, out: TextIO) -> None:
@@ -663,7 +687,7 @@ def many_runs_notes(runs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]
                     conventions: Conventions) -> list[str]:
     """For ``(name, tag, evaluated qids, judged qids absent)`` of each run: a warning per run that lacks a judged
     query another run answers (its 'all' lines are over fewer queries; with -c, each run lacking a judged query:
-    it scores 0 there), and a note per tag that several runs share (their runid lines are the same)."""
+    it scores 0 there), and a note per tag that several runs share (their runid lines add the file name)."""
     notes = []
     zero = conventions.missing_queries == "zero"
     answered = [set(qids) - set(missing) for _, _, qids, missing in runs]
@@ -682,8 +706,8 @@ def many_runs_notes(runs: Sequence[tuple[str, str, Sequence[str], Sequence[str]]
         tags.setdefault(tag, []).append(name)
     for tag, names in tags.items():
         if len(set(names)) > 1:
-            notes.append(f"note: runs {', '.join(repr(name) for name in dict.fromkeys(names))} share the tag {tag!r}, "
-                         "so their blocks' runid lines are the same; the blocks are in the order the runs were given")
+            notes.append(f"note: runs {', '.join(repr(name) for name in dict.fromkeys(names))} share the tag {tag!r}: "
+                         "their runid lines name the file after the tag, in parentheses")
     return notes
 
 

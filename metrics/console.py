@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO, TypeVar
 
 from .conventions import DEFAULT_TREC_EVAL, TREC_EVAL_BUILDS, Conventions, trec_eval_conventions, trec_eval_values
@@ -97,6 +98,16 @@ def run_command(prog: str, build_parser: Callable[[], argparse.ArgumentParser],
 
 
 
+#: reST markup of a docstring: :role:`name` (or `~name`), ``literal`` and `text`, each kept as its text alone.
+_DOCSTRING_MARKUP = re.compile(r"(?::[a-z]+:)?(``?)~?([^`]+)\1")
+
+
+def help_description(docstring: str) -> str:
+    """``--help``'s description from a command module's docstring: its second paragraph as one line, without its
+    reST markup (a terminal shows ``--baseline`` as typed, backticks and all)."""
+    return _DOCSTRING_MARKUP.sub(r"\2", " ".join(docstring.split("\n\n")[1].split()))
+
+
 def whole_number(text: str) -> int:
     """argparse ``type`` for an integer option: a bad value is echoed cut to its start, never in full
     (``--queries`` with 400 digits, or 5,000 digits that Python's ``int`` itself refuses)."""
@@ -177,11 +188,22 @@ def _silence_stdout() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def run_names(paths: Sequence[str]) -> list[str]:
+    """Each run's file name, as the command lines name runs given by path: made unique with its position when two
+    runs share one; ``-`` is standard input."""
+    names: list[str] = []
+    for position, path in enumerate(paths, 1):
+        name = "standard input" if path == "-" else os.path.basename(path) or path
+        names.append(name if name not in names else f"{name} ({position})")
+    return names
+
+
 def cannot_write(error: OSError) -> str:
     """The one line for an output that cannot be written (a full disk, /dev/full, a closed file)."""
     return f"cannot write the output: {error.strerror or error}"
 
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "MAX_NUMBER_CHARS", "OneLineParser", "OutputError", "TREC_EVAL_HELP",
-           "add_trec_eval_argument", "cannot_write", "one_line_errors", "real_number", "run_command", "run_guarded",
-           "trec_eval_build_name", "trec_eval_preset", "whole_number", "write_output"]
+           "add_trec_eval_argument", "cannot_write", "help_description", "one_line_errors", "real_number",
+           "run_command", "run_guarded", "run_names", "trec_eval_build_name", "trec_eval_preset", "whole_number",
+           "write_output"]

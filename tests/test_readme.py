@@ -120,6 +120,27 @@ def test_readme_stays_short_and_points_to_every_reference_page():
     assert not missing, f"README does not link to {missing}"
 
 
+#: Measurements that change with every commit or machine, which README leaves to docs/performance.md: a count of
+#: tests, a duration in minutes, a load average, a day ("today").
+CHANGING_NUMBERS = re.compile(r"\b\d[\d,]* tests\b|\b\d+ min\b|\bload average|\b(?:today|yesterday)\b", re.IGNORECASE)
+
+
+def test_readme_says_what_is_and_leaves_measurements_to_the_performance_page():
+    found = [line for line in _text(README).splitlines() if CHANGING_NUMBERS.search(line)]
+    assert not found, f"README holds measurements that change (they belong in docs/performance.md): {found}"
+    assert CHANGING_NUMBERS.search(_text(DOCS / "performance.md"))  # the suite's time: kept there, with how
+
+
+def test_the_app_page_names_the_sidebars_pages_in_its_order():
+    from ui.common.pages import NAVIGATION
+
+    opening = re.search(r"The pages, in the sidebar's order: (.*?)\.(?:\s|$)", _text(DOCS / "app.md"), re.DOTALL)
+    assert opening, "docs/app.md does not open by naming the pages"
+    named = re.findall(r"\[([^]]+)\]\(#", opening.group(1))
+    assert named == [entry.title for entry in NAVIGATION]
+    assert {f"## {title}" for title in named} <= set(_text(DOCS / "app.md").splitlines())
+
+
 def _link_parameter_rows() -> dict[str, list[str]]:
     """docs/app.md's Link parameters table: parameter -> [value, example]."""
     section = _text(DOCS / "app.md").split("## Link parameters", 1)[1].split("\n## ", 1)[0]

@@ -3,7 +3,7 @@
 Prints trec_eval's three columns (measure, query, value): ``ann_recall_k`` for every query of the exact run and
 their mean. With QRELS it adds retrieval recall@k and nDCG@k of both lists, the relevant documents the ANN top k
 lost and gained, and the recall waterfall: how many relevant documents each stage keeps (``waterfall_*``, summed
-in the ``all`` line) and how many each stage loses (``lost_at_*``). Exit status 0, or 2 with one line on stderr.
+in the 'all' line) and how many each stage loses (``lost_at_*``). Exit status 0, or 2 with one line on stderr.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ..cli import FIELD_WIDTH
 from ..console import (
     OneLineParser,
     add_trec_eval_argument,
+    help_description,
     real_number,
     run_command,
     run_guarded,
@@ -34,7 +35,7 @@ PROG = "python -m metrics.ann"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "))
+    parser = OneLineParser(prog=PROG, description=help_description(__doc__))
     parser.add_argument("exact_run", metavar="EXACT_RUN", help="run of the exact (flat, brute-force) search")
     parser.add_argument("ann_run", metavar="ANN_RUN", help="run of the approximate index, same queries")
     parser.add_argument("qrels", metavar="QRELS", nargs="?", help="judgments, for the retrieval side")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..cli import add_convention_arguments, conventions_from
-from ..console import OneLineParser, real_number, run_command, run_guarded, whole_number
+from ..console import OneLineParser, help_description, real_number, run_command, run_guarded, run_names, whole_number
 from ..model import InputError
 from .intervals import METHODS
 from .many import CORRECTIONS, MAX_RUNS, TESTS, ManyComparison, compare_many
@@ -28,7 +28,7 @@ PROG = "python -m metrics.compare"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=PROG, description=__doc__.split("\n\n")[1].replace("\n", " "), allow_abbrev=False)
+    parser = OneLineParser(prog=PROG, description=help_description(__doc__), allow_abbrev=False)
     parser.add_argument("qrels", metavar="QRELS", help="judgments (TREC qrels, plain or gzip)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs (TREC, plain or gzip)")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
@@ -52,15 +52,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"with --multiverse: vary only these conventions (of {', '.join(PLAUSIBLE)})")
     add_convention_arguments(parser)
     return parser
-
-
-def run_names(paths: Sequence[str]) -> list[str]:
-    """Each run's file name, made unique with its position when two runs share one."""
-    names: list[str] = []
-    for position, path in enumerate(paths, 1):
-        name = os.path.basename(path) or path
-        names.append(name if name not in names else f"{name} ({position})")
-    return names
 
 
 def details(comparison: ManyComparison, risk_alpha: float) -> list[str]:

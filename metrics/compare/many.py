@@ -176,6 +176,13 @@ class ManyComparison:
                          "scores a missing query 0 instead and keeps every judged query."]
         return [escape(sentence) for sentence in sentences]
 
+    def tests_counted(self) -> str:
+        """How many paired tests ``pairs`` holds, and why: "10 pairs x 2 measures = 20 tests" (every pair of 5 runs,
+        or with a baseline each other run against it, on each measure)."""
+        pairs = len({(pair.run_a, pair.run_b) for pair in self.pairs})
+        measures = len({pair.measure for pair in self.pairs})
+        return f"{_counted(pairs, 'pair')} x {_counted(measures, 'measure')} = {_counted(len(self.pairs), 'test')}"
+
     def describe(self) -> str:
         """One sentence naming the test, the correction, alpha, and the queries compared."""
         correction = "" if self.test == "tukey" else f", {CORRECTION_NAMES[self.correction]} per measure"
@@ -186,6 +193,10 @@ class ManyComparison:
         else:
             over = f"over {queries} queries judged and answered by every run"
         return f"{TEST_NAMES[self.test]}{correction}, alpha = {self.alpha:g}, {over}"
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def values_by_run(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[str | Measure],

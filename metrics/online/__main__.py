@@ -15,7 +15,15 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..console import OneLineParser, add_trec_eval_argument, real_number, run_command, run_guarded, trec_eval_preset
+from ..console import (
+    OneLineParser,
+    add_trec_eval_argument,
+    help_description,
+    real_number,
+    run_command,
+    run_guarded,
+    trec_eval_preset,
+)
 from ..conventions import TREC_EVAL
 from ..io.read import read_checked_qrels, read_run_path
 from ..model import InputError
@@ -56,7 +64,7 @@ _EPILOG = "\n".join([
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=PROG, description=textwrap.fill(" ".join(__doc__.split("\n\n")[1].split()), 100),
+    parser = OneLineParser(prog=PROG, description=textwrap.fill(help_description(__doc__), 100),
                            epilog=_EPILOG,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("qrels", metavar="QRELS", help="judgments in TREC format (qid 0 docno grade), plain or .gz")

@@ -73,6 +73,22 @@ def test_pairs_follow_the_engine_and_the_downloads_hold_the_same_table(three_run
     assert "Download the table (LaTeX)" in downloads and "Download the table (Markdown)" in downloads
 
 
+def expander_labels(at: AppTest) -> list[str]:
+    return [as_shown(expander.label) for expander in at.expander]
+
+
+def test_every_pair_says_how_many_pairs_and_measures_make_its_tests(three_runs_page):
+    at = three_runs_page
+    assert len(at.multiselect(key="many_measures").value) == 2
+    assert "Every pair (3 pairs x 2 measures = 6 tests)" in expander_labels(at)
+    at.multiselect(key="many_measures").set_value(at.multiselect(key="many_measures").value[:1]).run()
+    assert "Every pair (3 pairs x 1 measure = 3 tests)" in expander_labels(at)
+    at.selectbox(key="many_baseline").select("results.test").run()
+    assert "Each run against results.test (2 pairs x 1 measure = 2 tests)" in expander_labels(at)
+    assert len(table_with(at, "p adjusted")) == 2
+    at.selectbox(key="many_baseline").select("(every pair)").run()
+
+
 def test_a_baseline_adds_the_risk_table_and_tukey_disables_the_correction():
     at = open_runs_page()
     at = upload(at, ("results.test", (DATA / "results.test").read_bytes()),

@@ -187,7 +187,7 @@ def test_the_run_page_fits_1280_by_900_on_each_tab_with_the_holes_opt_in(runs_pa
     expect_everything_fits(runs_page, "the run page's per-query results")
     runs_page.screenshot("per-query-results-1280x900")
     runs_page.open_tab("Compare runs")
-    expect(runs_page.page.get_by_text("Every pair (2)")).to_be_visible()
+    expect(runs_page.page.get_by_text("Every pair (1 pair x 2 measures = 2 tests)")).to_be_visible()
     expect_everything_fits(runs_page, "Compare runs (the report, every pair, the run chips)")
     runs_page.screenshot("compare-runs-1280x900", whole_page=True)
     runs_page.open_tab("Judge the holes")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -27,6 +28,28 @@ pytestmark = [
 DATA = TEST_DATA / "trec_eval"
 QRELS = DATA / "qrels.test"
 RESULTS = DATA / "results.test"
+
+
+#: Streamlit's frontend finds its server by trying the page's own path as the base URL first, then its parent
+#: (getPossibleBaseUris in its bundle, two candidates; streamlit/streamlit#7074, "expected behaviour"): a link
+#: straight to /runs asks these two, gets 404 and connects at /. No page url_path or server setting changes that.
+STREAMLIT_BASE_URL_PROBES = {"/runs/_stcore/health", "/runs/_stcore/host-config"}
+
+
+def test_a_link_straight_to_the_run_page_opens_it_and_nothing_else_is_missing(runs_page: RunsPage) -> None:
+    failed: list[str] = []
+
+    def record(response) -> None:
+        if response.status >= 400:
+            failed.append(urlsplit(response.url).path)
+
+    runs_page.page.on("response", record)
+    try:
+        runs_page.open()
+        runs_page.expect_no_traceback()
+    finally:
+        runs_page.page.remove_listener("response", record)
+    assert set(failed) <= STREAMLIT_BASE_URL_PROBES, f"missing on a link to /runs: {failed}"
 
 
 def trec_eval_mean(measure: str) -> str:

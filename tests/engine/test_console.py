@@ -4,6 +4,7 @@ one line and an exit status, never a traceback."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,25 @@ def test_ctrl_c_prints_one_line_and_exits_130(capsys):
         run_guarded(interrupted, "python -m metrics")
     assert exited.value.code == EXIT_INTERRUPTED
     assert capsys.readouterr().err == "python -m metrics: interrupted\n"
+
+
+# ---- --help is plain text ------------------------------------------------------------------------------------------
+
+#: Every command line: ``python -m metrics`` and each package with a ``__main__`` under metrics/.
+COMMAND_LINES = ["metrics", *sorted(".".join(path.relative_to(REPO).parent.parts)
+                                    for path in (REPO / "metrics").glob("*/**/__main__.py"))]
+#: reST and Markdown markup that a terminal shows as typed: ``literal``, `code`, :role:`name`, **bold**, [a](link).
+MARKUP = re.compile(r"``|`[^`\n]+`|:[a-z]+:`|\*\*\S|\]\(")
+
+
+def test_every_command_line_is_found():
+    assert {"metrics", "metrics.ann", "metrics.check", "metrics.compare", "metrics.online"} <= set(COMMAND_LINES)
+
+
+@pytest.mark.parametrize("command", COMMAND_LINES)
+def test_every_help_is_plain_text_without_markup(command):
+    done = subprocess.run([sys.executable, "-m", command, "--help"], capture_output=True, text=True, timeout=120,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "120"})
+    assert done.returncode == 0 and done.stdout.startswith("usage:"), done.stderr
+    found = [line for line in done.stdout.splitlines() if MARKUP.search(line)]
+    assert not found, f"{command} --help shows markup: {found}"

@@ -1,6 +1,7 @@
 """Many runs against one qrels: ``python -m metrics QRELS RUN RUN...`` prints, for each run in the order given,
-exactly the block a call with that run alone prints with ``-m runid`` (its label), then names on standard error the
-runs that lack a judged query another run answers and the runs that share a tag; ``metrics.evaluate_runs`` returns
+exactly the block a call with that run alone prints with ``-m runid`` (its label; runs that share a tag add their
+file name to it), then names on standard error the runs that lack a judged query another run answers and the runs
+that share a tag; ``metrics.evaluate_runs`` returns
 one long table with the same numbers; both read the qrels once and evaluate the runs in parallel
 (metrics/many_runs.py)."""
 
@@ -26,6 +27,9 @@ from tests.support.strategies import pytrec_eval_safe, random_collection
 TREC_EVAL = TEST_DATA / "trec_eval"
 QRELS = str(TREC_EVAL / "qrels.test")
 RUNS = [str(TREC_EVAL / "results.test"), str(TREC_EVAL / "results.trunc")]
+#: Both files carry the tag STANDARD: given together, each block's runid line names its file too.
+LABELS = ["STANDARD (results.test)", "STANDARD (results.trunc)"]
+DL20 = REPO / "samples" / "dl20"
 
 #: trec_eval's own option sets of the conformance data (EXPECTED_OUTPUTS.tsv), plus -J, -l and -n.
 OPTION_SETS = [[], ["-q"], ["-m", "all_trec"], ["-m", "all_trec", "-q"], ["-m", "all_trec", "-q", "-c"],
@@ -48,6 +52,12 @@ def alone(options: list[str], qrels: str, run: str) -> str:
 def labelled(options: list[str]) -> list[str]:
     """The options of one run alone that print the block several runs print: with its runid line."""
     return [*options, "-m", "runid"] if "-m" in options else options
+
+
+def relabelled(block: str, label: str) -> str:
+    """``block`` with its runid line (if it has one) saying ``label``."""
+    return "".join(f"runid                 \tall\t{label}\n" if line.startswith("runid ") else line
+                   for line in block.splitlines(keepends=True))
 
 
 def only_warnings(err: str) -> bool:
@@ -83,14 +93,34 @@ def random_files(tmp_path_factory) -> tuple[str, list[str]]:
 def test_each_block_is_byte_identical_to_the_run_evaluated_alone_with_its_runid(options):
     status, out, err = cli(*options, QRELS, *RUNS)
     assert status == 0
-    assert out == "".join(alone(labelled(options), QRELS, run) for run in RUNS)
+    assert out == "".join(relabelled(alone(labelled(options), QRELS, run), label) for run, label in zip(RUNS, LABELS))
     # results.trunc lacks query 302, which results.test answers; both files carry the tag STANDARD.
     lacks = (f"python -m metrics: warning: run {RUNS[1]!r} lacks 1 judged query (302)"
              + (": scored 0 there (-c)" if "-c" in options else " that another run answers: its 'all' lines are "
                 "over 2 queries, not those of the other blocks; -c scores a missing query 0 in every run"))
     assert err.splitlines() == [lacks, f"python -m metrics: note: runs {RUNS[0]!r}, {RUNS[1]!r} share the tag "
-                                       "'STANDARD', so their blocks' runid lines are the same; the blocks are in the "
-                                       "order the runs were given"]
+                                       "'STANDARD': their runid lines name the file after the tag, in parentheses"]
+
+
+def test_runs_that_share_a_tag_are_labelled_by_their_files_and_one_run_prints_what_trec_eval_prints(tmp_path):
+    """The five DL 2020 runs all carry the tag 'rank': alone, each prints trec_eval's output (no runid line with
+    -m map); together, each block's runid line is the tag and the file, so no two blocks read alike."""
+    qrels, runs = str(DL20 / "dl20-passage.qrels.gz"), sorted(str(path) for path in DL20.glob("*.run.gz"))
+    status, out, err = cli("-m", "map", qrels, *runs)
+    assert status == 0
+    blocks = [alone(["-m", "map"], qrels, run) for run in runs]
+    assert all(block.startswith("map ") and "runid" not in block for block in blocks)
+    labels = [line.split("\t")[2] for line in out.splitlines() if line.startswith("runid ")]
+    assert labels == [f"rank ({Path(run).name})" for run in runs]
+    assert labels[0] == "rank (dl20.BM25.run.gz)"
+    assert out == "".join(f"runid                 \tall\t{label}\n{block}" for label, block in zip(labels, blocks))
+    assert err.count("\n") == 1 and "share the tag 'rank'" in err
+    # Only the runs whose tag repeats name their file: a run with a tag of its own keeps trec_eval's runid line.
+    other = tmp_path / "other.run"
+    other.write_text(Path(RUNS[0]).read_text(encoding="utf-8").replace("STANDARD", "other"), encoding="utf-8")
+    status, out, _ = cli("-m", "map", QRELS, RUNS[0], str(other), RUNS[1])
+    assert [line.split("\t")[2] for line in out.splitlines() if line.startswith("runid ")] == [LABELS[0], "other",
+                                                                                               LABELS[1]]
 
 
 def test_a_block_names_its_run_as_trec_eval_does_and_a_run_lacking_a_query_is_named(tmp_path):
@@ -116,10 +146,14 @@ def test_a_block_names_its_run_as_trec_eval_does_and_a_run_lacking_a_query_is_na
                          ids=" ".join)
 def test_random_runs_with_ties_print_what_each_prints_alone_in_the_order_given(random_files, options):
     qrels, runs = random_files
-    for order in (runs, runs[::-1], [runs[2], runs[0], runs[2]]):
+    for order, labels in ((runs, ["tag0", "tag1", "tag2", "tag3"]), (runs[::-1], ["tag3", "tag2", "tag1", "tag0"]),
+                          ([runs[2], runs[0], runs[2]], ["tag2 (run2.txt)", "tag0", "tag2 (run2.txt (3))"])):
         status, out, err = cli(*options, qrels, *order)
-        assert status == 0 and only_warnings(err)
-        assert out == "".join(alone(labelled(options), qrels, run) for run in order)
+        assert status == 0
+        assert all(line.startswith(("python -m metrics: warning: run '", "python -m metrics: note: runs "))
+                   for line in err.splitlines())
+        assert out == "".join(relabelled(alone(labelled(options), qrels, run), label)
+                              for run, label in zip(order, labels))
 
 
 def test_parallel_and_serial_evaluation_give_the_same_values_in_the_same_order(random_files):
@@ -159,7 +193,9 @@ def test_large_runs_stream_as_they_do_alone_and_print_the_same_blocks(random_fil
 
 def test_a_run_given_twice_is_evaluated_twice():
     status, out, _ = cli(QRELS, RUNS[0], RUNS[0])
-    assert status == 0 and out == alone([], QRELS, RUNS[0]) * 2
+    assert status == 0
+    assert out == (relabelled(alone([], QRELS, RUNS[0]), "STANDARD (results.test)")
+                   + relabelled(alone([], QRELS, RUNS[0]), "STANDARD (results.test (2))"))
 
 
 def test_a_missing_run_among_several_is_named_before_anything_is_printed(tmp_path):
@@ -191,7 +227,9 @@ def test_standard_input_can_be_one_of_the_runs_but_only_once():
     with open(RUNS[1], "rb") as stdin:
         done = subprocess.run(command, stdin=stdin, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.decode() == alone(["-q"], QRELS, RUNS[0]) + alone(["-q"], QRELS, RUNS[1]) * 2
+    assert done.stdout.decode() == "".join(relabelled(alone(["-q"], QRELS, run), label) for run, label in
+                                           [(RUNS[0], LABELS[0]), (RUNS[1], "STANDARD (standard input)"),
+                                            (RUNS[1], LABELS[1])])
     status, out, err = cli(QRELS, "-", RUNS[0], "-")
     assert (status, out) == (2, "")
     assert "standard input" in err and "more than once" in err

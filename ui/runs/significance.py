@@ -158,7 +158,8 @@ def pairs_table(comparison: ManyComparison) -> None:
         "p": pair.p_value, "p adjusted": pair.p_adjusted, "significant": pair.significant,
         "B wins / ties / losses": f"{pair.wins} / {pair.ties} / {pair.losses}",
     } for pair in comparison.pairs]
-    with st.expander(f"Every pair ({len(rows)})", expanded=len(rows) <= 6):
+    against = "Every pair" if comparison.baseline is None else f"Each run against {literal(comparison.baseline)}"
+    with st.expander(f"{against} ({comparison.tests_counted()})", expanded=len(rows) <= 6):
         tables.table(pd.DataFrame(rows), hide_index=True, width="stretch", key="many_pairs", placeholder="",
                      column_config=_pair_columns())
 
