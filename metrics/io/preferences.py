@@ -18,8 +18,9 @@ builds ("Malformed line", exit 2) and is refused here. A ``-Z`` file has no comm
 starting with ``#`` is data when it has four fields and stops both builds otherwise, as does a blank line (exit 255);
 the reader does the same. A ``-Z`` mean or standard deviation must be within ±1e100 and a standard deviation 0 or at
 least 1e-100 in magnitude, so that no z-score, (value - mean) / stddev, nor the mean of them overflows where
-trec_eval prints ``inf`` and ``nan`` (a mean of ``1e308`` or ``-1e308``, a denormal deviation such as ``1e-320``). Levels and numbers are read as decimal numbers (trec_eval's ``atof``), grades of
-``qrels_jg`` as integers. Errors name the file, the line and what the line should hold.
+trec_eval prints ``inf`` and ``nan`` (a mean of ``1e308`` or ``-1e308``, a denormal deviation such as ``1e-320``).
+Levels and numbers are read as decimal numbers (trec_eval's ``atof``), grades of ``qrels_jg`` as integers. Errors
+name the file, the line and what the line should hold.
 """
 
 from __future__ import annotations
@@ -201,5 +202,5 @@ def _number(field: bytes, where: str, what: str, column: str) -> float:
     return value
 
 
-__all__ = ["FORMATS", "PREFS_COLUMNS", "QRELS_PREFS_COLUMNS", "ZSCORE_COLUMNS", "ZSCORE_LIMIT", "Preference", "read_preferences",
-           "read_qrels_jg", "read_zscores"]
+__all__ = ["FORMATS", "PREFS_COLUMNS", "QRELS_PREFS_COLUMNS", "ZSCORE_COLUMNS", "ZSCORE_LIMIT", "Preference",
+           "read_preferences", "read_qrels_jg", "read_zscores"]

@@ -78,6 +78,7 @@ def _read(source: Source, name: str | None, max_bytes: int | None, formats: tupl
         if isinstance(head, str) or not _starts_like_json(head):
             rest = Prefixed(head, source) if not isinstance(head, str) else _TextPrefixed(head, source)
             return read_trec(rest, name=label, max_bytes=max_bytes)
+        max_bytes = trec.stream_cap(source, max_bytes)  # of unknown length, it has a cap even when none is given
         data = head + (source.read() if max_bytes is None else source.read(max_bytes + 1))
     else:
         return read_trec(source, name=name, max_bytes=max_bytes)  # text content, or the reader's type error
