@@ -203,11 +203,8 @@ def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, .
     one value); then each row group is read with its text columns kept as dictionaries, its expanded size added
     to a running total from the dictionary's value lengths, and only within the cap decoded."""
     size = os.path.getsize(path)
-    limit = max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
-    refusal = InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the file's size "
-                         f"({_file_size(size)}) once decoded, past the cap of {limit / 2**20:,.0f} MiB "
-                         f"({PARQUET_MAX_RATIO} x the file, at least {PARQUET_ALWAYS >> 20} MiB); a run or qrels "
-                         "file does not, so the file is refused (write it with fewer repeated values, or as TREC text)")
+    limit = decoded_cap(size)
+    refusal = _too_large_decoded(name, size, "file")
     try:
         file = pq.ParquetFile(path)
         present = file.schema_arrow.names
@@ -230,6 +227,22 @@ def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, .
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as error:
         raise InputError(f"{name}: cannot be read as Parquet ({_first_line(error)}); give a Parquet file with the "
                          "columns qid, docno and score (run) or label (qrels), or a TREC file") from None
+
+
+def decoded_cap(size: int) -> int:
+    """The bytes columns stored in ``size`` bytes (a Parquet file, an arrow table's own buffers) may take once
+    their dictionaries are expanded: ``PARQUET_MAX_RATIO`` times, at least ``PARQUET_ALWAYS``."""
+    return max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
+
+
+def _too_large_decoded(name: str, size: int, what: str) -> InputError:
+    """The refusal of columns past :func:`decoded_cap` once decoded; ``what``: "file" or "table"."""
+    advice = ("write it with fewer repeated values, or as TREC text" if what == "file" else
+              "give it with fewer repeated values, or evaluate it as TREC text")
+    return InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the {what}'s size "
+                      f"({_file_size(size)}) once decoded, past the cap of {decoded_cap(size) / 2**20:,.0f} MiB "
+                      f"({PARQUET_MAX_RATIO} x the {what}, at least {PARQUET_ALWAYS >> 20} MiB); a run or qrels "
+                      f"{what} does not, so the {what} is refused ({advice})")
 
 
 def _file_size(size: int) -> str:
@@ -391,6 +404,12 @@ def _ids(table: pa.Table, column: str, name: str, what: str) -> pa.Array:
     """The column as one arrow string array, every value a legal id (see :mod:`metrics.ids`)."""
     values = _single(table.column(column))
     if pa.types.is_dictionary(values.type):  # pandas categoricals, arrow dictionaries
+        # A table handed in holds dictionaries the Parquet reader's cap never saw (a frame of dd.read_parquet, a
+        # table of pq.read_table): their expansion is measured first and held to the same cap, against the
+        # table's own bytes as a file's are against the file's.
+        stored = table.nbytes
+        if _expanded_size(table.select([column])) > decoded_cap(stored):
+            raise _too_large_decoded(name, stored, "table")
         values = values.dictionary_decode()
     if pa.types.is_integer(values.type):
         values = pc.cast(values, pa.string())  # 7 is the qid "7", as a TREC file would write it
@@ -520,5 +539,5 @@ def _is_finite_number(value: object) -> bool:
 
 
 __all__ = ["DOCNO_COLUMNS", "LABEL_COLUMNS", "PARQUET_MAX_RATIO", "QID_COLUMNS", "SCORE_COLUMNS",
-           "as_qrels_table", "as_run_table", "is_frame", "is_parquet", "per_query_frame",
+           "as_qrels_table", "decoded_cap", "as_run_table", "is_frame", "is_parquet", "per_query_frame",
            "qrels_table", "read_parquet_qrels", "read_parquet_run", "run_table"]

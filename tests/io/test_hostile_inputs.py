@@ -185,7 +185,8 @@ finally:
 def typed(value: object) -> object:
     """An api argument with the types JSON lacks (tests/data/README.md): ``{"$numpy": ["int64", 2]}`` is
     ``np.int64(2)``, ``{"$text": content}`` the content as a string, ``{"$complex": [1, 2]}`` is ``1+2j``,
-    ``{"$frame": {column: [values]}}`` a pandas DataFrame (a column may itself be ``{"$numpy": [dtype, [values]]}``).
+    ``{"$frame": {column: [values]}}`` a pandas DataFrame (a column may itself be ``{"$numpy": [dtype, [values]]}``),
+    ``{"$table": content}`` the pyarrow Table of a Parquet content, ``{"$dask": content}`` a Dask DataFrame of it.
     """
     if isinstance(value, list):
         return [typed(item) for item in value]
@@ -200,6 +201,15 @@ def typed(value: object) -> object:
         return materialise(value["$text"]).decode("utf-8")
     if set(value) == {"$complex"}:
         return complex(*value["$complex"])
+    if set(value) == {"$table"}:  # a pyarrow Table read back from a content (a Parquet one keeps its dictionaries)
+        import pyarrow.parquet as pq
+
+        return pq.read_table(io.BytesIO(materialise(value["$table"])))
+    if set(value) == {"$dask"}:  # a Dask DataFrame of one partition: the table's pandas frame (categoricals kept)
+        import dask.dataframe as dd
+        import pyarrow.parquet as pq
+
+        return dd.from_pandas(pq.read_table(io.BytesIO(materialise(value["$dask"]))).to_pandas(), npartitions=1)
     if set(value) == {"$frame"}:
         import pandas as pd
 
