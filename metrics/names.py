@@ -513,9 +513,11 @@ def _parse_ir(spec: str) -> Measure:
         if MEASURES[name].float_cutoffs:
             cutoff = float(cutoff_text)
         else:
-            cutoff = int(float(cutoff_text))
-            if not 1 <= cutoff <= _MAX_CUTOFF:
+            # A fraction is refused, never cut to its whole part (P@1.5 is not P@1); 10.0 is the whole number 10.
+            value = float(cutoff_text)
+            if not value.is_integer() or not 1 <= value <= _MAX_CUTOFF:
                 raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
+            cutoff = int(value)
     relevance_level = gain = judged_only = None
     params: tuple[float, ...] | None = None
     diversity: dict[str, float] = {}

@@ -157,6 +157,8 @@ def test_numret_with_a_level_counts_relevant_retrieved_at_that_level_as_ir_measu
         ("prec", "unknown measure 'prec'; known: P, recall"),
         ("Precisn@5", "unknown measure 'Precisn@5'; ir_measures names:"),
         ("P@0", "measure 'P@0': cut-off has to be a whole number from 1 to 10,000,000"),
+        ("P@1.5", "measure 'P@1.5': cut-off has to be a whole number from 1 to 10,000,000"),  # never P@1
+        ("Success@2.5", "measure 'Success@2.5': cut-off has to be a whole number from 1 to 10,000,000"),
         ("P.0", "measure 'P.0': cut-off '0' has to be a whole number from 1 to 10,000,000"),
         ("P.-5", "measure 'P.-5': cut-off '-5' has to be a whole number from 1 to 10,000,000"),
         ("P@-5", "unknown measure 'P@-5'"),
