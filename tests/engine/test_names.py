@@ -303,6 +303,8 @@ IR_MEASURES_SPELLINGS = {
     ("NERR10(max_rel=2)", "NERR10(p=0.9,max_rel=2)"),
     ("SDCG(cutoff=5,min_rel=1,max_rel=3)", "SDCG(min_rel=1,max_rel=3)@5"),
     ("INSQ(max_rel=3,quantity=ResETU)", "INSQ(T=1,max_rel=3,quantity=ResETU)"), ("dcg_burges@10", "dcg_burges@10"),
+    # A denormal keeps the digits typed: :g wrote 9.99989e-321, which reads back as the same double but not as typed.
+    ("RBP(p=1e-320)", "RBP(p=1e-320)"), ("nDCG(gains={0:5e-324,1:1000000})", "nDCG(gains={0:5e-324,1:1e+06})"),
 ])
 def test_names_beyond_trec_eval_read_back_as_the_same_measure(spec, reads_as):
     (measure,) = parse_measure(spec)
