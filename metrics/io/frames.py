@@ -19,6 +19,7 @@ are whole numbers (``1.0`` is 1, ``1.5`` is refused), and a (qid, docno) pair ap
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -164,8 +165,11 @@ _PARQUET_BATCH = 1 << 20
 
 def is_parquet(path: str | os.PathLike) -> bool:
     """Whether the file at ``path`` is Parquet: ``PAR1`` at both ends and a footer Parquet can read. A TREC file
-    whose first qid and last tag are ``PAR1`` has the magic at both ends too, but no footer, and stays TREC."""
+    whose first qid and last tag are ``PAR1`` has the magic at both ends too, but no footer, and stays TREC. Only a
+    file on disk can be: a pipe or a device is never opened here, so that its reader gets every byte."""
     try:
+        if not Path(path).is_file():  # a pipe (<(zcat run.gz)) read here would lose its first bytes to the reader
+            return False
         with open(path, "rb") as file:
             if file.read(4) != b"PAR1":
                 return False
@@ -192,6 +196,30 @@ def read_parquet_run(path: str | os.PathLike) -> RunTable:
     name = Path(path).name
     return run_table(_read_parquet(path, name, (QID_COLUMNS, DOCNO_COLUMNS, SCORE_COLUMNS, ("tag", "run", "name"))),
                      name)
+
+
+def read_parquet_run_rows(path: str | os.PathLike) -> tuple[pa.Array, pa.Array, np.ndarray, list[int | None]]:
+    """A run Parquet file's rows as written, for a reader that must see every row (``python -m metrics.check
+    --lint``): (qid, docno, score, rank). Read with the same cap, and the ids checked, as :func:`read_parquet_run`
+    does, but a repeated (qid, docno) is kept and a score may be NaN or infinite (a null is NaN); the ``rank``
+    column's whole numbers, or None for each row when the file has none."""
+    name = Path(path).name
+    table = _read_parquet(path, name, (QID_COLUMNS, DOCNO_COLUMNS, SCORE_COLUMNS, ("rank",)))
+    qid = _ids(table, _column(table, QID_COLUMNS, name, "query ids"), name, "query id")
+    docno = _ids(table, _column(table, DOCNO_COLUMNS, name, "document ids"), name, "document id")
+    score_name = _column(table, SCORE_COLUMNS, name, "scores")
+    values = _single(table.column(score_name))
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
+            or pa.types.is_decimal(values.type)):
+        raise InputError(f"{name}, column {score_name!r}: scores have to be numbers, got {values.type}; convert the "
+                         "column to floats")
+    score = to_numpy(pc.fill_null(pc.cast(values, pa.float64(), safe=False), math.nan)).astype(np.float64)
+    ranks: list[int | None] = [None] * len(table)
+    if "rank" in table.column_names:
+        rank = _single(table.column("rank"))
+        if pa.types.is_integer(rank.type):
+            ranks = rank.to_pylist()
+    return qid, docno, score, ranks
 
 
 def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, ...], ...]) -> pa.Table:
@@ -540,4 +568,4 @@ def _is_finite_number(value: object) -> bool:
 
 __all__ = ["DOCNO_COLUMNS", "LABEL_COLUMNS", "PARQUET_MAX_RATIO", "QID_COLUMNS", "SCORE_COLUMNS",
            "as_qrels_table", "decoded_cap", "as_run_table", "is_frame", "is_parquet", "per_query_frame",
-           "qrels_table", "read_parquet_qrels", "read_parquet_run", "run_table"]
+           "qrels_table", "read_parquet_qrels", "read_parquet_run", "read_parquet_run_rows", "run_table"]

@@ -50,7 +50,7 @@ def _read(source: Source, name: str | None, max_bytes: int | None, formats: tupl
     if unknown or not formats:
         raise InputError(f"Argument `formats` has to name some of {', '.join(FORMATS)}, got {formats!r}")
     read_trec = trec.read_qrels if kind == "qrels" else trec.read_run
-    is_path = isinstance(source, os.PathLike) or (isinstance(source, str) and not trec._looks_like_content(source))
+    is_path = isinstance(source, os.PathLike) or (isinstance(source, str) and not trec.looks_like_content(source))
     if is_path and "parquet" in formats and is_parquet(source):
         return read_parquet_qrels(source) if kind == "qrels" else read_parquet_run(source)
     if "json" not in formats:

@@ -250,7 +250,7 @@ def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
 
 def _map_plain_file(source: Source, max_bytes: int | None) -> mmap.mmap | None:
     """A read-only memory map of a non-empty, uncompressed file without a BOM, within the size cap; else None."""
-    if isinstance(source, str) and _looks_like_content(source):
+    if isinstance(source, str) and looks_like_content(source):
         return None
     if not isinstance(source, (str, os.PathLike)):
         return None
@@ -289,7 +289,7 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
             raise TrecFormatError(_too_big(label, len(raw), max_bytes))
         if raw[:2] == GZIP_MAGIC:
             raw = _gunzip(io.BytesIO(raw), label, kind, max_bytes, len(raw))
-    elif isinstance(source, str) and _looks_like_content(source):
+    elif isinstance(source, str) and looks_like_content(source):
         raw = source.encode("utf-8", errors="surrogateescape")
         label = label or kind
         if max_bytes is not None and len(raw) > max_bytes:
@@ -388,7 +388,7 @@ def _open(path: Path, label: str) -> BinaryIO:
         raise TrecFormatError(f"{label}: cannot read {path} ({error.strerror or error})") from None
 
 
-def _looks_like_content(text: str) -> bool:
+def looks_like_content(text: str) -> bool:
     # A str is file content when it holds a line break or a whole TREC line and names no existing file.
     if not text or "\n" in text or "\r" in text:
         return True
@@ -1226,4 +1226,4 @@ def _slow_parse_subtopics(buffer, label: str):
 
 
 __all__ = ["MAX_STREAM_BYTES", "QrelsTable", "RunTable", "SubtopicQrelsTable", "TrecFormatError", "load_bytes",
-           "read_qrels", "read_run", "read_subtopic_qrels", "read_subtopic_table", "stream_cap"]
+           "looks_like_content", "read_qrels", "read_run", "read_subtopic_qrels", "read_subtopic_table", "stream_cap"]
