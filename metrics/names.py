@@ -116,9 +116,11 @@ def _cwl_params_text(name: str, params: tuple[float, ...] | None) -> list[str]:
 
 def _number(value: float) -> str:
     """A parameter in a name, with every digit it has, so that the name reads back as the same measure:
-    ``0.8``, ``2``, ``0.99999999999`` (``:g`` alone made RBP(p=0.99999999999) RBP(p=1))."""
-    short = f"{value:g}"
-    return short if float(short) == value else repr(float(value))
+    ``0.8``, ``2``, ``1e+06``, ``0.99999999999`` (``:g`` alone made RBP(p=0.99999999999) RBP(p=1)), and as typed,
+    not longer: the shorter of ``:g`` and the shortest text that reads back (``:g`` of the denormal 1e-320 is
+    ``9.99989e-321``, which reads back as the same double too)."""
+    short, exact = f"{value:g}", repr(float(value)).removesuffix(".0")
+    return short if float(short) == value and len(short) <= len(exact) else exact
 
 
 #: The parameters of the diversity measures in ir_measures' notation, in the order of ``Measure.params``; ndeval's
@@ -513,9 +515,11 @@ def _parse_ir(spec: str) -> Measure:
         if MEASURES[name].float_cutoffs:
             cutoff = float(cutoff_text)
         else:
-            cutoff = int(float(cutoff_text))
-            if not 1 <= cutoff <= _MAX_CUTOFF:
+            # A fraction is refused, never cut to its whole part (P@1.5 is not P@1); 10.0 is the whole number 10.
+            value = float(cutoff_text)
+            if not value.is_integer() or not 1 <= value <= _MAX_CUTOFF:
                 raise ValueError(f"measure {spec!r}: cut-off has to be a whole number from 1 to {_MAX_CUTOFF:,}")
+            cutoff = int(value)
     relevance_level = gain = judged_only = None
     params: tuple[float, ...] | None = None
     diversity: dict[str, float] = {}
@@ -661,7 +665,7 @@ def trec_spec(measure: Measure) -> str:
                          "cannot carry")
     if measure.cutoff is None:
         return measure.name
-    cutoff = f"{measure.cutoff:g}" if isinstance(measure.cutoff, float) else str(measure.cutoff)
+    cutoff = _number(measure.cutoff) if isinstance(measure.cutoff, float) else str(measure.cutoff)
     return f"{measure.name}.{cutoff}"
 
 

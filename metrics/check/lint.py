@@ -32,15 +32,18 @@ kept, non-finite lines dropped) with one quirk at a time changed.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from ..conventions import Conventions
 from ..engine import aggregate
 from ..evaluate import evaluate
-from ..io.trec import Source, load_bytes
+from ..io.frames import is_parquet, read_parquet_run_rows
+from ..io.trec import Source, load_bytes, looks_like_content
 from ..model import InputError, Qrels, Run, order_documents
 from ..names import Measure, parse_measures
 from ..ties import tie_intervals
@@ -76,7 +79,12 @@ class RunLines:
 
 def read_run_lines(source: Source, *, name: str | None = None, max_bytes: int = MAX_LINT_BYTES) -> RunLines:
     """Every line of a TREC run (``qid Q0 docno rank score tag``, plain or gzip) as written, duplicates and NaN
-    included; a line with fewer than 6 columns or a score that is no number is an InputError naming the line."""
+    included; a line with fewer than 6 columns or a score that is no number is an InputError naming the line. A
+    Parquet run (told by its bytes, as the evaluator tells it) gives its rows, numbered from 0 as its messages
+    count them."""
+    if isinstance(source, os.PathLike) or isinstance(source, str) and not looks_like_content(source):
+        if is_parquet(source):
+            return _parquet_lines(source, name or Path(source).name, max_bytes)
     label, data = load_bytes(source, name=name, max_bytes=max_bytes, kind="run")
     qids, docs, ranks, scores, lines = [], [], [], [], []
     for number, raw in enumerate(bytes(data).split(b"\n"), start=1):
@@ -100,6 +108,18 @@ def read_run_lines(source: Source, *, name: str | None = None, max_bytes: int = 
     if not qids:
         raise InputError(f"{label}: no run lines (qid Q0 docno rank score tag)")
     return RunLines(label, tuple(qids), tuple(docs), tuple(ranks), tuple(scores), tuple(lines))
+
+
+def _parquet_lines(path, label: str, max_bytes: int) -> RunLines:
+    qid, docno, score, ranks = read_parquet_run_rows(path)
+    size = qid.nbytes + docno.nbytes + score.nbytes
+    if size > max_bytes:  # the rows become Python objects, as a text run's lines do: the same cap
+        raise InputError(f"{label}: its columns take {size / 2**20:.1f} MiB, more than the {max_bytes / 2**20:g} MiB "
+                         "limit of a run the lint reads row by row; lint a part of the run")
+    if not len(qid):
+        raise InputError(f"{label}: no run rows (qid, docno, score)")
+    return RunLines(label, tuple(qid.to_pylist()), tuple(docno.to_pylist()), tuple(ranks), tuple(score.tolist()),
+                    tuple(range(len(qid))))
 
 
 @dataclass(frozen=True, slots=True)

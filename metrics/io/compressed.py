@@ -67,6 +67,10 @@ class Prefixed:
             return head + self.stream.read()
         return head + self.stream.read(max(0, size - len(head)))
 
+    def fileno(self) -> int:
+        """The wrapped stream's descriptor (whether it is a file on disk decides its size cap)."""
+        return self.stream.fileno()
+
 
 def expands_too_much(decompressed: int, compressed: int) -> bool:
     """Whether ``decompressed`` bytes out of ``compressed`` read pass the expansion limit."""

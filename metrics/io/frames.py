@@ -19,6 +19,7 @@ are whole numbers (``1.0`` is 1, ``1.5`` is refused), and a (qid, docno) pair ap
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -159,13 +160,19 @@ def as_run_table(run: object, name: str = "run") -> RunTable:
 #: files take 2 to 10 times; a file that takes more is refused before it is decoded whole, as a gzip bomb is.
 PARQUET_MAX_RATIO = 100
 PARQUET_ALWAYS = 64 << 20
+#: Row groups are read together, up to this many rows or _PARQUET_GROUPS groups at a time: a file of 100,000
+#: one-row groups is 98 reads, not 100,000 (33 s and 995 MB, read one by one and concatenated).
 _PARQUET_BATCH = 1 << 20
+_PARQUET_GROUPS = 1024
 
 
 def is_parquet(path: str | os.PathLike) -> bool:
     """Whether the file at ``path`` is Parquet: ``PAR1`` at both ends and a footer Parquet can read. A TREC file
-    whose first qid and last tag are ``PAR1`` has the magic at both ends too, but no footer, and stays TREC."""
+    whose first qid and last tag are ``PAR1`` has the magic at both ends too, but no footer, and stays TREC. Only a
+    file on disk can be: a pipe or a device is never opened here, so that its reader gets every byte."""
     try:
+        if not Path(path).is_file():  # a pipe (<(zcat run.gz)) read here would lose its first bytes to the reader
+            return False
         with open(path, "rb") as file:
             if file.read(4) != b"PAR1":
                 return False
@@ -194,32 +201,56 @@ def read_parquet_run(path: str | os.PathLike) -> RunTable:
                      name)
 
 
+def read_parquet_run_rows(path: str | os.PathLike) -> tuple[pa.Array, pa.Array, np.ndarray, list[int | None]]:
+    """A run Parquet file's rows as written, for a reader that must see every row (``python -m metrics.check
+    --lint``): (qid, docno, score, rank). Read with the same cap, and the ids checked, as :func:`read_parquet_run`
+    does, but a repeated (qid, docno) is kept and a score may be NaN or infinite (a null is NaN); the ``rank``
+    column's whole numbers, or None for each row when the file has none."""
+    name = Path(path).name
+    table = _read_parquet(path, name, (QID_COLUMNS, DOCNO_COLUMNS, SCORE_COLUMNS, ("rank",)))
+    qid = _ids(table, _column(table, QID_COLUMNS, name, "query ids"), name, "query id")
+    docno = _ids(table, _column(table, DOCNO_COLUMNS, name, "document ids"), name, "document id")
+    score_name = _column(table, SCORE_COLUMNS, name, "scores")
+    values = _single(table.column(score_name))
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
+            or pa.types.is_decimal(values.type)):
+        raise InputError(f"{name}, column {score_name!r}: scores have to be numbers, got {values.type}; convert the "
+                         "column to floats")
+    score = to_numpy(pc.fill_null(pc.cast(values, pa.float64(), safe=False), math.nan)).astype(np.float64)
+    ranks: list[int | None] = [None] * len(table)
+    if "rank" in table.column_names:
+        rank = _single(table.column("rank"))
+        if pa.types.is_integer(rank.type):
+            ranks = rank.to_pylist()
+    return qid, docno, score, ranks
+
+
 def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, ...], ...]) -> pa.Table:
     """The wanted columns, refused once their decoded size passes ``PARQUET_MAX_RATIO`` x the file (at least
     ``PARQUET_ALWAYS``).
 
     The decoded size counts every column with its dictionary expanded, and is known before it is decoded: the
     footer's sizes are checked first (each column chunk's uncompressed bytes, and at least its rows x the width of
-    one value); then each row group is read with its text columns kept as dictionaries, its expanded size added
-    to a running total from the dictionary's value lengths, and only within the cap decoded."""
+    one value); then the row groups are read a batch at a time (:func:`_row_group_batches`) with their text
+    columns kept as dictionaries, each batch's expanded size added to a running total from the dictionary's value
+    lengths, and only within the cap decoded."""
     size = os.path.getsize(path)
-    limit = max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
-    refusal = InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the file's size "
-                         f"({_file_size(size)}) once decoded, past the cap of {limit / 2**20:,.0f} MiB "
-                         f"({PARQUET_MAX_RATIO} x the file, at least {PARQUET_ALWAYS >> 20} MiB); a run or qrels "
-                         "file does not, so the file is refused (write it with fewer repeated values, or as TREC text)")
+    limit = decoded_cap(size)
+    refusal = _too_large_decoded(name, size, "file")
     try:
         file = pq.ParquetFile(path)
         present = file.schema_arrow.names
         columns = list(dict.fromkeys(column for names in wanted for column in names if column in present))
-        if _stored_size(file.metadata, columns) > limit:
+        metadata = file.metadata
+        if _stored_size(metadata, columns) > limit:
             raise refusal
         texts = [column for column in columns if _is_text(file.schema_arrow.field(column).type)]
         if texts:  # text columns come out as dictionaries: the size of their expansion is known before it happens
-            file = pq.ParquetFile(path, read_dictionary=texts)
+            file = pq.ParquetFile(path, read_dictionary=texts, metadata=metadata)  # the footer parsed once
         tables, decoded = [], 0
-        for group in range(file.num_row_groups):
-            table = file.read_row_group(group, columns=columns, use_threads=False)
+        for groups in _row_group_batches(metadata):
+            # One chunk per column (dictionaries unified): the expansion is measured in one pass, not per group.
+            table = file.read_row_groups(groups, columns=columns, use_threads=False).combine_chunks()
             decoded += _expanded_size(table)
             if decoded > limit:
                 raise refusal
@@ -230,6 +261,38 @@ def _read_parquet(path: str | os.PathLike, name: str, wanted: tuple[tuple[str, .
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as error:
         raise InputError(f"{name}: cannot be read as Parquet ({_first_line(error)}); give a Parquet file with the "
                          "columns qid, docno and score (run) or label (qrels), or a TREC file") from None
+
+
+def _row_group_batches(metadata) -> list[list[int]]:
+    """The file's row groups in consecutive batches of at most ``_PARQUET_BATCH`` rows (a larger group alone) and
+    ``_PARQUET_GROUPS`` groups."""
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    rows = 0
+    for group in range(metadata.num_row_groups):
+        count = metadata.row_group(group).num_rows
+        if batch and (rows + count > _PARQUET_BATCH or len(batch) == _PARQUET_GROUPS):
+            batches.append(batch)
+            batch, rows = [], 0
+        batch.append(group)
+        rows += count
+    return batches + [batch] if batch else batches
+
+
+def decoded_cap(size: int) -> int:
+    """The bytes columns stored in ``size`` bytes (a Parquet file, an arrow table's own buffers) may take once
+    their dictionaries are expanded: ``PARQUET_MAX_RATIO`` times, at least ``PARQUET_ALWAYS``."""
+    return max(PARQUET_ALWAYS, PARQUET_MAX_RATIO * size)
+
+
+def _too_large_decoded(name: str, size: int, what: str) -> InputError:
+    """The refusal of columns past :func:`decoded_cap` once decoded; ``what``: "file" or "table"."""
+    advice = ("write it with fewer repeated values, or as TREC text" if what == "file" else
+              "give it with fewer repeated values, or evaluate it as TREC text")
+    return InputError(f"{name}: its columns take more than {PARQUET_MAX_RATIO} times the {what}'s size "
+                      f"({_file_size(size)}) once decoded, past the cap of {decoded_cap(size) / 2**20:,.0f} MiB "
+                      f"({PARQUET_MAX_RATIO} x the {what}, at least {PARQUET_ALWAYS >> 20} MiB); a run or qrels "
+                      f"{what} does not, so the {what} is refused ({advice})")
 
 
 def _file_size(size: int) -> str:
@@ -391,6 +454,12 @@ def _ids(table: pa.Table, column: str, name: str, what: str) -> pa.Array:
     """The column as one arrow string array, every value a legal id (see :mod:`metrics.ids`)."""
     values = _single(table.column(column))
     if pa.types.is_dictionary(values.type):  # pandas categoricals, arrow dictionaries
+        # A table handed in holds dictionaries the Parquet reader's cap never saw (a frame of dd.read_parquet, a
+        # table of pq.read_table): their expansion is measured first and held to the same cap, against the
+        # table's own bytes as a file's are against the file's.
+        stored = table.nbytes
+        if _expanded_size(table.select([column])) > decoded_cap(stored):
+            raise _too_large_decoded(name, stored, "table")
         values = values.dictionary_decode()
     if pa.types.is_integer(values.type):
         values = pc.cast(values, pa.string())  # 7 is the qid "7", as a TREC file would write it
@@ -520,5 +589,5 @@ def _is_finite_number(value: object) -> bool:
 
 
 __all__ = ["DOCNO_COLUMNS", "LABEL_COLUMNS", "PARQUET_MAX_RATIO", "QID_COLUMNS", "SCORE_COLUMNS",
-           "as_qrels_table", "as_run_table", "is_frame", "is_parquet", "per_query_frame",
-           "qrels_table", "read_parquet_qrels", "read_parquet_run", "run_table"]
+           "as_qrels_table", "decoded_cap", "as_run_table", "is_frame", "is_parquet", "per_query_frame",
+           "qrels_table", "read_parquet_qrels", "read_parquet_run", "read_parquet_run_rows", "run_table"]

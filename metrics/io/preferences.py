@@ -16,8 +16,11 @@ in the message. A ``#`` after leading blanks is data in both. A blank line (empt
 ``\r\n`` file, the last line of a file ending in two newlines, or the line after a comment 10.0 skipped) stops both
 builds ("Malformed line", exit 2) and is refused here. A ``-Z`` file has no comment lines in either build: a line
 starting with ``#`` is data when it has four fields and stops both builds otherwise, as does a blank line (exit 255);
-the reader does the same. Levels and numbers are read as decimal numbers (trec_eval's ``atof``), grades of
-``qrels_jg`` as integers. Errors name the file, the line and what the line should hold.
+the reader does the same. A ``-Z`` mean or standard deviation must be within ±1e100 and a standard deviation 0 or at
+least 1e-100 in magnitude, so that no z-score, (value - mean) / stddev, nor the mean of them overflows where
+trec_eval prints ``inf`` and ``nan`` (a mean of ``1e308`` or ``-1e308``, a denormal deviation such as ``1e-320``).
+Levels and numbers are read as decimal numbers (trec_eval's ``atof``), grades of ``qrels_jg`` as integers. Errors
+name the file, the line and what the line should hold.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ PREFS_COLUMNS = "qid jg jsg docno rel"
 QRELS_PREFS_COLUMNS = "qid jg docno rel"
 ZSCORE_COLUMNS = "qid measure mean stddev"
 FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval's -R values
+#: -Z means and standard deviations stay within ±ZSCORE_LIMIT, and a standard deviation that is not 0 at least
+#: 1 / ZSCORE_LIMIT in magnitude, so that no z-score, nor the mean of them, overflows (see the module).
+ZSCORE_LIMIT = 1e100
 
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
@@ -120,6 +126,13 @@ def read_zscores(source: Source, *, name: str | None = None,
         key = (_text(fields[0], where, "qid"), _text(fields[1], where, "measure"))
         mean = _number(fields[2], where, "mean", "mean")
         stddev = _number(fields[3], where, "standard deviation", "stddev")
+        for what, field, value in (("mean", fields[2], mean), ("standard deviation", fields[3], stddev)):
+            if abs(value) > ZSCORE_LIMIT:
+                raise TrecFormatError(f"{where}: {what} {_show(field)} is beyond ±1e100, the limit of a -Z file "
+                                      "(z-scores of it overflow); give a smaller number")
+        if stddev and abs(stddev) < 1 / ZSCORE_LIMIT:
+            raise TrecFormatError(f"{where}: standard deviation {_show(fields[3])} is below 1e-100 in magnitude, the "
+                                  "limit of a -Z file (z-scores divided by it overflow); give 0 or a larger number")
         table.setdefault(key, (mean, stddev))
     return table
 
@@ -189,5 +202,5 @@ def _number(field: bytes, where: str, what: str, column: str) -> float:
     return value
 
 
-__all__ = ["FORMATS", "PREFS_COLUMNS", "QRELS_PREFS_COLUMNS", "ZSCORE_COLUMNS", "Preference", "read_preferences",
-           "read_qrels_jg", "read_zscores"]
+__all__ = ["FORMATS", "PREFS_COLUMNS", "QRELS_PREFS_COLUMNS", "ZSCORE_COLUMNS", "ZSCORE_LIMIT", "Preference",
+           "read_preferences", "read_qrels_jg", "read_zscores"]

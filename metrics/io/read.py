@@ -50,7 +50,7 @@ def _read(source: Source, name: str | None, max_bytes: int | None, formats: tupl
     if unknown or not formats:
         raise InputError(f"Argument `formats` has to name some of {', '.join(FORMATS)}, got {formats!r}")
     read_trec = trec.read_qrels if kind == "qrels" else trec.read_run
-    is_path = isinstance(source, os.PathLike) or (isinstance(source, str) and not trec._looks_like_content(source))
+    is_path = isinstance(source, os.PathLike) or (isinstance(source, str) and not trec.looks_like_content(source))
     if is_path and "parquet" in formats and is_parquet(source):
         return read_parquet_qrels(source) if kind == "qrels" else read_parquet_run(source)
     if "json" not in formats:
@@ -78,6 +78,7 @@ def _read(source: Source, name: str | None, max_bytes: int | None, formats: tupl
         if isinstance(head, str) or not _starts_like_json(head):
             rest = Prefixed(head, source) if not isinstance(head, str) else _TextPrefixed(head, source)
             return read_trec(rest, name=label, max_bytes=max_bytes)
+        max_bytes = trec.stream_cap(source, max_bytes)  # of unknown length, it has a cap even when none is given
         data = head + (source.read() if max_bytes is None else source.read(max_bytes + 1))
     else:
         return read_trec(source, name=name, max_bytes=max_bytes)  # text content, or the reader's type error

@@ -27,7 +27,10 @@ What we accept, and where we are stricter than trec_eval (which turns bad number
   into one buffer. Refused on the way: text that expands more than ``GZIP_MAX_RATIO`` (100) times the compressed
   bytes read (TREC files expand 3 to 8 times; past the first 16 MB), and a first megabyte without a line break,
   with only blank lines and comments, or whose first lines are not TREC lines.
-* ``max_bytes`` caps the (decompressed) size, so an app can refuse a huge upload with a clear message.
+* ``max_bytes`` caps the (decompressed) size, so an app can refuse a huge upload with a clear message. Input of
+  unknown length (a pipe, a device, standard input, a file object not on disk) is capped at ``MAX_STREAM_BYTES``
+  (256 MiB) when ``max_bytes`` is not given, and its first megabyte must hold a TREC line, as gzip text's must: a
+  stream without line breaks (/dev/zero) is refused after 1 MB, an endless one after 256 MiB.
 
 Every error is a :class:`TrecFormatError` naming the file, the line and the fix, e.g.
 ``run.txt line 12: expected 6 columns (qid Q0 docno rank score tag), found 4``.
@@ -47,6 +50,7 @@ import io
 import mmap
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -82,6 +86,9 @@ _NORMALISE_CHUNK = 1 << 24
 _SPECULATE_ABOVE = 8 << 20
 _PARSER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="trec-parse")
 _KEY_CHUNK = 1 << 20
+#: Input of unknown length (a pipe, a device such as /dev/zero, standard input, a file object) is read whole before
+#: it is parsed, so it is capped as uploads and ``--lint`` are; a file on disk is mapped or streamed, in any size.
+MAX_STREAM_BYTES = 256 << 20
 
 
 class TrecFormatError(InputError):
@@ -243,7 +250,7 @@ def _read(source: Source, name: str | None, max_bytes: int | None, kind: str):
 
 def _map_plain_file(source: Source, max_bytes: int | None) -> mmap.mmap | None:
     """A read-only memory map of a non-empty, uncompressed file without a BOM, within the size cap; else None."""
-    if isinstance(source, str) and _looks_like_content(source):
+    if isinstance(source, str) and looks_like_content(source):
         return None
     if not isinstance(source, (str, os.PathLike)):
         return None
@@ -282,7 +289,7 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
             raise TrecFormatError(_too_big(label, len(raw), max_bytes))
         if raw[:2] == GZIP_MAGIC:
             raw = _gunzip(io.BytesIO(raw), label, kind, max_bytes, len(raw))
-    elif isinstance(source, str) and _looks_like_content(source):
+    elif isinstance(source, str) and looks_like_content(source):
         raw = source.encode("utf-8", errors="surrogateescape")
         label = label or kind
         if max_bytes is not None and len(raw) > max_bytes:
@@ -310,16 +317,18 @@ def _load(source: Source, name: str | None, max_bytes: int | None, kind: str) ->
                 raw = file.read()
     elif hasattr(source, "read"):
         label = label or Path(str(getattr(source, "name", "") or kind)).name
+        cap = stream_cap(source, max_bytes)
         head = source.read(2)
         if isinstance(head, str):
-            text = head + (source.read() if max_bytes is None else source.read(max_bytes + 1))
+            text = head + (source.read() if cap is None else source.read(cap + 1))
             raw = text.encode("utf-8", errors="surrogateescape")
         elif head == GZIP_MAGIC:
-            raw = _gunzip(Prefixed(head, source), label, kind, max_bytes, None)
+            raw = _gunzip(Prefixed(head, source), label, kind, cap, None, endless=max_bytes is None)
         else:
-            raw = head + (source.read() if max_bytes is None else source.read(max_bytes + 1))
-        if max_bytes is not None and len(raw) > max_bytes:
-            raise TrecFormatError(_too_big(label, len(raw), max_bytes, decompressed=head == GZIP_MAGIC))
+            raw = _read_stream(Prefixed(head, source), label, kind, cap, endless=max_bytes is None)
+        if cap is not None and len(raw) > cap:
+            raise TrecFormatError(_too_big(label, len(raw), cap, decompressed=head == GZIP_MAGIC,
+                                           endless=max_bytes is None))
     else:
         raise TypeError(f"Argument `source` has to be a path, bytes, str or binary file, but got "
                         f"{type(source).__name__}")
@@ -338,6 +347,38 @@ def load_bytes(source: Source, *, name: str | None = None, max_bytes: int | None
     return _load(source, name, max_bytes, kind)
 
 
+def stream_cap(stream, max_bytes: int | None) -> int | None:
+    """The size cap of reading ``stream`` whole: ``max_bytes`` when given; else :data:`MAX_STREAM_BYTES`, unless the
+    stream is a file on disk, whose size is known and which the command lines read in any size."""
+    if max_bytes is not None:
+        return max_bytes
+    try:
+        if stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            return None
+    except (AttributeError, OSError, ValueError):  # no descriptor (io.BytesIO, a wrapper), or a closed one
+        pass
+    return MAX_STREAM_BYTES
+
+
+def _read_stream(stream, label: str, kind: str, cap: int | None, endless: bool = False) -> bytearray:
+    """A plain stream's bytes, read in slices of ``GZIP_STEP``: refused once they pass ``cap``, and, as gzip text
+    is, when the first ``GZIP_HEAD`` bytes hold no line break (a stream without lines, such as /dev/zero) or are
+    not TREC lines, before the rest is read. ``endless``: the cap is :data:`MAX_STREAM_BYTES` (for the message)."""
+    out = bytearray()
+    checked = False
+    while True:
+        piece = stream.read(GZIP_STEP if cap is None else min(GZIP_STEP, cap + 1 - len(out)))
+        if not piece:
+            break
+        out += piece
+        if cap is not None and len(out) > cap:
+            raise TrecFormatError(_too_big(label, len(out), cap, endless=endless))
+        if not checked and len(out) >= GZIP_HEAD:
+            _check_head(bytes(out[:GZIP_HEAD]), label, kind, decompressed=False)
+            checked = True
+    return out
+
+
 def _open(path: Path, label: str) -> BinaryIO:
     try:
         return open(path, "rb")
@@ -347,7 +388,7 @@ def _open(path: Path, label: str) -> BinaryIO:
         raise TrecFormatError(f"{label}: cannot read {path} ({error.strerror or error})") from None
 
 
-def _looks_like_content(text: str) -> bool:
+def looks_like_content(text: str) -> bool:
     # A str is file content when it holds a line break or a whole TREC line and names no existing file.
     if not text or "\n" in text or "\r" in text:
         return True
@@ -359,9 +400,11 @@ def _looks_like_content(text: str) -> bool:
         return True
 
 
-def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed_size: int | None) -> bytearray:
+def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed_size: int | None,
+            endless: bool = False) -> bytearray:
     """The decompressed text, read in slices: refused as soon as it passes ``max_bytes`` or ``GZIP_MAX_RATIO`` times
-    the compressed size, or when its first megabyte holds no TREC line.
+    the compressed size, or when its first megabyte holds no TREC line. ``endless``: ``max_bytes`` is the cap of a
+    stream, :data:`MAX_STREAM_BYTES` (for the message).
 
     Slices land in one buffer sized from gzip's own length field (bounded by the limits), so an honest file is
     held once, not once per copy.
@@ -395,7 +438,7 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
                     break
                 size += got
                 if max_bytes is not None and size > max_bytes:
-                    raise TrecFormatError(_too_big(label, size, max_bytes, decompressed=True))
+                    raise TrecFormatError(_too_big(label, size, max_bytes, decompressed=True, endless=endless))
                 if expands_too_much(size, counted.count):
                     raise TrecFormatError(
                         f"{label}: expands more than {GZIP_MAX_RATIO} times in decompression "
@@ -413,18 +456,25 @@ def _gunzip(compressed, label: str, kind: str, max_bytes: int | None, compressed
     return out
 
 
-def _check_head(head: bytes, label: str, kind: str) -> None:
-    """Refuse a decompressed stream whose first megabyte is not TREC text, before decompressing the rest."""
-    columns = _COLUMNS[kind]
-    megabytes = f"{len(head) / (1 << 20):.0f} MB"
+def _check_head(head: bytes, label: str, kind: str, decompressed: bool = True) -> None:
+    """Refuse a decompressed stream, or a stream of unknown length, whose first megabyte is not TREC text, before
+    reading the rest. A kind of file other than qrels, runs and subtopic qrels (a ``-Z`` file, preferences) is only
+    checked for a line break: its own reader reads its lines."""
+    megabytes = f"{len(head) / (1 << 20):.0f} MB" + (" after decompression" if decompressed else "")
     cut = head.rfind(b"\n")
+    if kind not in _COLUMNS:
+        if cut == -1:
+            raise TrecFormatError(f"{label}: no line break in the first {megabytes}, so this is not a {kind} text "
+                                  "file")
+        return
+    columns = _COLUMNS[kind]
     if cut == -1:
-        raise TrecFormatError(f"{label}: no line break in the first {megabytes} after decompression, so this is not "
-                              f"a TREC {kind} file; expected lines of '{columns}'")
+        raise TrecFormatError(f"{label}: no line break in the first {megabytes}, so this is not a TREC {kind} file; "
+                              f"expected lines of '{columns}'")
     first = _first_line(_drop_comment_lines(_normalise_whitespace(head[:cut + 1])))
     if first is None:
-        raise TrecFormatError(f"{label}: the first {megabytes} after decompression hold only blank lines and "
-                              f"comments, so this is not a TREC {kind} file; expected lines of '{columns}'")
+        raise TrecFormatError(f"{label}: the first {megabytes} hold only blank lines and comments, so this is not a "
+                              f"TREC {kind} file; expected lines of '{columns}'")
     # The first hundred lines must read as the whole file would: the same message, naming the same line.
     end = 0
     for _ in range(100):
@@ -436,9 +486,12 @@ def _check_head(head: bytes, label: str, kind: str) -> None:
         _slow_parse(head[:end], label, kind)
 
 
-def _too_big(label: str, size: int, max_bytes: int, decompressed: bool = False) -> str:
+def _too_big(label: str, size: int, max_bytes: int, decompressed: bool = False, endless: bool = False) -> str:
     # MiB (2**20 bytes) everywhere, as the app's limits are stated: "64 MiB", never "67.1 MB" for the same cap.
     what = "decompresses to more than" if decompressed else f"is {size / 2**20:.1f} MiB, more than"
+    if endless:  # a pipe, a device or standard input, read whole: a file on disk has no such limit
+        return (f"{label}: the input {what} the {max_bytes / 2**20:g} MiB limit of a pipe, a device or standard "
+                "input; save it to a file and give the file's path")
     return (f"{label}: the file {what} the {max_bytes / 2**20:g} MiB limit; "
             f"evaluate it with the command line (python -m metrics) or upload a smaller file")
 
@@ -1172,5 +1225,5 @@ def _slow_parse_subtopics(buffer, label: str):
             pa.array(subtopics, type=pa.string()))
 
 
-__all__ = ["QrelsTable", "RunTable", "SubtopicQrelsTable", "TrecFormatError", "load_bytes", "read_qrels", "read_run",
-           "read_subtopic_qrels", "read_subtopic_table"]
+__all__ = ["MAX_STREAM_BYTES", "QrelsTable", "RunTable", "SubtopicQrelsTable", "TrecFormatError", "load_bytes",
+           "looks_like_content", "read_qrels", "read_run", "read_subtopic_qrels", "read_subtopic_table", "stream_cap"]

@@ -154,3 +154,23 @@ def test_the_command_line_refuses_lint_without_runs_in_one_line():
 def test_conventions_of_the_lint_are_the_ones_given():
     checks = _lint(CLEAN, measures=("P.1",), conventions=Conventions(relevance_level=2))
     assert checks["grade_levels"].count == 0
+
+
+def test_a_parquet_run_is_linted_row_by_row_as_its_text_would_be(tmp_path):
+    # --lint read a Parquet run as TREC ("expected 6 columns"); its rows are its lines, repeats and NaN kept.
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    text = CLEAN + "q2 Q0 e 2 0.5 r\nq2 Q0 e 3 5 r\nq2 Q0 x 4 nan r\n"
+    rows = [line.split() for line in text.splitlines()]
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                             "rank": [int(r[3]) for r in rows], "score": [float(r[4]) for r in rows]}), path)
+    parquet, trec = read_run_lines(path), read_run_lines(text.encode(), name="run.parquet")
+    assert (parquet.qids, parquet.docs, parquet.ranks) == (trec.qids, trec.docs, trec.ranks)
+    assert str(parquet.scores) == str(trec.scores)  # NaN included
+    as_parquet = lint_runs(QRELS, [parquet], ("P.2", "map"))[0].checks
+    as_text = lint_runs(QRELS, [trec], ("P.2", "map"))[0].checks
+    assert [(c.name, c.count, c.queries, c.effects) for c in as_parquet] == [
+        (c.name, c.count, c.queries, c.effects) for c in as_text]
+    assert {c.name for c in as_parquet if c.found} >= {"duplicates", "bad_scores"}

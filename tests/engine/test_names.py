@@ -157,6 +157,8 @@ def test_numret_with_a_level_counts_relevant_retrieved_at_that_level_as_ir_measu
         ("prec", "unknown measure 'prec'; known: P, recall"),
         ("Precisn@5", "unknown measure 'Precisn@5'; ir_measures names:"),
         ("P@0", "measure 'P@0': cut-off has to be a whole number from 1 to 10,000,000"),
+        ("P@1.5", "measure 'P@1.5': cut-off has to be a whole number from 1 to 10,000,000"),  # never P@1
+        ("Success@2.5", "measure 'Success@2.5': cut-off has to be a whole number from 1 to 10,000,000"),
         ("P.0", "measure 'P.0': cut-off '0' has to be a whole number from 1 to 10,000,000"),
         ("P.-5", "measure 'P.-5': cut-off '-5' has to be a whole number from 1 to 10,000,000"),
         ("P@-5", "unknown measure 'P@-5'"),
@@ -301,6 +303,8 @@ IR_MEASURES_SPELLINGS = {
     ("NERR10(max_rel=2)", "NERR10(p=0.9,max_rel=2)"),
     ("SDCG(cutoff=5,min_rel=1,max_rel=3)", "SDCG(min_rel=1,max_rel=3)@5"),
     ("INSQ(max_rel=3,quantity=ResETU)", "INSQ(T=1,max_rel=3,quantity=ResETU)"), ("dcg_burges@10", "dcg_burges@10"),
+    # A denormal keeps the digits typed: :g wrote 9.99989e-321, which reads back as the same double but not as typed.
+    ("RBP(p=1e-320)", "RBP(p=1e-320)"), ("nDCG(gains={0:5e-324,1:1000000})", "nDCG(gains={0:5e-324,1:1e+06})"),
 ])
 def test_names_beyond_trec_eval_read_back_as_the_same_measure(spec, reads_as):
     (measure,) = parse_measure(spec)

@@ -257,3 +257,16 @@ def test_a_column_error_lists_every_column_of_the_frame() -> None:
         "(columns: query, doc, s)")
     assert refusal(RUN, QRELS).endswith("(columns: qid, docno, label); it has 'label': are qrels and run swapped? "
                                         "(the order is qrels, run)")
+
+
+def test_a_dictionary_of_one_long_id_over_many_rows_is_refused_before_it_is_expanded() -> None:
+    # 100,000 rows of one 100,000-character docno: 400 KB of indices that expand to 10 GB. Refused from the
+    # dictionary's lengths, as the Parquet reader refuses such a file; a categorical that expands little is read.
+    rows = 100_000
+    docno = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array(["x" * 100_000]))
+    table = pa.table({"qid": pa.array([f"q{i}" for i in range(rows)]), "docno": docno, "score": np.zeros(rows)})
+    with pytest.raises(metrics.InputError, match=r"run: its columns take more than 100 times the table's size "
+                                                 r"\(2\.2 MiB\) once decoded, past the cap of 218 MiB"):
+        run_table(table)
+    small = table.set_column(1, "docno", pa.DictionaryArray.from_arrays(docno.indices, pa.array(["d1"])))
+    assert run_table(small).docno[0].as_py() == "d1"

@@ -243,7 +243,8 @@ def typed(value: object) -> object:
     ``np.int64(2)``, ``{"$text": content}`` the content as a string, ``{"$complex": [1, 2]}`` is ``1+2j``,
     ``{"$frame": {column: [values]}}`` a pandas DataFrame (a column may itself be ``{"$numpy": [dtype, [values]]}``),
     ``{"$mapping": content}`` a dict of the content's ``key:number`` lines, ``{"$new": [name, [args]]}`` the object
-    ``metrics.<name>(*args)`` (named as an api call is).
+    ``metrics.<name>(*args)`` (named as an api call is), ``{"$table": content}`` the pyarrow Table of a Parquet
+    content, ``{"$dask": content}`` a Dask DataFrame of it.
     """
     if isinstance(value, list):
         return [typed(item) for item in value]
@@ -258,6 +259,15 @@ def typed(value: object) -> object:
         return materialise(value["$text"]).decode("utf-8")
     if set(value) == {"$complex"}:
         return complex(*value["$complex"])
+    if set(value) == {"$table"}:  # a pyarrow Table read back from a content (a Parquet one keeps its dictionaries)
+        import pyarrow.parquet as pq
+
+        return pq.read_table(io.BytesIO(materialise(value["$table"])))
+    if set(value) == {"$dask"}:  # a Dask DataFrame of one partition: the table's pandas frame (categoricals kept)
+        import dask.dataframe as dd
+        import pyarrow.parquet as pq
+
+        return dd.from_pandas(pq.read_table(io.BytesIO(materialise(value["$dask"]))).to_pandas(), npartitions=1)
     if set(value) == {"$frame"}:
         import pandas as pd
 

@@ -109,3 +109,26 @@ def test_a_parquet_column_error_lists_the_files_real_columns_and_a_swap_is_point
     status, _, err = run_cli(run, qrels)
     assert status == 2 and err.endswith("(columns: qid, docno, label); it has 'label': are qrels and run swapped? "
                                         "(the order is qrels, run)\n")
+
+
+def test_row_groups_read_in_batches_give_the_rows_in_file_order(tmp_path, monkeypatch) -> None:
+    # Groups of 1 to 7 rows, each with its own dictionary, read 3 groups or 10 rows at a time: the batches unify
+    # the dictionaries and keep the file's order, as one read of the whole file does.
+    monkeypatch.setattr(frames, "_PARQUET_GROUPS", 3)
+    monkeypatch.setattr(frames, "_PARQUET_BATCH", 10)
+    path = tmp_path / "groups.parquet"
+    sizes = [1, 7, 2, 12, 3, 1, 1, 5]
+    with pq.ParquetWriter(path, pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64())])) \
+            as writer:
+        start = 0
+        for size in sizes:
+            rows = range(start, start + size)
+            writer.write_table(pa.table({"qid": [f"q{row % 3}" for row in rows], "docno": [f"d{row}" for row in rows],
+                                         "score": [float(row) for row in rows]}))
+            start += size
+    assert [len(batch) for batch in frames._row_group_batches(pq.read_metadata(path))] == [3, 1, 3, 1]
+    run = frames.read_parquet_run(path)
+    whole = pq.read_table(path)
+    assert run.docno.to_pylist() == whole.column("docno").to_pylist()
+    assert run.qid.to_pylist() == whole.column("qid").to_pylist()
+    assert run.score.tolist() == whole.column("score").to_pylist()

@@ -73,3 +73,18 @@ def test_one_size_cap_for_trec_and_json(tmp_path) -> None:
 def test_an_unknown_format_is_refused_by_name() -> None:
     with pytest.raises(InputError, match="Argument `formats` has to name some of trec, json, parquet"):
         read_qrels(QRELS_TREC, formats=("csv",))
+
+
+def test_a_pipe_given_as_qrels_keeps_its_first_bytes():
+    # The Parquet sniff opened <(zcat qrels.gz) and read its first bytes, which the TREC reader then never saw:
+    # "the file is empty". Only a file on disk is looked at for Parquet's magic.
+    import os
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"q1 0 d1 1\nq1 0 d2 0\n")
+    os.close(write_end)
+    try:
+        qrels = read_qrels(f"/proc/self/fd/{read_end}", formats=COMMAND_LINE_FORMATS)
+    finally:
+        os.close(read_end)
+    assert qrels.to_dict() == {"q1": {"d1": 1, "d2": 0}}

@@ -3,6 +3,8 @@ mechanics): control bytes and CR-only line ends on every path, also across the c
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from metrics.io import trec as trec_io
@@ -39,3 +41,41 @@ def test_a_file_named_with_three_spaces_is_read_as_a_file_not_as_its_name(tmp_pa
     path = tmp_path / "my qrels for trec"
     path.write_text("q1 0 d1 1\n")
     assert read_qrels(str(path)).to_dict() == {"q1": {"d1": 1}}
+
+
+class EndlessRun:
+    """A stream of good run lines that never ends (``yes 'q1 Q0 d1 1 1 t' |``): only a size cap stops reading it."""
+
+    line = b"q1 Q0 d1 1 1 t\n"
+
+    def __init__(self):
+        self.given = 0
+
+    def read(self, size: int = -1) -> bytes:
+        assert size is not None and size >= 0, "an endless stream is never read to its end"
+        self.given += size
+        return (self.line * (size // len(self.line) + 1))[:size]
+
+
+def test_a_stream_of_good_lines_without_end_is_refused_at_the_stream_cap(monkeypatch):
+    monkeypatch.setattr(trec_io, "MAX_STREAM_BYTES", 8 << 20)
+    stream = EndlessRun()
+    with pytest.raises(TrecFormatError, match="more than the 8 MiB limit of a pipe, a device or standard input; "
+                                              "save it to a file"):
+        read_run(stream, name="stdin")
+    assert stream.given <= (8 << 20) + 1  # one byte past the cap, never more
+
+
+def test_a_given_max_bytes_is_the_cap_of_a_stream_and_keeps_the_upload_message():
+    with pytest.raises(TrecFormatError, match="the file is 1.0 MiB, more than the 1 MiB limit; evaluate it with"):
+        read_run(EndlessRun(), name="upload", max_bytes=1 << 20)
+
+
+def test_a_file_object_on_disk_is_read_in_any_size_as_its_path_is(monkeypatch, tmp_path):
+    monkeypatch.setattr(trec_io, "MAX_STREAM_BYTES", 1 << 10)  # far below the file: a file on disk has no such cap
+    path = tmp_path / "run"
+    path.write_bytes(b"".join(b"q1 Q0 d%d 1 %d t\n" % (i, i) for i in range(1000)))
+    with open(path, "rb") as file:
+        assert len(read_run(file)) == 1000
+    with pytest.raises(TrecFormatError, match="limit of a pipe"):
+        read_run(io.BytesIO(path.read_bytes()))
