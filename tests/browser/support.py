@@ -998,6 +998,22 @@ class RunsPage(AppPage):
                          .get_by_text("Use the built-in sample collection instead").click())
         expect(self.page.locator(".st-key-runs_use_samples input")).to_be_checked()
 
+    def use_dl20(self) -> None:
+        """Switch on the built-in TREC DL 2020 passage collection."""
+        switch = self.page.locator(".st-key-runs_use_dl20")
+        self.rerun_after(lambda: switch.get_by_text("Use TREC DL 2020 passage instead", exact=False).click())
+        expect(switch.locator("input")).to_be_checked()
+
+    def open_lint(self) -> None:
+        """Open the "Preflight lint" expander (closed, it computes nothing) and wait until it shows every run's
+        report."""
+        panel = self.page.locator(".st-key-runs_lint_open")
+        if panel.locator("details[open]").count() == 0:
+            summary = panel.locator("summary").first
+            summary.scroll_into_view_if_needed()
+            self.rerun_after(summary.click)
+        expect(panel.get_by_text("Linting the runs…")).to_have_count(0)
+
     def means_table(self, showing: dict[str, str | float] | None = None) -> dict[str, str]:
         """The one row of means in the open "Per-query results" tab, ``{measure: value}``, once it shows the cells
         in ``showing`` (see table_rows)."""

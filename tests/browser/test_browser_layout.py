@@ -20,6 +20,7 @@ from ui.ann import COLLECTION_NAMES
 from ui.common.query_state import MAX_K
 from ui.explore.scores import CARDS, EXPLANATION_TAB
 from ui.runs.data import CONVENTIONS_LABEL as RUN_CONVENTIONS
+from ui.runs.lint import FINDING
 
 pytestmark = [
     pytest.mark.browser,
@@ -201,6 +202,36 @@ def test_the_run_page_fits_1280_by_900_on_each_tab_with_the_holes_opt_in(runs_pa
     runs_page.grade_the_chosen_document(1)
     expect_everything_fits(runs_page, "Judge the holes with one judgment added (banner, table, downloads)")
     runs_page.screenshot("judge-the-holes-1280x900", whole_page=True)
+    runs_page.expect_no_traceback()
+
+
+#: Each piece of a lint finding's block that does not show whole: wider than its box, or reaching past the panel.
+CUT_FINDINGS = """blocks => blocks.flatMap(block => {
+    const panel = block.closest('[data-testid=stExpander]').getBoundingClientRect();
+    return [block, ...block.querySelectorAll('*')].filter(element => {
+        const box = element.getBoundingClientRect();
+        return box.width > 0 && (element.scrollWidth > element.clientWidth + 1 || box.right > panel.right + 1);
+    }).map(element => `${element.tagName} "${element.textContent.trim().slice(0, 60)}" ${element.scrollWidth} px `
+                      + `in ${element.clientWidth} px, right edge ${box(element)} px of the panel's ${panel.right}`);
+    function box(element) { return Math.round(element.getBoundingClientRect().right); }
+})"""
+
+
+def test_the_lint_panels_findings_show_whole_at_1280_by_900(runs_page: RunsPage) -> None:
+    # A data frame cut its "effect" and "what it means" columns ("recip_rank 0.6583 (this run) vs").
+    runs_page.page.set_viewport_size(LAPTOP)
+    runs_page.open()
+    runs_page.use_dl20()
+    runs_page.open_lint()
+    panel = runs_page.page.locator(".st-key-runs_lint_open")
+    findings = panel.locator(f"[class*=st-key-{FINDING}_]")
+    expect(findings.first.get_by_text("recip_rank 0.6583 (this run) vs 0.6587 (at most, with a run to depth 1000)",
+                                      exact=True)).to_be_visible()
+    assert findings.count() == 10  # two in each of the five runs
+    assert findings.evaluate_all(CUT_FINDINGS) == []
+    expect_everything_fits(runs_page, "the lint panel on TREC DL 2020")
+    findings.first.scroll_into_view_if_needed()
+    runs_page.screenshot("lint-1280x900")
     runs_page.expect_no_traceback()
 
 
