@@ -31,13 +31,16 @@ def test_the_run_page_offers_dl20_at_level_2_with_its_attribution_and_lints_it_o
     at.run()
     assert_no_failure(at)
     assert calls["lint"] == 1
-    tables = [frame.value for frame in at.dataframe if "what it means" in frame.value.columns]
-    assert len(tables) == len(DL20.run_names) and all(len(table) == 12 for table in tables)
-    bm25 = tables[0].set_index("check")
-    assert bm25.loc["run shallower than a measure's depth", "found"] == "2 measures"  # map and recip_rank
-    assert "map 0.2685 (this run) vs 0.3620 (at most, with a run to depth 1000)" in \
-        bm25.loc["run shallower than a measure's depth", "effect (mean with vs without)"]
-    assert bm25.loc["document retrieved twice for one query", "found"] == "0 lines"
+    reports = _lint_reports(at)
+    assert list(reports) == list(DL20.run_names)
+    for run, (findings, fold, clean) in reports.items():  # each finding before the fold, the fold holding the rest
+        assert fold == f"{12 - len(findings)} checks found nothing" and len(clean) == 12 - len(findings), run
+    findings, _, clean = reports["BM25"]
+    assert list(findings) == ["run shallower than a measure's depth", "grades that suggest a relevance level"]
+    shallow = findings["run shallower than a measure's depth"]
+    assert shallow[0].startswith("2 measures in ")  # map and recip_rank
+    assert "- map 0.2685 (this run) vs 0.3620 (at most, with a run to depth 1000)" in shallow[2].splitlines()
+    assert "document retrieved twice for one query: 0 lines" in clean
 
     at.number_input(key="runs_level").set_value(1).run()
     means = next(frame.value for frame in at.dataframe if "map" in frame.value.columns).iloc[0]
@@ -46,6 +49,28 @@ def test_the_run_page_offers_dl20_at_level_2_with_its_attribution_and_lints_it_o
     at.toggle(key="runs_use_samples").set_value(True).run()  # one built-in collection at a time
     assert not at.toggle(key="runs_use_dl20").value
     assert not any(DL20.attribution in as_shown(caption.value) for caption in at.caption)
+
+
+def _lint_reports(at) -> dict[str, tuple[dict[str, list[str]], str, list[str]]]:
+    """The lint panel as shown, run by run: ``{run: (findings, fold, clean)}``, where ``findings`` maps each finding's
+    title to the rest of its first line and its other paragraphs, in the order shown, ``fold`` is the label of the
+    expander after them and ``clean`` the lines in it. Every paragraph of the panel is one of these, in this order."""
+    panel = next(expander for expander in at.expander if expander.label.startswith("Preflight lint"))
+    reports: dict[str, tuple[dict[str, list[str]], str, list[str]]] = {}
+    for node in panel.children.values():
+        if node.type == "markdown" and node.value.startswith("**"):  # a run's header
+            run = as_shown(node.value).removeprefix("**").partition("**")[0]
+            findings: dict[str, list[str]] = {}
+        elif node.type == "expander":
+            assert run not in reports, f"{run}: a second fold"
+            reports[run] = (findings, node.label, [as_shown(line).removeprefix("- ")
+                                                    for line in node.markdown[0].value.splitlines()])
+        elif node.type == "flex_container":  # a finding's block: its title and count, what it means, its effects
+            assert run not in reports, f"{run}: a finding after the fold"
+            title, *paragraphs = [as_shown(markdown.value) for markdown in node.markdown]
+            name, _, count = title.removeprefix("**").partition("**: ")
+            findings[name] = [count, *paragraphs]
+    return reports
 
 
 def test_the_finder_on_dl20_bm25_says_the_run_stops_at_rank_100():

@@ -814,8 +814,8 @@ class SwapChart(VegaChart):
     cell is found by its panel and ranks, and hovered or clicked where it is drawn, as a person aims at it."""
 
     #: Where the cell of the panel starting with ``panel`` at ranks (i, j) is drawn, in page pixels, after scrolling
-    #: it into view (``{error}`` if it is not drawn).
-    CELL = """(chart, {panel, i, j}) => {
+    #: it to the middle of the view unless ``stay`` (``{error}`` if it is not drawn).
+    CELL = """(chart, {panel, i, j, stay}) => {
         const cells = [...chart.querySelectorAll('svg.marks path')].filter(element => {
             const item = element.__data__;
             return item && item.mark && item.mark.marktype === 'rect' && item.datum && item.datum.tip;
@@ -825,7 +825,7 @@ class SwapChart(VegaChart):
             return datum.panel.startsWith(panel + ' ') && datum.i === i && datum.j === j;
         });
         if (!cell) return {error: `no cell at ranks ${i}, ${j} in panel ${panel}; ${cells.length} cells drawn`};
-        cell.scrollIntoView({block: 'center', inline: 'center'});
+        if (!stay) cell.scrollIntoView({block: 'center', inline: 'center'});
         const box = cell.getBoundingClientRect();
         return {x: box.x + box.width / 2, y: box.y + box.height / 2};
     }"""
@@ -839,8 +839,8 @@ class SwapChart(VegaChart):
         return self.graph.locator("g.role-axis-label text").evaluate_all(
             "labels => labels.map(label => label.textContent)")
 
-    def cell_position(self, panel: str, i: int, j: int) -> tuple[float, float]:
-        found = self.graph.evaluate(self.CELL, {"panel": panel, "i": i, "j": j})
+    def cell_position(self, panel: str, i: int, j: int, *, stay: bool = False) -> tuple[float, float]:
+        found = self.graph.evaluate(self.CELL, {"panel": panel, "i": i, "j": j, "stay": stay})
         if "error" in found:
             raise AssertionError(found["error"])
         return found["x"], found["y"]
@@ -853,10 +853,10 @@ class SwapChart(VegaChart):
         self.page.mouse.move(*self.cell_position(panel, i, j))
         return self.tooltip()
 
-    def click(self, panel: str, *, i: int, j: int, tooltip_says: str) -> None:
+    def click(self, panel: str, *, i: int, j: int, tooltip_says: str, where_it_is: bool = False) -> None:
         """Hover the cell, check its tooltip says ``tooltip_says`` (so the click lands on the intended cell), then
-        click it."""
-        left, top = self.cell_position(panel, i, j)
+        click it: in the middle of the view, or ``where_it_is`` (the page not scrolled, as a reader who sees it)."""
+        left, top = self.cell_position(panel, i, j, stay=where_it_is)
         self.page.mouse.move(left, top)
         expect(self.tooltip()).to_contain_text(tooltip_says)
         self.page.mouse.click(left, top)
@@ -997,6 +997,22 @@ class RunsPage(AppPage):
         self.rerun_after(lambda: self.page.locator(".st-key-runs_use_samples")
                          .get_by_text("Use the built-in sample collection instead").click())
         expect(self.page.locator(".st-key-runs_use_samples input")).to_be_checked()
+
+    def use_dl20(self) -> None:
+        """Switch on the built-in TREC DL 2020 passage collection."""
+        switch = self.page.locator(".st-key-runs_use_dl20")
+        self.rerun_after(lambda: switch.get_by_text("Use TREC DL 2020 passage instead", exact=False).click())
+        expect(switch.locator("input")).to_be_checked()
+
+    def open_lint(self) -> None:
+        """Open the "Preflight lint" expander (closed, it computes nothing) and wait until it shows every run's
+        report."""
+        panel = self.page.locator(".st-key-runs_lint_open")
+        if panel.locator("details[open]").count() == 0:
+            summary = panel.locator("summary").first
+            summary.scroll_into_view_if_needed()
+            self.rerun_after(summary.click)
+        expect(panel.get_by_text("Linting the runs…")).to_have_count(0)
 
     def means_table(self, showing: dict[str, str | float] | None = None) -> dict[str, str]:
         """The one row of means in the open "Per-query results" tab, ``{measure: value}``, once it shows the cells

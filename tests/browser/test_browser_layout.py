@@ -8,13 +8,19 @@ the space it is given.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from metrics.conventions import CONVENTION_INFO
+from metrics.explain import explorer_measures
 from tests.browser.support import AppPage, ExplorerPage, RunsPage, artifact_prefix
-from ui.explore.scores import EXPLANATION_TAB
+from ui.ann import COLLECTION_NAMES
+from ui.common.query_state import MAX_K
+from ui.explore.scores import CARDS, EXPLANATION_TAB
 from ui.runs.data import CONVENTIONS_LABEL as RUN_CONVENTIONS
+from ui.runs.lint import FINDING
 
 pytestmark = [
     pytest.mark.browser,
@@ -199,6 +205,36 @@ def test_the_run_page_fits_1280_by_900_on_each_tab_with_the_holes_opt_in(runs_pa
     runs_page.expect_no_traceback()
 
 
+#: Each piece of a lint finding's block that does not show whole: wider than its box, or reaching past the panel.
+CUT_FINDINGS = """blocks => blocks.flatMap(block => {
+    const panel = block.closest('[data-testid=stExpander]').getBoundingClientRect();
+    return [block, ...block.querySelectorAll('*')].filter(element => {
+        const box = element.getBoundingClientRect();
+        return box.width > 0 && (element.scrollWidth > element.clientWidth + 1 || box.right > panel.right + 1);
+    }).map(element => `${element.tagName} "${element.textContent.trim().slice(0, 60)}" ${element.scrollWidth} px `
+                      + `in ${element.clientWidth} px, right edge ${box(element)} px of the panel's ${panel.right}`);
+    function box(element) { return Math.round(element.getBoundingClientRect().right); }
+})"""
+
+
+def test_the_lint_panels_findings_show_whole_at_1280_by_900(runs_page: RunsPage) -> None:
+    # A data frame cut its "effect" and "what it means" columns ("recip_rank 0.6583 (this run) vs").
+    runs_page.page.set_viewport_size(LAPTOP)
+    runs_page.open()
+    runs_page.use_dl20()
+    runs_page.open_lint()
+    panel = runs_page.page.locator(".st-key-runs_lint_open")
+    findings = panel.locator(f"[class*=st-key-{FINDING}_]")
+    expect(findings.first.get_by_text("recip_rank 0.6583 (this run) vs 0.6587 (at most, with a run to depth 1000)",
+                                      exact=True)).to_be_visible()
+    assert findings.count() == 10  # two in each of the five runs
+    assert findings.evaluate_all(CUT_FINDINGS) == []
+    expect_everything_fits(runs_page, "the lint panel on TREC DL 2020")
+    findings.first.scroll_into_view_if_needed()
+    runs_page.screenshot("lint-1280x900")
+    runs_page.expect_no_traceback()
+
+
 def test_the_ann_page_fits_1280_by_900_and_a_difference_too_small_to_show_has_no_sign(tab, app_url, request) -> None:
     page = AppPage(tab, app_url, artifact_prefix=artifact_prefix(request))
     page.page.set_viewport_size(LAPTOP)
@@ -206,9 +242,72 @@ def test_the_ann_page_fits_1280_by_900_and_a_difference_too_small_to_show_has_no
     page.page.get_by_test_id("stMetric").first.wait_for()
     expect_everything_fits(page, "the ANN page as it opens")
     # Digits with the default index: nDCG@10 of the ANN list is 0.00003 below the exact list's.
-    page.rerun_after(lambda: page._pick("ann_collection", "Handwritten digits (scikit-learn)"))
+    page.rerun_after(lambda: page._pick("ann_collection", COLLECTION_NAMES["digits"]))
     deltas = page.page.get_by_test_id("stMetricDelta")
     expect(deltas).to_have_text(["0.000 vs exact", "0.000 vs exact"])
     expect_everything_fits(page, "the ANN page on the digits")
     page.screenshot("ann-digits-1280x900")
+    page.expect_no_traceback()
+
+
+# ---- labels whole, at the largest k and on the ANN page -----------------------------------------------------------
+
+#: Each metric card's label that does not show whole: its text wider than its box (cut with an ellipsis), running
+#: under its help icon, or past its card's right edge.
+CUT_LABELS = """labels => labels.flatMap(label => {
+    const text = label.querySelector('[data-testid=stMarkdownContainer]');
+    const icon = label.querySelector('[data-testid=stTooltipIcon]');
+    const words = text.querySelector('p').getBoundingClientRect();
+    const card = label.closest('[data-testid=stColumn]').getBoundingClientRect();
+    const cut = text.scrollWidth > text.clientWidth ? [`${text.scrollWidth} px in ${text.clientWidth} px`] : [];
+    if (icon && icon.getBoundingClientRect().left < words.right) cut.push('under its help icon');
+    if ((icon ? icon.getBoundingClientRect() : words).right > card.right + 1) cut.push('past its card');
+    return cut.map(why => `${text.textContent}: ${why}`);
+})"""
+
+
+def test_every_card_label_shows_whole_at_the_largest_k_at_1280_by_900(explorer: ExplorerPage) -> None:
+    # Equal columns cut "Recall@10000" to "Recall@100…", which reads as another cut-off.
+    explorer.page.set_viewport_size(LAPTOP)
+    explorer.open(f"ranking=donut,bagel,muffin&qrels=donut:1,muffin:1,scone:1&k={MAX_K}")
+    labels = explorer.page.locator(f".st-key-{CARDS} [data-testid=stMetricLabel]")
+    expect(labels.get_by_test_id("stMarkdownContainer")).to_have_text(
+        [label for label, _ in explorer_measures(MAX_K)])
+    assert labels.evaluate_all(CUT_LABELS) == []
+    explorer.screenshot("cards-at-the-largest-k-1280x900")
+    explorer.expect_no_traceback()
+
+
+#: Each number and the unit after it ("0.82 s") that are drawn on two lines, as written.
+UNITS_ALONE = """element => {
+    const alone = [], walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const match of node.data.matchAll(/(\\d)\\s(s|ms)\\b/g)) {
+            const top = at => { const range = document.createRange(); range.setStart(node, at);
+                                range.setEnd(node, at + 1); return range.getBoundingClientRect().top; };
+            if (top(match.index) !== top(match.index + 2)) alone.push(match[0]);
+        }
+    }
+    return alone;
+}"""
+
+
+def test_the_ann_pages_vectors_box_and_build_time_show_whole_at_1280_by_900(tab, app_url, request) -> None:
+    page = AppPage(tab, app_url, artifact_prefix=artifact_prefix(request))
+    page.page.set_viewport_size(LAPTOP)
+    page.page.goto(app_url + "/ann")
+    page.page.get_by_test_id("stMetric").first.wait_for()
+    page.wait_until_idle()
+    box = page.page.locator(".st-key-ann_collection input[role=combobox]")
+    for name in COLLECTION_NAMES.values():
+        if box.input_value() != name:
+            page.rerun_after(lambda name=name: page._pick("ann_collection", name))
+        expect(box).to_have_value(name)
+        assert box.evaluate("input => input.scrollWidth <= input.clientWidth"), f"the Vectors box cuts {name!r}"
+        built = page.page.get_by_test_id("stCaptionContainer").filter(has_text="index built in")
+        expect(built).to_have_count(1)
+        # Playwright reads a no-break space as a space: the DOM's own text tells them apart.
+        assert re.search(r"index built in \d+\.\d\d\u00a0s$", built.evaluate("caption => caption.textContent"))
+        assert built.evaluate(UNITS_ALONE) == []
+        page.screenshot(f"ann-{name}-1280x900")
     page.expect_no_traceback()

@@ -35,6 +35,34 @@ def test_the_swap_heatmaps_hover_click_and_undo_under_the_clicked_chart(explorer
     explorer.expect_no_traceback()
 
 
+LAPTOP = {"width": 1280, "height": 900}
+
+
+def test_a_swap_clicked_with_the_chart_at_the_foot_of_a_1280_by_900_view_has_its_undo_in_sight(
+        explorer: ExplorerPage) -> None:
+    explorer.page.set_viewport_size(LAPTOP)
+    explorer.open()
+    explorer.open_whatif_tab("Swapping two ranks")
+    heatmaps = explorer.swap_heatmaps()
+    # The reader scrolls until the whole chart shows, its foot at the foot of the view, and clicks a cell of its
+    # lower row where it is: what is under the chart (its downloads, the confirmation) is then below the fold.
+    heatmaps.graph.evaluate("chart => chart.scrollIntoView({block: 'end', behavior: 'instant'})")
+    heatmaps.click("AP@4", i=2, j=3, tooltip_says="Swap rank 2 (bagel) and rank 3 (muffin)", where_it_is=True)
+    explorer.wait_for_url_ranking(["donut", "muffin", "bagel", "croissant"])
+    confirmation = explorer.whatif_confirmation()
+    expect(confirmation).to_contain_text("Swapping ranks 2 and 3 (bagel and muffin): applied")
+    undo = explorer.page.locator(".st-key-whatif_undo button:visible")
+    explorer.wait_until_idle()
+    box = undo.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= LAPTOP["height"], box
+    explorer.screenshot("undo-in-sight-1280x900")
+    explorer.press_whatif_undo()  # a click Playwright makes only where the button is the element hit
+    explorer.wait_for_url_ranking(PASTRY_ORDER)
+    expect(confirmation).to_contain_text("Undid the last change")
+    expect(confirmation).to_be_in_viewport()
+    explorer.expect_no_traceback()
+
+
 def test_the_removal_bars_and_the_k_chart(explorer: ExplorerPage) -> None:
     explorer.open()
     explorer.open_whatif_tab("Removing a document")

@@ -91,13 +91,18 @@ def views(lists: data.AnnLists, setup: data.Setup | None, comparison) -> None:
                                                                                           held_context(lists.k)))
 
 
+#: The collections as the Vectors box names them.
+COLLECTION_NAMES = {"topics": "Generated topics", "digits": "Handwritten digits"}
+
+
 def index_settings() -> tuple[str, ann_index.IndexSpec, int]:
     """The collection, the index and its search parameter (efSearch or nprobe), as chosen."""
     with st.container(border=True):
         left, middle, right = st.columns(3)
+        # Names short enough to show whole in a third of the row at 1280 px; the caption below says what the
+        # chosen collection holds (its size and source).
         collection = left.selectbox("Vectors", list(ann_index.COLLECTIONS), key="ann_collection",
-                                    format_func=lambda name: {"topics": "Generated topics (10,000 documents)",
-                                                              "digits": "Handwritten digits (scikit-learn)"}[name])
+                                    format_func=COLLECTION_NAMES.__getitem__)
         kind = middle.selectbox("Index", ["hnsw", "ivf"], key="ann_kind",
                                 format_func=lambda name: {"hnsw": "HNSW (graph)", "ivf": "IVF (clusters)"}[name])
         powers = [1 << i for i in range(11)]
@@ -137,7 +142,8 @@ def summary(comparison, lists: data.AnnLists) -> None:
         timing = lists.timing
         columns[3].metric("Queries per second: ANN", f"{timing.ann_qps:,.0f}",
                           help="One thread, best of three searches of every query.")
-        columns[3].caption(f"exact: {timing.exact_qps:,.0f} · index built in {timing.build_seconds:.2f} s")
+        # A no-break space keeps the unit with its number: the narrow column wrapped "0.82 s" before its "s".
+        columns[3].caption(f"exact: {timing.exact_qps:,.0f} · index built in {timing.build_seconds:.2f}\u00a0s")
     for note in comparison.notes:
         st.caption(literal(note))
     # Built only while open: the table and its CSV go to the browser on every rerun of the page.

@@ -34,7 +34,8 @@ def page() -> None:
         controls.real_query_picker()
         conventions_slot = st.container() if view.shows("conventions") else None
 
-    st.html(scores.ONE_STATE_AT_A_TIME + whatif.STEADY_SWAP_CHART)  # styles sent once per page, not with every edit
+    # Styles sent once per page, not with every edit.
+    st.html(scores.CARD_STYLES + whatif.STEADY_SWAP_CHART + whatif.CONFIRMATION_IN_SIGHT)
     with st.container(key=data_io.TOP_ANCHOR):
         st.title("Explore a query")
         data_io.scroll_to_top_once()

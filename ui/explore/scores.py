@@ -19,12 +19,21 @@ CARDS = "metric_cards"
 #: The worked formula's container: plain text in the code font. st.code would run the browser's syntax highlighter
 #: on every redraw of the panel (0.3 s of main-thread time per page load, for a line that has nothing to highlight).
 WORKED = "worked_formula"
-#: While a rerun replaces the cards one by one, Streamlit shows the cards it has not replaced yet with the values of
-#: the run before (``data-stale``): once one card of the new run is on the page, the stale ones are hidden (their
-#: space kept), so the row never shows values of two states side by side (RR of one next to AP of the other).
-#: The same style sheet sets the worked formula's font.
-ONE_STATE_AT_A_TIME = (
+#: The style sheet of the cards and the worked formula, drawn once per page (ui/explore/__init__.py):
+#: - While a rerun replaces the cards one by one, Streamlit shows the cards it has not replaced yet with the values
+#:   of the run before (``data-stale``): once one card of the new run is on the page, the stale ones are hidden
+#:   (their space kept), so the row never shows values of two states side by side (RR of one next to AP of the
+#:   other).
+#: - The cards share the row equally, but none is narrower than its label and value: equal columns alone cut
+#:   "Recall@10000" and "Success@10000" to "Recall@100…" and "Success@1…" at 1280 px, the first reading as another
+#:   cut-off. A caption under a card (its bracket) wraps to the card's width and never widens it (``contain``).
+#:   Where even the labels do not fit, the row wraps, as Streamlit's columns do.
+#: - The worked formula's font.
+CARD_STYLES = (
     f"<style>.st-key-{CARDS}:has([data-stale=false]) [data-stale=true] {{ visibility: hidden; }} "
+    f".st-key-{CARDS} [data-testid=stColumn] {{ flex: 1 1 0; width: auto; min-width: max-content; }} "
+    f".st-key-{CARDS} [data-testid=stElementContainer]:has([data-testid=stCaptionContainer]) "
+    "{ contain: inline-size; } "
     f".st-key-{WORKED} [data-testid=stText] span {{ font-family: 'Source Code Pro', monospace; font-size: 0.875rem; }}"
     "</style>"
 )
@@ -35,8 +44,8 @@ def metric_cards(explanations: list[Explanation], baseline: dict[str, float] | N
     """One card per metric: value, change against the baseline, and under it the bracket of its judgment hole
     (``holes``: ui.explore.holes.CardHole by measure string) with a help text saying what low and high are, and
     when documents tie, the interval over their orders (``ties``: ui.explore.ties.CardTies by measure string).
-    During a rerun the row shows one state at a time (ONE_STATE_AT_A_TIME, which the page draws once, outside the
-    panels that rerun with each edit)."""
+    During a rerun the row shows one state at a time, and each label whole (CARD_STYLES, which the page draws
+    once, outside the panels that rerun with each edit)."""
     with st.container(key=CARDS):
         for column, item in zip(st.columns(len(explanations)), explanations):
             delta, colour, arrow = None, "normal", "auto"

@@ -1,6 +1,6 @@
 """What-if charts under the metrics: changing k, swapping, moving and removing items, the range under reordering,
 and the pinned baseline. Clicking a swap cell or a removal bar applies that change; the confirmation and its Undo
-appear right under the chart that was clicked, where the reader is looking.
+appear right under the chart that was clicked, where the reader is looking, and stay in sight while the chart is.
 
 Only the open tab builds its figure (and computes its data, apart from what the callouts read), and the chart data
 of the current list is kept for the next rerun (one entry per session), so switching tabs does not recompute it.
@@ -45,6 +45,18 @@ PANEL = "explore_whatif"
 SWAP_CHART_HEIGHT = 615
 SWAP_CHART = "swap_chart"
 STEADY_SWAP_CHART = f"<style>.st-key-{SWAP_CHART} {{ min-height: {SWAP_CHART_HEIGHT}px; }}</style>"
+#: Key of the confirmation's container.
+CONFIRMATION_BOX = "whatif_confirmation"
+#: The confirmation and its Undo stay in sight while the chart above them is: a reader who sees the whole swap chart
+#: (615 px) at 900 px sees nothing under it, and clicked a cell with its confirmation below the fold. Where its place
+#: under the chart is out of view, it stands at the foot of the view over the chart (sticky), until scrolling
+#: brings its place in. Each ancestor takes the app's background (they are transparent: nothing else changes), so
+#: the stuck box is opaque in either theme.
+CONFIRMATION_IN_SIGHT = (
+    f"<style>[data-testid=stLayoutWrapper]:has(> .st-key-{CONFIRMATION_BOX}) "
+    "{ position: sticky; bottom: 0; z-index: 2; padding-bottom: 0.5rem; } "
+    f".stApp :has(.st-key-{CONFIRMATION_BOX}) {{ background-color: inherit; }}</style>"
+)
 
 
 def _apply(change: Change) -> None:
@@ -75,7 +87,7 @@ def _confirmation(confirmation: tuple[str, str] | None) -> None:
     if confirmation is None:
         return
     kind, text = confirmation
-    with st.container(key="whatif_confirmation"):
+    with st.container(key=CONFIRMATION_BOX):  # in sight while its chart is (CONFIRMATION_IN_SIGHT)
         message, button = st.columns([5, 1], vertical_alignment="center")
         show = {"success": message.success, "error": message.error}.get(kind, message.info)
         show(literal(text))

@@ -1,21 +1,22 @@
 """The run page's preflight lint (metrics.check.lint): for each run, every check of what can silently move a score,
-with its count, the queries concerned and the engine's means with and without the quirk. Computed only while its
-expander is open, once per files, measures and conventions."""
+with its count, the queries concerned and the engine's means with and without the quirk. Laid out as the command
+line's ``--lint`` prints it, findings first, each a block that wraps to the panel's width; the checks that found
+nothing are folded. Computed only while its expander is open, once per files, measures and conventions."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from metrics import InputError
-from metrics.check.lint import RunLines, lint_runs, read_run_lines
+from metrics.check.lint import RunLines, RunLint, lint_runs, read_run_lines
 from metrics.conventions import Conventions
-from ui.common import tables
 from ui.common.text import literal
 
 from . import data
 
 EXPANDER = "runs_lint_open"
+#: Key prefix of a finding's block: ``runs_lint_found_<run's position>_<check name>``.
+FINDING = "runs_lint_found"
 
 
 def lint_panel(collection: data.Collection, measures: list[str], conventions: Conventions) -> None:
@@ -31,13 +32,25 @@ def lint_panel(collection: data.Collection, measures: list[str], conventions: Co
         except InputError as error:
             st.error(literal(error))
             return
-        for lint in lints:
-            st.markdown(f"**{literal(lint.run)}**: {len(lint.found)} of {len(lint.checks)} checks found something.")
-            tables.table(pd.DataFrame([{
-                "check": check.title, "found": check.count_text(), "queries": check.queries_text(),
-                "effect (mean with vs without)": "; ".join(effect.text() for effect in check.effects),
-                "what it means": check.note,
-            } for check in lint.checks]), hide_index=True, width="stretch", key=f"runs_lint_{lint.run}")
+        for position, lint in enumerate(lints):
+            run_report(lint, key=f"{FINDING}_{position}")
+
+
+def run_report(lint: RunLint, key: str) -> None:
+    """One run's lint: each finding as a block (its title, count and queries, what it means, and the means with
+    and without the quirk, one measure a line), then the checks that found nothing under one fold."""
+    st.markdown(f"**{literal(lint.run)}**: {len(lint.found)} of {len(lint.checks)} checks found something.")
+    for check in lint.found:
+        with st.container(border=True, key=f"{key}_{check.name}"):
+            where = f" in {check.queries_text()}" if check.queries else ""
+            st.markdown(f"**{literal(check.title)}**: {literal(check.count_text() + where)}")
+            st.markdown(literal(check.note))
+            if check.effects:
+                st.markdown("\n".join(f"- {literal(effect.text())}" for effect in check.effects))
+    clean = [check for check in lint.checks if not check.found]
+    if clean:
+        with st.expander(f"{len(clean)} {'check' if len(clean) == 1 else 'checks'} found nothing"):
+            st.markdown("\n".join(f"- {literal(check.title)}: {literal(check.count_text())}" for check in clean))
 
 
 def _lints(collection: data.Collection, measures: list[str], conventions: Conventions):
