@@ -74,3 +74,40 @@ def test_state_walk_conventions_panel_then_a_copied_link_then_an_uploaded_query(
     expect(explorer.page.get_by_text("Open this query in the editor")).not_to_be_in_viewport()
     explorer.screenshot("opened-in-view")
     explorer.expect_no_traceback()
+
+
+def test_back_and_forward_walk_the_edits(explorer: ExplorerPage) -> None:
+    """Every edit is an entry of the browser's history and Back returns to the one before, each press visibly: the
+    bare address shows the sample as opened (and gains no entry of its own), a move and a k change are undone one
+    press each, Forward redoes them, and a visit to another page comes back to the list as left."""
+    explorer.open()
+    explorer.expect_metrics({"AP@4": 5 / 9})
+    assert explorer.url_parameters() == {}  # the bare address is the sample as opened: no entry until an edit
+    explorer.choose_document_to_move("3. muffin")
+    explorer.rerun_after(lambda: explorer.press_move_button("move_up"))
+    explorer.expect_metrics({"AP@4": MUFFIN_UP_AP})
+    explorer.set_k(3)
+    explorer.wait_for_url_parameter("k", "3")
+    page = explorer.page
+
+    explorer.rerun_after(page.go_back)  # k = 3 undone
+    explorer.wait_for_url_parameter("k", "4")
+    explorer.expect_metrics({"AP@4": MUFFIN_UP_AP})
+    expect(page.get_by_role("spinbutton", name="k (cut-off)")).to_have_value("4")
+    explorer.rerun_after(page.go_back)  # the move undone: sweet pastry as it opened
+    explorer.expect_metrics({"AP@4": 5 / 9, "nDCG@4": 0.704})
+    assert explorer.ranked_documents() == ["1. donut", "2. bagel", "3. muffin", "4. croissant"]
+    explorer.rerun_after(page.go_forward)
+    explorer.expect_metrics({"AP@4": MUFFIN_UP_AP})
+    explorer.rerun_after(page.go_forward)
+    explorer.wait_for_url_parameter("k", "3")
+    explorer.expect_metrics({"AP@3": MUFFIN_UP_AP})  # donut, muffin in the top 3: (1/1 + 2/2) / 3
+
+    # Another page and Back: the list as it was left.
+    explorer.rerun_after(lambda: page.get_by_test_id("stSidebarNav").get_by_text("Evaluate a run").click())
+    expect(page.get_by_role("heading", name="Evaluate a run")).to_be_visible()
+    explorer.rerun_after(page.go_back)
+    explorer.wait_for_url_parameter("k", "3")
+    expect(explorer.metric_card("P@3")).to_be_visible()
+    explorer.expect_metrics({"AP@3": MUFFIN_UP_AP})
+    explorer.expect_no_traceback()
