@@ -13,11 +13,13 @@ import streamlit as st
 
 from metrics import CONVENTION_INFO, DEFAULT_TREC_EVAL, Conventions
 from metrics.conventions import URL_PARAMS
+from metrics.explain import explain
 from metrics.real import DL20
 from ui.common import panels, state
 from ui.common.conventions import convention_meaning, convention_select
 from ui.common.numbers import number_box
 from ui.common.query_state import MAX_GRADE, MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
+from ui.explore.unchanged import unchanged_reason
 
 #: The conventions the explorer offers a select box for: those with a URL parameter (relevance_level has its own
 #: number input).
@@ -108,11 +110,21 @@ def k_and_level(query: QueryState) -> None:
 
 
 def _set_convention(name: str, value: Any) -> None:
+    before = state.current()
     if name in ORDER_CONVENTIONS:
         # A list that follows its scores is re-sorted, so tied documents visibly take the new order.
-        state.commit(set_order_convention(state.current(), name, value), refresh_editor=True)
+        state.commit(set_order_convention(before, name, value), refresh_editor=True)
     else:
-        _change(conventions=state.current().conventions.replace(**{name: value}))
+        _change(conventions=before.conventions.replace(**{name: value}))
+    after = state.current()
+    if _card_values(before) == _card_values(after):  # nothing on the page moved: say why, for this list
+        label = next(info.label for info in CONVENTION_INFO if info.name == name)
+        state.say("info", f"{label}: {value}. No card changed, because "
+                          f"{unchanged_reason(name, before, after)}.")
+
+
+def _card_values(query: QueryState) -> list[float]:
+    return [e.value for e in explain(query.ranking, dict(query.judgments), query.k, query.conventions)]
 
 
 #: Session keys: the conventions panel's expander, and whether the panel is open (the page's own record of it).
