@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui.common import memory, pages
+from ui.common import memory, pages, state
 
 
 def build_pages() -> list[st.Page]:
@@ -31,5 +31,7 @@ def redirect_to(script: str) -> Callable[[], None]:
 
 if __name__ == "__main__":  # Streamlit runs this script as __main__ on every rerun; a test may import it
     st.set_page_config(page_title="IR Metrics Explorer", page_icon="📊", layout="wide")
-    st.navigation(build_pages()).run()
+    page = st.navigation(build_pages())
+    state.arrive(page.url_path)  # which page this run draws: Back within a page differs from arriving at it
+    page.run()
     memory.freeze_imports()  # after the page: what it imported stays out of the collection after every run

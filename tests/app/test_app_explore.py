@@ -30,7 +30,9 @@ def test_default_page_shows_the_sweet_pastry_numbers_and_agrees_with_trec_eval()
     assert_no_failure(at)
     assert shown(at) == PASTRY
     assert any("computes the same numbers" in s.value for s in at.success)
-    assert param(at, "k") == "4"
+    assert not at.query_params  # the bare address shows the sample as opened: the first edit writes the link
+    at.number_input(key="k_input").set_value(3).run()
+    assert param(at, "k") == "3"
 
 
 def test_url_with_muffin_second_raises_ap_and_ndcg_only():

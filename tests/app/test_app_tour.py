@@ -40,6 +40,22 @@ def test_step_2_and_3_the_what_if_views_and_the_conventions_caption_are_where_re
     open_conventions(at).selectbox(key="convention_gain").select("exponential").run()
     assert any(text.startswith("Conventions: ") and "gain=exponential" in text for text in _texts(at))
     assert at.query_params["gain"] in ("exponential", ["exponential"])
+    assert "*Conventions*" in TOUR and "no card moves, and the page says why" in TOUR
+    assert any("No card changed" in text and "the only grade here is 1" in text for text in _texts(at))
+
+
+def test_step_3_the_tie_order_moves_rr_and_ap_on_the_tied_sample():
+    at = open_app()
+    sample = "something to dunk in coffee (tied scores)"
+    assert f"*{sample}*" in TOUR and "RR goes from 0.500 to 1.000 and AP@4 from 0.333 to 0.500" in TOUR
+    picker = at.selectbox(key="sample_picker")
+    assert sample in picker.options  # the label the tour names
+    at = picker.select("dunk-in-coffee").run()
+    assert (shown(at)["RR"], shown(at)["AP@4"]) == ("0.500", "0.333")
+    assert "`docid_ascending`" in TOUR
+    open_conventions(at).selectbox(key="convention_tie_order").select("docid_ascending").run()
+    assert_no_failure(at)
+    assert (shown(at)["RR"], shown(at)["AP@4"]) == ("1.000", "0.500")
 
 
 def test_step_4_the_run_page_has_the_sample_switch_and_the_tabs_readme_names():

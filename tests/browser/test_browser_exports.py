@@ -105,10 +105,10 @@ def test_a_score_the_table_cannot_read_is_refused_and_the_last_good_value_kept(e
     explorer.type_in_cell(row=2, column="score", text="abc")
     explorer.expect_error_message("Edit refused, the last good value is kept")
     explorer.expect_error_message("score has to be a number, got 'abc'")
-    assert "bagel:0.9" in explorer.url_parameters()["ranking"].split(",")
+    assert explorer.url_parameters() == {}  # nothing changed: still the bare address of the sample as opened
     explorer.type_in_cell(row=2, column="grade", text="1.5")
     explorer.expect_error_message("grade has to be a whole number")
-    assert explorer.url_parameters()["qrels"] == "donut:1,muffin:1,scone:1"
+    assert explorer.url_parameters() == {}
     # The refused edits are gone from the grid, not pending: the next good edit applies alone.
     explorer.type_in_cell(row=2, column="grade", text="2")
     explorer.wait_for_url_parameter("qrels", "donut:1,muffin:1,scone:1,bagel:2")

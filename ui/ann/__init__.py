@@ -11,6 +11,7 @@ from metrics.ann import index as ann_index
 from metrics.ann.definitions import ANN_BENCHMARKS_EPSILON
 from metrics.measures.display import TABLE_FORMAT, card
 from ui.common import classroom, pages, slides, state, tables
+from ui.common.numbers import number_box
 from ui.common.text import literal
 
 from . import charts, data
@@ -186,8 +187,8 @@ def definitions_section(lists: data.AnnLists, setup: data.Setup | None, comparis
         else:
             # A deeper exact list, so that ties with the k-th distance past rank k are seen.
             exact = data.deeper_exact(setup.collection, lists.k)
-        epsilon = st.number_input("epsilon (ann-benchmarks)", min_value=0.0, max_value=1e6,
-                                  value=ANN_BENCHMARKS_EPSILON, format="%g", key="ann_epsilon")
+        epsilon = number_box("epsilon (ann-benchmarks)", key="ann_epsilon", min_value=0.0, max_value=1e6,
+                             name="epsilon", value=ANN_BENCHMARKS_EPSILON, format="%g")
         try:
             found = recall_definitions(exact, lists.ann, lists.k, distances=distances, epsilon=epsilon)
             costs = [] if lists.qrels is None else definition_costs(found, lists.qrels, exact, lists.ann,

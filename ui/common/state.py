@@ -38,6 +38,13 @@ UNDO_DEPTH = 50
 SAMPLE = "sample_slug"
 #: The view every page follows (classroom mode and the panels it shows): a ui.common.query_state.View.
 VIEW = "view"
+#: The parameters this session last put in the address bar (or found there, equal to its state).
+URL_WRITTEN = "url_written"
+#: The list a session opened on when its address held none (the default sample): what that bare address shows.
+OPENED_BARE = "opened_bare"
+#: The page the last whole run drew, and the one the run before it drew (app.py records them).
+SHOWN_PAGE = "shown_page"
+PREVIOUS_PAGE = "previous_page"
 DEFAULT_SAMPLE = "sweet-pastry"
 
 
@@ -80,6 +87,7 @@ def init() -> None:
     if state is None:
         st.session_state[SAMPLE] = DEFAULT_SAMPLE
         state = state_from_sample(samples()[DEFAULT_SAMPLE])
+        st.session_state[OPENED_BARE] = state
     else:
         st.session_state[SAMPLE] = None
     st.session_state[QUERY] = state
@@ -263,7 +271,45 @@ def link_note(state: QueryState) -> str | None:
 def sync_url(state: QueryState) -> None:
     """Keep the address bar equal to the state and the view (classroom mode), so a copied link reproduces the
     page; a state too long for a link gets none but the view's parameters (better no link than one that cannot be
-    opened), and :func:`link_note` says so on the page."""
+    opened), and :func:`link_note` says so on the page. Each change of the link is an entry of the browser's
+    history, which :func:`follow_url` walks back; a bare address (``/``) keeps showing the list it opened on
+    until the first edit, so the first entry is the first edit's and Back from it shows the list as opened."""
     params = link_params(state) or encode_view(view())
+    if (URL_WRITTEN not in st.session_state and st.session_state.get(OPENED_BARE) == state
+            and not encode_view(view()) and not st.query_params.to_dict()):
+        return
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
+    st.session_state[URL_WRITTEN] = params
+
+
+def arrive(page: str) -> None:
+    """Record that this whole run draws ``page`` (app.py calls it before each page runs)."""
+    st.session_state[PREVIOUS_PAGE] = st.session_state.get(SHOWN_PAGE)
+    st.session_state[SHOWN_PAGE] = page
+
+
+def follow_url() -> None:
+    """Back and Forward walk the edits: when the address bar holds other parameters than the page last wrote
+    there (the browser went back or forward to an entry of an earlier state), the list, k, the conventions and
+    the view become that entry's, as one more edit (Undo returns). An address without a list is the list the
+    session opened on when it came from this page's own history (Back to ``/``), and keeps the list when the
+    person came from another page (the sidebar's links hold no list); a link that cannot be read keeps the list
+    and says why. Call it before the page reads the state."""
+    written = st.session_state.get(URL_WRITTEN)
+    params = st.query_params.to_dict()
+    if written is None or params == written:
+        return
+    st.session_state[URL_WRITTEN] = params
+    try:
+        wanted, wanted_view = decode_url(params), decode_view(params)
+    except InputError as error:
+        say("error", f"The link could not be opened: {error}. The list stays as it was.")
+        return
+    from_here = st.session_state.get(PREVIOUS_PAGE) == st.session_state.get(SHOWN_PAGE)
+    if wanted is None and from_here:
+        wanted = st.session_state.get(OPENED_BARE)
+    if wanted is not None and wanted != current():
+        commit(wanted)
+    if wanted is not None and wanted_view != view():
+        set_view(wanted_view)

@@ -19,6 +19,7 @@ from metrics import Conventions, InputError, evaluate_rankings
 from metrics.explain import explorer_metrics
 
 from . import tables
+from .numbers import number_box
 from .query_state import MAX_ITEMS, MAX_K, QueryState, check_state, parse_grade, parse_k, validate_doc
 from .text import literal
 
@@ -197,8 +198,8 @@ def view(prefix: str, *, editable: bool = True) -> ListPair:
     judged.text_area("Judgments of both lists: doc:grade, one per line (grade 0 = judged not relevant)",
                      judgments_text(pair.judgments), key=keys["judgments"], height=110, max_chars=MAX_TEXT_CHARS,
                      on_change=_on_edit, args=(prefix,), disabled=not editable)
-    cut.number_input("k (cut-off)", min_value=1, max_value=MAX_K, value=pair.k, step=1, key=keys["k"],
-                     on_change=_on_edit, args=(prefix,), disabled=not editable)
+    number_box("k (cut-off)", key=keys["k"], min_value=1, max_value=MAX_K, name="k", target=cut, value=pair.k,
+               step=1, on_change=_on_edit, args=(prefix,), disabled=not editable)
     rows = compare(pair)
     sentence = tie_sentence(pair, rows)
     (st.info if ties(rows) else st.caption)(sentence)

@@ -25,6 +25,7 @@ SCORING_MODEL = (
 
 
 def page() -> None:
+    state.follow_url()  # Back and Forward: the address bar may hold an earlier state
     view = classroom.apply(PANELS)
     panels.forget_drawn()  # a whole-page run: every panel below records its view again
     with st.sidebar:

@@ -13,10 +13,13 @@ import streamlit as st
 
 from metrics import CONVENTION_INFO, DEFAULT_TREC_EVAL, Conventions
 from metrics.conventions import URL_PARAMS
+from metrics.explain import explain
 from metrics.real import DL20
 from ui.common import panels, state
 from ui.common.conventions import convention_meaning, convention_select
-from ui.common.query_state import MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
+from ui.common.numbers import number_box
+from ui.common.query_state import MAX_GRADE, MAX_K, ORDER_CONVENTIONS, QueryState, set_order_convention
+from ui.explore.unchanged import unchanged_reason
 
 #: The conventions the explorer offers a select box for: those with a URL parameter (relevance_level has its own
 #: number input).
@@ -95,22 +98,33 @@ BOX_WIDTH = 240
 def k_and_level(query: QueryState) -> None:
     # One row of two fixed-width boxes (a quarter of the page each at 1280 px): one element where columns took four.
     with st.container(horizontal=True):
-        bound(st.number_input, "k_input", query.k, lambda k: _change(k=int(k)),
-              label="k (cut-off)", min_value=1, max_value=MAX_K, step=1, width=BOX_WIDTH,
+        bound(number_box, "k_input", query.k, lambda k: _change(k=int(k)),
+              label="k (cut-off)", name="k", min_value=1, max_value=MAX_K, step=1, width=BOX_WIDTH,
               help="Measures look at the top k. Try k beyond the list length: the missing ranks count as non-relevant.")
-        bound(st.number_input, "level_input", query.conventions.relevance_level,
+        bound(number_box, "level_input", query.conventions.relevance_level,
               lambda level: _change(conventions=state.current().conventions.replace(relevance_level=int(level))),
-              label="Relevance threshold", min_value=0, max_value=1000, step=1, width=BOX_WIDTH,
+              label="Relevance threshold", name="the relevance threshold", min_value=0, max_value=MAX_GRADE,
+              step=1, width=BOX_WIDTH,
               help="A document is relevant when its grade is at least this (trec_eval -l). "
                    "nDCG uses the grades themselves.")
 
 
 def _set_convention(name: str, value: Any) -> None:
+    before = state.current()
     if name in ORDER_CONVENTIONS:
         # A list that follows its scores is re-sorted, so tied documents visibly take the new order.
-        state.commit(set_order_convention(state.current(), name, value), refresh_editor=True)
+        state.commit(set_order_convention(before, name, value), refresh_editor=True)
     else:
-        _change(conventions=state.current().conventions.replace(**{name: value}))
+        _change(conventions=before.conventions.replace(**{name: value}))
+    after = state.current()
+    if _card_values(before) == _card_values(after):  # nothing on the page moved: say why, for this list
+        label = next(info.label for info in CONVENTION_INFO if info.name == name)
+        state.say("info", f"{label}: {value}. No card changed, because "
+                          f"{unchanged_reason(name, before, after)}.")
+
+
+def _card_values(query: QueryState) -> list[float]:
+    return [e.value for e in explain(query.ranking, dict(query.judgments), query.k, query.conventions)]
 
 
 #: Session keys: the conventions panel's expander, and whether the panel is open (the page's own record of it).

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.common import panels, state, tables
+from ui.common.numbers import number_box
 from ui.common.query_state import (
     NO_RANK,
     UNJUDGED_TEXT,
@@ -235,6 +236,6 @@ def move_controls(query: QueryState) -> None:
         st.button("", icon=":material/vertical_align_top:", help="Move to the top", key="move_top", on_click=_move,
                   args=(index,), kwargs={"offset": 0}, disabled=index == 0)
         rank_key = f"move_rank_{index}_{len(labels)}"
-        st.number_input("to rank", min_value=1, max_value=len(labels), value=index + 1, step=1, key=rank_key,
-                        width=MOVE_RANK_WIDTH)
+        number_box("to rank", key=rank_key, min_value=1, max_value=len(labels), name="the rank", value=index + 1,
+                   step=1, width=MOVE_RANK_WIDTH)
         st.button("Move", key="move_to", on_click=_move, args=(index, rank_key))

@@ -38,6 +38,7 @@ from metrics.online import (
 from metrics.online.experiments import DEFAULT_INTERLEAVING_DEPTH
 from ui.common import slides, state, tables
 from ui.common.labels import MODEL_LABELS
+from ui.common.numbers import number_box
 from ui.common.query_state import QueryState
 from ui.common.text import literal
 
@@ -252,12 +253,12 @@ def controls(page: Sequence[str], judgments: Mapping[str, int],
         kind = model_side.radio("Click model", list(MODEL_LABELS), format_func=MODEL_LABELS.get, horizontal=True,
                                 key=MODEL)
         cap = session_cap(len(page))
-        sessions = sessions_side.number_input("Sessions N", min_value=MIN_SESSIONS, max_value=MAX_SESSIONS,
-                                              value=DEFAULT_SESSIONS, step=1_000, key=SESSIONS,
+        sessions = number_box("Sessions N", key=SESSIONS, min_value=MIN_SESSIONS, max_value=MAX_SESSIONS,
+                              name="the number of sessions", target=sessions_side, value=DEFAULT_SESSIONS, step=1_000,
                                               help=f"Simulated sessions, {MIN_SESSIONS:,} to {MAX_SESSIONS:,} "
                                                    "(fewer on long pages).")
-        seed = seed_side.number_input("Seed", min_value=0, max_value=MAX_SEED, value=0, step=1, key=SEED,
-                                      help="The same seed gives the same simulated sessions.")
+        seed = number_box("Seed", key=SEED, min_value=0, max_value=MAX_SEED, name="the seed", target=seed_side,
+                          value=0, step=1, help="The same seed gives the same simulated sessions.")
         st.caption(f"{MODEL_HELP[kind][:1].upper()}{MODEL_HELP[kind][1:]}.")
         eta, bias, continuation = 1.0, (), 0.9
         if kind == "pbm":
@@ -301,9 +302,9 @@ def _per_grade(levels: Sequence[object], max_grade: int, offered_max: int, which
     typed: dict[object, float] = {}
     for column, level in zip(st.columns(max(len(levels), 4)), levels):
         label = "unjudged" if level == UNJUDGED else f"grade {level}"
-        value = float(column.number_input(
-            label, min_value=0.0, max_value=1.0, value=float(defaults[level]), step=0.05, format="%.3f",
-            key=f"online_{which}_{level}_of_{max_grade}"))
+        value = float(number_box(
+            label, key=f"online_{which}_{level}_of_{max_grade}", min_value=0.0, max_value=1.0,
+            name=f"the {which} of {label}", target=column, value=float(defaults[level]), step=0.05, format="%.3f"))
         if value != float(defaults[level]):
             typed[level] = value
     return typed

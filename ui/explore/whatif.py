@@ -21,6 +21,7 @@ from metrics.whatif import (
     move_preview,
 )
 from ui.common import panels, slides, state
+from ui.common.numbers import number_box
 from ui.common.query_state import QueryState, remove_active, reorder_active
 from ui.common.text import escape_markdown, literal
 
@@ -259,7 +260,8 @@ def _move_preview(scenario: Scenario) -> None:
 
     index = labels.index(left.selectbox("Move document", labels, key="preview_doc", on_change=retarget))
     st.session_state.setdefault(target_key, _neighbour_rank(index))
-    new_rank = right.number_input("to rank", min_value=1, max_value=len(ranking), step=1, key=target_key)
+    new_rank = number_box("to rank", key=target_key, min_value=1, max_value=len(ranking), name="the rank",
+                          target=right, step=1)
     preview = move_preview(scenario, index, int(new_rank))
     button.button("Apply this move", key="apply_preview", on_click=panels.follow(_apply), args=(preview.change,),
                   disabled=index == int(new_rank) - 1)

@@ -12,6 +12,7 @@ import streamlit as st
 from metrics import evaluate_rankings
 from metrics.explain import explorer_metrics
 from ui.common import tables, two_lists
+from ui.common.numbers import number_box
 from ui.common.text import literal
 
 from .catalog import BY_SLUG
@@ -99,8 +100,8 @@ def _question(lesson: Lesson, question: Question, facts: Facts, index: int, *, a
         if question.choices:
             given = st.radio("Your answer", question.choices, index=None, key=key, disabled=answered)
         else:
-            given = st.number_input("Your answer", min_value=0.0, max_value=1_000.0, value=None, step=0.01,
-                                    format="%.2f", key=key, disabled=answered)
+            given = number_box("Your answer", key=key, min_value=0.0, max_value=1_000.0, name="an answer",
+                               value=None, step=0.01, format="%.2f", disabled=answered)
         if not answered:
             st.button("Check my answer", key=_key(lesson, f"check_{index}"), type="primary",
                       disabled=given is None, on_click=_advance,

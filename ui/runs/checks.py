@@ -11,6 +11,7 @@ from metrics.check.table import check_table, read_table, utf8_text
 from metrics.check.variants import find_with_variants, read_query_subset
 from metrics.conventions import Conventions
 from ui.common import tables
+from ui.common.numbers import number_box
 from ui.common.text import literal
 
 from . import data
@@ -60,8 +61,8 @@ def possible_at_all() -> None:
     cols = st.columns(3, vertical_alignment="bottom")
     measure = cols[0].text_input("Measure", value="P@10", key="grim_measure", max_chars=100)
     value = cols[1].text_input("Reported value", key="grim_value", placeholder="e.g. 0.4123", max_chars=40)
-    queries = cols[2].number_input("Number of queries", min_value=1, max_value=1_000_000, value=43, step=1,
-                                   key="grim_queries")
+    queries = number_box("Number of queries", key="grim_queries", min_value=1, max_value=1_000_000,
+                         name="the number of queries", target=cols[2], value=43, step=1)
     if not value.strip():
         return
     try:

@@ -23,6 +23,7 @@ from metrics.real import DL20
 from metrics.samples import load_samples, sample_to_trec
 from ui.common import state
 from ui.common.conventions import convention_meaning, convention_select, trec_eval_build_select, trec_eval_readout
+from ui.common.numbers import number_box
 from ui.common.text import literal
 from ui.common.uploads import CAP_TEXT, uploaded_table, uploader
 
@@ -170,11 +171,12 @@ def settings(collection: Collection | None = None) -> tuple[list[str], Conventio
                 st.caption(literal(note))
         st.subheader("Conventions")
         st.session_state.setdefault("runs_level", 1)
-        level = st.number_input("Relevance threshold", min_value=0, max_value=1000, step=1, key="runs_level")
+        level = number_box("Relevance threshold", key="runs_level", min_value=0, max_value=1000,
+                           name="the relevance threshold", step=1)
         if collection is not None and collection.key[:1] == DL20_KEY:
             st.caption(DL20.convention_note)
-        depth = st.number_input("Depth (-M, 0 = all)", min_value=0, max_value=100_000, value=0, step=100,
-                                key="runs_depth")
+        depth = number_box("Depth (-M, 0 = all)", key="runs_depth", min_value=0, max_value=100_000,
+                           name="the depth", value=0, step=100)
         changes = other_conventions()
         conventions = Conventions(relevance_level=int(level), depth=int(depth) or None, **changes)  # type: ignore[arg-type]
         st.caption(trec_eval_readout(conventions))

@@ -15,6 +15,7 @@ from metrics.engine import is_geometric
 from metrics.judging import MAX_CANDIDATES, MAX_K, Holes, additions_to_trec, find_holes, merged_trec
 from metrics.measures.display import card, card_delta
 from ui.common import state, tables
+from ui.common.numbers import number_box
 from ui.common.text import MAX_FILTER_CHARS, literal, matches_filter
 
 from . import data
@@ -67,8 +68,8 @@ def judge_tab(collection: data.Collection, results: dict, measures: list[str], c
     name_b = top[1].selectbox("Compared with (B)", [ONE_RUN] + [n for n in names if n != name_a], key="judge_other",
                               help="Two runs: the documents one retrieves in its top k and the other does not.")
     measure = by_key[top[2].selectbox("Measure", keys, key="judge_measure")]
-    k = int(top[3].number_input("k", min_value=1, max_value=MAX_K, value=data.explorer_k(measures),
-                                key="judge_k"))
+    k = int(number_box("k", key="judge_k", min_value=1, max_value=MAX_K, target=top[3],
+                           value=data.explorer_k(measures)))
     pattern = st.text_input("Only the queries matching (text, or a pattern with * and ?)", key="judge_filter",
                             max_chars=MAX_FILTER_CHARS, placeholder="all queries")
     run_names = (name_a,) if name_b == ONE_RUN else (name_a, name_b)
@@ -112,8 +113,8 @@ def candidates(holes: Holes, pattern: str) -> None:
     if holes.capped:
         st.info(f"Influence is computed for the {len(holes.holes):,} highest-ranked of these {holes.found:,} "
                 f"documents (the limit is {MAX_CANDIDATES:,}). Filter the queries or lower k to reach the others.")
-    shown = int(st.number_input("Documents shown", min_value=1, max_value=MAX_SHOWN, value=min(20, MAX_SHOWN),
-                                key="judge_shown"))
+    shown = int(number_box("Documents shown", key="judge_shown", min_value=1, max_value=MAX_SHOWN,
+                               name="the number of documents shown", value=min(20, MAX_SHOWN)))
     rows = holes.holes[:shown]
     frame = pd.DataFrame({
         "query": [h.qid for h in rows],
@@ -156,7 +157,8 @@ def candidates(holes: Holes, pattern: str) -> None:
         st.session_state["judge_pick"] = _label(rows[0])
     pick.selectbox("Document", list(influence), key="judge_pick",
                    format_func=lambda label: f"{label} ({influence[label]:+.5f})")
-    grade.number_input("Grade", min_value=0, max_value=MAX_GRADE, value=1, step=1, key="judge_grade")
+    number_box("Grade", key="judge_grade", min_value=0, max_value=MAX_GRADE, name="the grade", target=grade,
+               value=1, step=1)
     add.button("Add judgment", key="judge_add", on_click=_add_one, args=({_label(h): (h.qid, h.doc) for h in rows},),
                icon=":material/add:", width="stretch")
 
