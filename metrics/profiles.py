@@ -124,7 +124,7 @@ RULES: dict[str, str] = {
                                          "(ir_measures' Accuracy leaves a query without a relevant one out and "
                                          "fails on one without a non-relevant one)",
     "relevant_in_every_query": "every query counted has a relevant document (sentence-transformers evaluates only "
-                               "those)",
+                               "those; the MS MARCO script's reference file lists only those)",
     "binary_grades": "no grade exceeds 1 (ranx's rbp multiplies by the grade itself; the engine scales grades by "
                      "the query's largest)",
     "no_identical_ids": "no document has its query's id (BEIR drops those by default: ignore_identical_ids)",
@@ -360,7 +360,7 @@ PROFILES: tuple[Profile, ...] = (
             {"relevance_level": ANY_LEVEL, "tie_order": "as_given", "score_precision": ANY, "unjudged": "nonrelevant",
              "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
-            f"{PROFILE_TESTS}::test_ms_marco_transcription", source=_MS_MARCO,
+            f"{PROFILE_TESTS}::test_ms_marco_transcription", source=_MS_MARCO, rules=("relevant_in_every_query",),
             level_option="with a reference file of the documents graded >= {level}",
             note="ranks as written in the run file (here: score order, ties as written); relevant means listed in "
                  "the reference file, whatever grades it was made from; prints the mean's repr"),
