@@ -61,6 +61,12 @@ class Profile:
     note: str = ""
     reproducible: bool = True
     tested: str = ""  # the version the test ran or transcribed
+    #: The decimals the tool prints or returns, its mean rounded to them as printf's %.Nf and Python's round do
+    #: (trec_eval's "%.4f", BEIR's round(x, 5)); None: every digit of a double (a library's return value).
+    decimals: int | None = None
+    #: The deepest rank its uncut measures read, whatever the ranking's length (XGBoost's map and ndcg stop at 32,
+    #: cwl_eval at its --max_depth of 1000): there the uncut measure is the measure cut at this depth.
+    depth: int | None = None
 
     def accepted(self, convention: str) -> Container[object] | None:
         """The values the tool, with some option, uses for ``convention`` (only conventions it lists); None when any
@@ -92,6 +98,16 @@ class Profile:
         """The profile's name with the options these values need: ``trec_eval 10.0 -c``."""
         return " ".join((self.name, *self.options_for(values)))
 
+    def shown(self, value: float) -> float:
+        """``value`` as the tool prints or returns it: rounded to :attr:`decimals` (correctly, half-even on the
+        double, as C's printf and Python's round and format do), or as it is."""
+        return value if self.decimals is None else float(f"{value:.{self.decimals}f}")
+
+    @property
+    def precision_text(self) -> str:
+        """How many digits the tool gives: ``4 decimals`` or ``full double precision``."""
+        return "full double precision" if self.decimals is None else f"{self.decimals} decimals"
+
 
 #: Conditions on the data under which some profiles are exact (the finder checks them before naming a tool).
 RULES: dict[str, str] = {
@@ -108,7 +124,7 @@ RULES: dict[str, str] = {
                                          "(ir_measures' Accuracy leaves a query without a relevant one out and "
                                          "fails on one without a non-relevant one)",
     "relevant_in_every_query": "every query counted has a relevant document (sentence-transformers evaluates only "
-                               "those)",
+                               "those; the MS MARCO script's reference file lists only those)",
     "binary_grades": "no grade exceeds 1 (ranx's rbp multiplies by the grade itself; the engine scales grades by "
                      "the query's largest)",
     "no_identical_ids": "no document has its query's id (BEIR drops those by default: ignore_identical_ids)",
@@ -190,26 +206,27 @@ def _torchmetrics(name: str, measures: tuple[str, ...], tested: str, **settings:
 def _sentence_transformers(name: str, tie_order: str, source: str, tested: str) -> Profile:
     return Profile(
         "sentence-transformers", name, ("success", "P", "recall", "recip_rank_cut", "ndcg_cut", "map_cut"),
-        {"relevance_level": 1, "gain": "binary", "ideal_from": "judgments", "discount": "log2",
+        {"relevance_level": ANY_LEVEL, "gain": "binary", "ideal_from": "judgments", "discount": "log2",
          "tied_gains": "ordered", "empty_ideal": ANY, "ap_denominator": "min_R_k", "precision_short_list": "k",
          "tie_order": tie_order, "score_precision": "float32", "unjudged": "nonrelevant",
          "nonpositive_scores": "retrieved", "missing_queries": "skip"},
         f"{PROFILE_TESTS}::test_sentence_transformers_transcription", rules=("relevant_in_every_query",),
-        source=source, tested=tested,
+        level_option="with relevant_docs of the documents graded >= {level}", source=source, tested=tested,
         note="InformationRetrievalEvaluator: accuracy@k, precision@k, recall@k, mrr@k, ndcg@k, map@k over its "
-             "relevant_docs sets, scores from torch (float32)")
+             "relevant_docs sets (whatever grades they were made from), scores from torch (float32); returns "
+             "doubles (its log lines print 4 decimals)")
 
 
 #: Every tool profile, trec_eval first.
 PROFILES: tuple[Profile, ...] = (
     Profile("trec_eval", "trec_eval 9.0.8", _TREC_EVAL_9_MEASURES, _TREC_EVAL_SETTINGS, TREC_EVAL_BUILDS_TEST,
-            level_option="-l {level}", tested="9.0.8",
-            note="scores read as C floats; -M is the depth"),
+            level_option="-l {level}", tested="9.0.8", decimals=4,
+            note="scores read as C floats; -M is the depth; prints %.4f"),
     Profile("trec_eval", "trec_eval 10.0", _TREC_EVAL_10_MEASURES,
             _TREC_EVAL_SETTINGS | {"score_precision": "float64", "recall_cutoff": "round",
                                    "missing_ranking": "placeholder"},
-            TREC_EVAL_BUILDS_TEST, level_option="-l {level}", tested="10.0",
-            note="scores read as doubles, recall levels' cut-offs by lround, -c's placeholder ranking"),
+            TREC_EVAL_BUILDS_TEST, level_option="-l {level}", tested="10.0", decimals=4,
+            note="scores read as doubles, recall levels' cut-offs by lround, -c's placeholder ranking; prints %.4f"),
     Profile("pytrec_eval", "pytrec_eval", _TREC_EVAL_9_MEASURES, _PYTREC_EVAL_SETTINGS,
             f"{PROFILE_TESTS}::test_pytrec_eval_profile", level_option="relevance_level={level}", tested="0.5"),
     Profile("ir_measures", "ir_measures", _IR_MEASURES_PYTREC_EVAL_MEASURES, _IR_MEASURES_PYTREC_EVAL,
@@ -241,8 +258,9 @@ PROFILES: tuple[Profile, ...] = (
             {"relevance_level": ANY_LEVEL, "gain": "binary", "ap_denominator": "retrieved_relevant",
              "empty_ideal": "zero", "precision_short_list": "k", "tie_order": "as_given", "score_precision": "float64",
              "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},
-            f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="1.0.12",
-            note="as ir_measures' cwl_eval provider runs it: AP divides by the relevant documents retrieved"),
+            f"{PROFILE_TESTS}::test_cwl_eval_profile", level_option="rel={level}", tested="1.0.12", depth=1000,
+            note="as ir_measures' cwl_eval provider runs it: AP divides by the relevant documents retrieved; reads the "
+                 "top 1000 ranks (--max_depth)"),
     Profile("cwl_eval", "cwl_eval C/W/L", ("BPM", "INST", "INSQ", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11"),
             {"tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
              "nonpositive_scores": "retrieved",
@@ -304,19 +322,27 @@ PROFILES: tuple[Profile, ...] = (
              "missing_queries": "skip"},
             f"{PROFILE_TESTS}::test_lightgbm_profile", source=_LIGHTGBM + "map_metric.hpp", tested="4.7.0",
             note="divides by min(relevant documents in the list, k); a list without one scores 1"),
-    Profile("XGBoost", "XGBoost ndcg@k", ("ndcg", "ndcg_cut"),
-            {"gain": "exponential", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "ordered",
-             "empty_ideal": Switch({"one": "", "zero": "ndcg@k-"}), "tie_order": "as_given",
-             "score_precision": "float32", "unjudged": "nonrelevant",
-             "nonpositive_scores": "retrieved", "missing_queries": "skip"},
-            f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0"),
-    Profile("XGBoost", "XGBoost map@k", ("map", "map_cut"),
-            {"relevance_level": 1, "ap_denominator": "min_retrieved_relevant_k",
-             "empty_ideal": Switch({"one": "", "zero": "map@k-"}), "tie_order": "as_given",
-             "score_precision": "float32", "unjudged": "nonrelevant",
-             "nonpositive_scores": "retrieved", "missing_queries": "skip"},
-            f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0",
-            note="binary labels only; divides by min(relevant documents in the list, k)"),
+    *(Profile("XGBoost", name, (measure,),
+              {"gain": "exponential", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "ordered",
+               "empty_ideal": Switch({"one": "", "zero": f"{metric}-"}), "tie_order": "as_given",
+               "score_precision": "float32", "unjudged": "nonrelevant",
+               "nonpositive_scores": "retrieved", "missing_queries": "skip"},
+              f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0", depth=depth,
+              note="eval_metric ndcg without @k reads the top 32 ranks (ndcg@32), whatever the objective" if depth
+              else "")
+      for name, measure, metric, depth in (("XGBoost ndcg", "ndcg", "ndcg", 32),
+                                           ("XGBoost ndcg@k", "ndcg_cut", "ndcg@k", None))),
+    *(Profile("XGBoost", name, (measure,),
+              {"relevance_level": 1, "ap_denominator": "min_retrieved_relevant_k",
+               "empty_ideal": Switch({"one": "", "zero": f"{metric}-"}), "tie_order": "as_given",
+               "score_precision": "float32", "unjudged": "nonrelevant",
+               "nonpositive_scores": "retrieved", "missing_queries": "skip"},
+              f"{PROFILE_TESTS}::test_xgboost_profile", source=_XGBOOST, tested="3.2.0", depth=depth,
+              note="binary labels only; divides by min(relevant documents in the list, k)"
+                   + ("; eval_metric map without @k reads the top 32 ranks (map@32), whatever the objective"
+                      if depth else ""))
+      for name, measure, metric, depth in (("XGBoost map", "map", "map", 32),
+                                           ("XGBoost map@k", "map_cut", "map@k", None))),
     # retrieval_normalized_dcg and retrieval_hit_rate score every document as its label says, in every version.
     _torchmetrics("torchmetrics retrieval_normalized_dcg", ("ndcg", "ndcg_cut"), "1.9.0", ideal_from="retrieved",
                   tied_gains="averaged", tie_order=ANY),
@@ -331,20 +357,23 @@ PROFILES: tuple[Profile, ...] = (
     _sentence_transformers("sentence-transformers 6.2", "docid_ascending", _SENTENCE_TRANSFORMERS, "6.2.0"),
     _sentence_transformers("sentence-transformers 5.1 and earlier", "as_given", _SENTENCE_TRANSFORMERS_5, "5.1.2"),
     Profile("MS MARCO eval script", "MS MARCO eval script MRR@10", ("recip_rank_cut",),
-            {"relevance_level": 1, "tie_order": "as_given", "score_precision": ANY, "unjudged": "nonrelevant",
+            {"relevance_level": ANY_LEVEL, "tie_order": "as_given", "score_precision": ANY, "unjudged": "nonrelevant",
              "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
-            f"{PROFILE_TESTS}::test_ms_marco_transcription", source=_MS_MARCO,
-            note="ranks as written in the run file (here: score order, ties as written)"),
+            f"{PROFILE_TESTS}::test_ms_marco_transcription", source=_MS_MARCO, rules=("relevant_in_every_query",),
+            level_option="with a reference file of the documents graded >= {level}",
+            note="ranks as written in the run file (here: score order, ties as written); relevant means listed in "
+                 "the reference file, whatever grades it was made from; prints the mean's repr"),
     Profile("BEIR", "BEIR EvaluateRetrieval.evaluate", ("ndcg_cut", "map_cut", "recall", "P"),
             _PYTREC_EVAL_SETTINGS | {"relevance_level": 1, "unjudged": "nonrelevant"},
             f"{PROFILE_TESTS}::test_beir_transcription", rules=("no_identical_ids",), source=_BEIR + "evaluation.py",
-            tested="2.2.0", note="pytrec_eval's numbers, means rounded to 5 decimals"),
+            tested="2.2.0", decimals=5, note="pytrec_eval's numbers, means rounded to 5 decimals (round(x, 5))"),
     Profile("BEIR", "BEIR mrr, R_cap", ("recip_rank_cut", "relative_P"),
             {"relevance_level": 1, "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
              "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
-            f"{PROFILE_TESTS}::test_beir_transcription", source=_BEIR + "custom_metrics.py", tested="2.2.0"),
+            f"{PROFILE_TESTS}::test_beir_transcription", source=_BEIR + "custom_metrics.py", tested="2.2.0",
+            decimals=5, note="means rounded to 5 decimals (round(x, 5))"),
 )
 
 #: The tools the finder names, in the order it lists them.
@@ -375,18 +404,20 @@ def tools_using(convention: str, value: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(used))
 
 
-def matching_profiles(measure: str, combinations: Iterable[Mapping[str, object]],
-                      holds: Mapping[str, bool]) -> tuple[tuple[Profile, str], ...]:
+def matching_profiles(measure: str, combinations: Iterable[Mapping[str, object]], holds: Mapping[str, bool],
+                      among: Container[str] | None = None) -> tuple[tuple[Profile, str], ...]:
     """The profiles for ``measure`` whose whole setting is one of ``combinations`` (each a mapping of the
     conventions that can change the measure to their values), with the credit that names the options used. A
     profile lists every convention that can change its measures (tests/engine/test_profiles.py checks it).
 
     ``holds`` says which :data:`RULES` hold on the data; a profile with a rule that does not hold is never
-    matched, nor is one marked not reproducible.
+    matched, nor is one marked not reproducible. ``among``: only the profiles of these names.
     """
     combinations = list(combinations)
     found: dict[str, tuple[Profile, str]] = {}
     for profile, allowed in _matchers(measure):
+        if among is not None and profile.name not in among:
+            continue
         if not all(holds.get(rule, False) for rule in profile.rules):
             continue
         for values in combinations:
@@ -427,6 +458,8 @@ def markdown_table() -> str:
                    if (value != defaults.get(name) or isinstance(value, Switch))
                    and not (name == "relevance_level" and value == ANY_LEVEL)]
         level = f"; threshold `{profile.level_option.format(level='N')}`" if profile.level_option else ""
+        level += f"; uncut measures read the top {profile.depth} ranks" if profile.depth else ""
+        level += f"; gives {profile.precision_text}"
         rules = "; ".join(RULES[rule] for rule in profile.rules) or "always"
         test = profile.test.rpartition("::")[2]
         source = f" ([source]({profile.source}))" if profile.source else ""
@@ -435,5 +468,8 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["ANY", "ANY_LEVEL", "PROFILES", "Profile", "RULES", "Switch", "TOOLS", "markdown_table",
+#: Every rule held: what :func:`matching_profiles` matches on the conventions alone.
+ALL_RULES_HOLD: Mapping[str, bool] = {rule: True for rule in RULES}
+
+__all__ = ["ALL_RULES_HOLD", "ANY", "ANY_LEVEL", "PROFILES", "Profile", "RULES", "Switch", "TOOLS", "markdown_table",
            "matching_profiles", "profiles_for", "tools_computing", "tools_using"]

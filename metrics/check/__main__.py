@@ -2,7 +2,9 @@
 
 Prints one line per matching combination of conventions, most common first: the value it gives, then the
 conventions that differ from trec_eval's defaults as ``name=value`` (or ``trec_eval defaults``), then the tools
-whose whole profile for the measure gives that value (:mod:`metrics.profiles`), with the options they need.
+whose whole profile for the measure gives that value (:mod:`metrics.profiles`), with the options they need;
+``--explain`` also says why a tool whose conventions give the value is not named (one of its conditions fails on
+these files, or it prints fewer digits).
 Exits 0 when something matches, 1 when nothing does (the nearest values are printed
 instead), and 2 on bad input, with one line on stderr naming the problem.
 
@@ -290,6 +292,8 @@ def _explain(candidate: Candidate, out: TextIO) -> None:
         print(f"    Makes no difference on this data: {', '.join(candidate.no_difference)}.", file=out)
     if candidate.equivalent_descriptions:
         print(f"    Same values on this data: {'; '.join(candidate.equivalent_descriptions)}", file=out)
+    for line in candidate.excluded:  # a tool whose conventions give this value, and the condition that fails
+        print(f"    {line}", file=out)
 
 
 def _one_line(error: BaseException) -> str:

@@ -127,12 +127,18 @@ def depth_shortfall(qrels: Qrels, run: Run, measure: str | Measure,
 
 def finding_shortfalls(qrels: Qrels, run: Run, finding, base: Conventions | None = None,
                        count: int = 5) -> list[DepthShortfall]:
-    """The shortfalls at the relevance levels of the finder's ``count`` nearest outcomes (``finding`` is a
-    :class:`~metrics.check.finder.Finding`), the other conventions from ``base``: one per relevance grade counted
-    (TREC DL's -l 2 counts fewer documents than -l 1), lowest grade first."""
+    """The shortfalls at every relevance level the finder considered (``finding`` is a
+    :class:`~metrics.check.finder.Finding`: the level the measure's notation fixes, else every level it searched,
+    else those of its ``count`` nearest outcomes), the other conventions from ``base``: one per relevance grade
+    counted (TREC DL's -l 2 counts fewer documents than -l 1), lowest grade first."""
     base = base or Conventions()
+    if "relevance_level" in finding.fixed:
+        levels = [finding.fixed["relevance_level"]]
+    else:
+        levels = [*finding.searched.get("relevance_level", ()),
+                  *(candidate.conventions.relevance_level for candidate in finding.nearest(count))]
     found: dict[int, DepthShortfall] = {}
-    for level in dict.fromkeys(candidate.conventions.relevance_level for candidate in finding.nearest(count)):
+    for level in dict.fromkeys(levels):
         shortfall = depth_shortfall(qrels, run, finding.measure, base.replace(relevance_level=level))
         if shortfall is not None:
             found.setdefault(shortfall.relevant_grade, shortfall)

@@ -49,7 +49,18 @@ from ..model import (
     ties_by_keys,
 )
 from ..names import Measure, parse_one_measure
-from ..profiles import PROFILES, TOOLS, matching_profiles, profiles_for
+from ..profiles import (
+    ALL_RULES_HOLD,
+    ANY,
+    ANY_LEVEL,
+    PROFILES,
+    RULES,
+    TOOLS,
+    Profile,
+    Switch,
+    matching_profiles,
+    profiles_for,
+)
 from .reported import ReportedValue, parse_reported_value
 
 #: The tools the finder names, in the order it lists them (the tool profiles' order, trec_eval first).
@@ -141,7 +152,10 @@ class Candidate:
     per change; tools: tool families whose own conventions give this outcome; equivalents: other combinations
     that give identical per-query values on this data, and equivalent_changes their changes; no_difference: the
     searched conventions that can take any value without changing this outcome (no tied scores: tie_order);
-    matches: the value rounds to the reported digits.
+    matches: the value rounds to the reported digits (or a tool credited, which rounds its mean to fewer digits,
+    prints them); read_to: the uncut measure read only to this rank (the measure cut there), the way the credited
+    tools compute it (XGBoost's map and ndcg stop at rank 32); excluded: one line per tool whose conventions give
+    this outcome but which is not named, saying which of its conditions fails on these files and why.
     """
 
     conventions: Conventions
@@ -157,11 +171,15 @@ class Candidate:
     no_difference: tuple[str, ...] = ()
     matches: bool = False
     distance: float = 0.0  # |value - reported value|
+    read_to: int | None = None
+    excluded: tuple[str, ...] = ()
 
     @property
     def description(self) -> str:
-        """``trec_eval defaults`` or the changed conventions as ``name=value`` pairs (the CLI's wording)."""
-        return describe_changes(self.changes)
+        """``trec_eval defaults`` or the changed conventions as ``name=value`` pairs (the CLI's wording), and the
+        rank the measure is read to when it is not the whole ranking."""
+        read_to = f" (read to rank {self.read_to})" if self.read_to is not None else ""
+        return describe_changes(self.changes) + read_to
 
     @property
     def equivalent_descriptions(self) -> tuple[str, ...]:
@@ -236,7 +254,15 @@ def find_conventions(
     parsed = parse_one_measure(measure)
     reported = value if isinstance(value, ReportedValue) else parse_reported_value(
         value, bounded=not is_count(parsed.key))
-    data = _PreparedRun(qrels, run)
+    return _find(parsed, reported, _PreparedRun(qrels, run), base, hold)
+
+
+def _find(parsed: Measure, reported: ReportedValue, data: _PreparedRun, base: Conventions | None,
+          hold: Mapping[str, object] | None, read_to: tuple[str, Profile] | None = None) -> Finding:
+    """:func:`find_conventions` on prepared data. ``read_to``: (the uncut measure, a profile of it with a
+    :attr:`~metrics.profiles.Profile.depth`) when ``parsed`` is that measure cut at the depth: only that profile
+    is credited, as the uncut measure's (the search is the cut measure's whole search, so that each line says
+    every convention it changes)."""
     plain = Measure(parsed.name, parsed.cutoff, gain_map=parsed.gain_map, gain_param_text=parsed.gain_param_text,
                     params=parsed.params)
 
@@ -260,6 +286,13 @@ def find_conventions(
     # Searched conventions start from trec_eval's; the rest come from `base`, then the measure's own parameters.
     reference = start.replace(**{name: getattr(TREC_EVAL, name) for name in dimensions}, **fixed)
 
+    # Profiles of an uncut measure that read only its top ranks: on a run longer than that they are credited
+    # with the measure cut at their depth (a second search), not with the whole ranking's value.
+    longest = data.longest(start.depth)
+    shallow = () if read_to is not None or plain.cutoff is not None or plain.info.cut_form is None else tuple(
+        profile for profile in profiles_for(plain.name)
+        if profile.reproducible and profile.depth is not None and longest > profile.depth
+        and all(fixed.get(name, value) == value for name, value in _fixed_settings(profile).items()))
     outcomes: dict[tuple[bytes, int], list[tuple[float, int, Conventions, dict[str, object]]]] = {}
     values: dict[tuple[bytes, int], np.ndarray] = {}
     column_cache: dict[tuple, np.ndarray] = {}
@@ -297,22 +330,40 @@ def find_conventions(
         aggregated = aggregate_columns({plain.key: ordered})[plain.key]
         qids = data.qids[: column.size]
         no_difference = _no_difference(conventions, members, options, dimensions)
-        tools, credits = _credits(members, [*dimensions, *fixed], plain, data, no_difference)
+        credited, excluded = _credits(members, [*dimensions, *fixed], plain, data, no_difference, shallow, read_to)
+        matches = reported.contains(aggregated) or any(reported.shows(aggregated, p.decimals) for p, _ in credited)
+        if matches:  # a tool that rounds its mean is named only where its digits give the reported value
+            excluded.extend(f"{p.name}: not named: it gives {p.precision_text}, so {p.shown(aggregated):g} here, "
+                            f"which {reported.text} is not" for p, _ in credited
+                            if not reported.shows(aggregated, p.decimals))
+            credited = [(p, credit) for p, credit in credited if reported.shows(aggregated, p.decimals)]
+        found = {p.tool for p, _ in credited}
+        tools = tuple(tool for tool in TOOL_FAMILIES if tool in found)
+        credits = tuple(dict.fromkeys(credit for _, credit in credited))
         candidates.append(Candidate(
             conventions=conventions,
             value=aggregated,
             per_query={qid: float(v) for qid, v in zip(qids, column)},
             commonness=weight,
             changes=changes,
-            explanation=tuple(_explain(name, changes[name], options[name]) for name in changes),
+            explanation=tuple(_explain(name, changes[name], options[name]) for name in changes) + (
+                () if read_to is None else (f"Depth: {read_to[1].name} reads only the top {plain.cutoff} ranks of "
+                                            f"each ranking: its {read_to[0]} is {plain.key}.",)),
             tools=tools,
             credits=credits,
             equivalents=tuple(member[2] for member in members[1:]),
             equivalent_changes=tuple(member[3] for member in members[1:]),
             no_difference=no_difference,
-            matches=reported.contains(aggregated),
+            matches=matches,
             distance=abs(aggregated - reported.value),
+            read_to=None if read_to is None else plain.cutoff,
+            excluded=tuple(excluded) if matches else (),
         ))
+    if read_to is None:
+        for profile in shallow:
+            candidates = _merge_read_to(candidates, _find(
+                dataclasses.replace(parsed, name=plain.info.cut_form, cutoff=profile.depth), reported, data, base,
+                hold, (plain.name, profile)), profile)
     candidates.sort(key=lambda c: (-c.commonness, len(c.changes)))
     return Finding(
         measure=parsed,
@@ -381,31 +432,72 @@ def _explain(name: str, value: object, options: Sequence[Option]) -> str:
 
 
 def _credits(members: Sequence[tuple], conventions: Sequence[str], measure: Measure, data: _PreparedRun,
-             no_difference: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The tools, and their credits, whose whole profile for the measure is one of the combinations giving this
-    outcome (each combination read on the conventions searched or fixed), where the profile's rules hold. Each
-    profile is credited once, with the fewest options; an option for a convention that makes no difference here
-    is left out (ranx needs make_comparable=True only when queries are missing). Rules on the rankings (what the top
-    k holds) are read on the combination's own rankings, and only for a measure whose profiles list them."""
-    best: dict[int, tuple[int, str]] = {}
-    ranking_rules = _RANKING_RULES.intersection(rule for profile in profiles_for(measure.name)
-                                                for rule in profile.rules)
+             no_difference: Sequence[str], shallow: Sequence[Profile] = (),
+             read_to: tuple[str, Profile] | None = None) -> tuple[list[tuple[Profile, str]], list[str]]:
+    """The profiles, with their credits, whose whole profile for the measure is one of the combinations giving this
+    outcome (each combination read on the conventions searched or fixed), where the profile's rules hold; and one
+    line for each profile whose conventions give it but one of whose rules fails, or which reads only the top ranks
+    of ``shallow`` profiles' depth. Each profile is credited once, with the fewest options; an option for a
+    convention that makes no difference here is left out (ranx needs make_comparable=True only when queries are
+    missing). Rules on the rankings (what the top k holds) are read on the combination's own rankings, and only for
+    a measure whose profiles list them. ``read_to``: credit only that profile, as the uncut measure's."""
+    best: dict[int, tuple[int, Profile, str]] = {}
+    failed: dict[int, str] = {}
+    name, among = (measure.name, None) if read_to is None else (read_to[0], (read_to[1].name,))
+    if among is None and shallow:
+        among = tuple(p.name for p in profiles_for(name) if p not in shallow)
+    ranking_rules = _RANKING_RULES.intersection(rule for profile in profiles_for(name) for rule in profile.rules)
     for member in members:
-        combination = {name: getattr(member[2], name) for name in conventions}
+        combination = {name_: getattr(member[2], name_) for name_ in conventions}
         level = combination.get("relevance_level", 1)
         with_missing = combination.get("missing_queries", "skip") == "zero"
         holds = data.rules_holding(level, with_missing)
         if ranking_rules:
             holds = holds | data.ranking_rules(data.batch_id(member[2]), level, measure.cutoff, with_missing)
-        shown = {name: value for name, value in combination.items() if name not in no_difference}
-        for profile, _ in matching_profiles(measure.name, [combination], holds):
-            options = profile.options_for(shown)
+        shown = {key: value for key, value in combination.items() if key not in no_difference}
+        for profile, _ in matching_profiles(name, [combination], ALL_RULES_HOLD):
             index = PROFILES.index(profile)
+            if among is not None and profile.name not in among:
+                if index not in failed and profile in shallow:
+                    failed[index] = data.depth_fact(profile, name)
+                continue
+            failing = [rule for rule in profile.rules if not holds.get(rule, False)]
+            if failing:
+                if index not in failed:
+                    failed[index] = (f"{profile.name}: not named: {data.rule_fact(failing[0], member[2], measure)}"
+                                     f" ({RULES[failing[0]]})")
+                continue
+            options = profile.options_for(shown)
             if index not in best or len(options) < best[index][0]:
-                best[index] = (len(options), profile.credit(shown))
-    credits = tuple(dict.fromkeys(best[index][1] for index in sorted(best)))
-    found = {PROFILES[index].tool for index in best}
-    return tuple(tool for tool in TOOL_FAMILIES if tool in found), credits
+                best[index] = (len(options), profile, profile.credit(shown))
+    excluded = [failed[index] for index in sorted(failed) if index not in best]
+    return [best[index][1:] for index in sorted(best)], excluded
+
+
+def _fixed_settings(profile: Profile) -> dict[str, object]:
+    """The conventions a profile fixes to one value (no option of the tool changes them)."""
+    return {name: value for name, value in profile.settings.items()
+            if not isinstance(value, Switch) and value not in (ANY, ANY_LEVEL)}
+
+
+def _merge_read_to(candidates: list[Candidate], cut: Finding, profile: Profile) -> list[Candidate]:
+    """The candidates with the credited outcomes of ``cut`` (the measure cut at a profile's depth) added: to the
+    candidate with the same per-query values when there is one, else as a line read to that depth."""
+    for extra in cut.candidates:
+        if not extra.credits:
+            continue
+        same = next((i for i, c in enumerate(candidates) if c.per_query.keys() == extra.per_query.keys() and all(
+            abs(c.per_query[q] - v) <= 1e-12 for q, v in extra.per_query.items())), None)
+        if same is None:
+            candidates.append(extra)
+            continue
+        found = candidates[same]
+        candidates[same] = dataclasses.replace(
+            found, credits=tuple(dict.fromkeys((*found.credits, *extra.credits))),
+            tools=tuple(t for t in TOOL_FAMILIES if t in {*found.tools, *extra.tools}),
+            excluded=tuple(line for line in found.excluded if not line.startswith(f"{profile.name}: ")),
+            matches=found.matches or extra.matches)
+    return candidates
 
 
 #: Conventions that change a measure's batch (its :meth:`_PreparedRun.batch_id`) or only which queries its mean
@@ -490,6 +582,62 @@ class _PreparedRun:
             self._rules[key] = self._rules["data"] | {
                 "relevant_in_every_query": bool((best[:counted] >= relevance_level).all())}
         return self._rules[key]
+
+    def longest(self, depth: int | None = None) -> int:
+        """The most documents a query of the run holds, within ``depth`` (trec_eval -M) when given."""
+        longest = int(self.counts.max(initial=0))
+        return longest if depth is None else min(longest, depth)
+
+    def depth_fact(self, profile: Profile, measure: str) -> str:
+        """Why ``profile`` (with a depth) is not named for the whole ranking's value of uncut ``measure``."""
+        row = int(np.argmax(self.counts))
+        return (f"{profile.name}: not named on this line: its {measure} reads only the top {profile.depth} ranks and "
+                f"query {self.qids[row]} has {int(self.counts[row])} documents (see the line read to rank "
+                f"{profile.depth})")
+
+    def rule_fact(self, rule: str, conventions: Conventions, measure: Measure) -> str:
+        """A fact of these files that breaks :data:`metrics.profiles.RULES` ``rule``: the query and documents."""
+        query, qids = self.query_index, self.qids
+        if rule in ("ties_within_15", "no_float32_ties"):
+            scores = self.scores if rule == "ties_within_15" else self.scores.astype(np.float32).astype(np.float64)
+            order = np.lexsort((scores, query))
+            keys = np.stack((query[order], scores[order]))
+            starts = np.flatnonzero(np.concatenate(([True], (keys[:, 1:] != keys[:, :-1]).any(axis=0))))
+            sizes = np.diff(np.append(starts, order.size))
+            if rule == "ties_within_15":
+                sizes = np.where(self.counts[query[order][starts]] > 15, sizes, 0)
+            group = int(np.argmax(sizes))
+            line = int(order[starts[group]])
+            kind = "" if rule == "ties_within_15" else " as 32-bit floats"
+            return (f"query {qids[query[line]]} has {int(sizes[group])} documents tied at {scores[line]:g}{kind} "
+                    f"(of {int(self.counts[query[line]])})")
+        if rule == "positive_scores":
+            line = int(np.argmin(self.scores))
+            return f"query {qids[query[line]]} scores document {self.docs[line]} {self.scores[line]:g}"
+        if rule == "binary_grades":
+            for qid in qids:
+                for doc, grade in self._qrels[qid].items():
+                    if grade > 1:
+                        return f"query {qid} judges document {doc} grade {grade:g}"
+        if rule == "no_identical_ids":
+            line = next(i for i, (doc, row) in enumerate(zip(self.docs, query.tolist())) if doc == qids[row])
+            return f"query {qids[query[line]]} retrieves a document of its own id"
+        if rule == "two_documents_each":
+            row = int(np.argmin(self.counts))
+            return f"query {qids[row]} has {int(self.counts[row])} document"
+        if rule == "relevant_in_every_query":
+            level = conventions.relevance_level
+            counted = self.num_queries if conventions.missing_queries == "zero" else self.num_run_queries
+            qid = next(q for q in qids[:counted] if max(self._qrels[q].values(), default=-1) < level)
+            return f"query {qid} has no document graded >= {level}"
+        if rule == "relevant_and_nonrelevant_in_top_k":
+            top = "its top " + str(measure.cutoff) if measure.cutoff is not None else "its ranking"
+            if conventions.missing_queries == "zero" and self.num_queries > self.num_run_queries:
+                return f"judged query {qids[self.num_run_queries]} is not in the run"
+            return f"some query lacks a relevant or a non-relevant document in {top}"
+        if rule == "relevant_ties_in_qrels_order":
+            return "two relevant documents of one grade tie in score and the qrels list them out of doc id order"
+        return "it does not hold on these files"
 
     def _data_rules(self) -> dict[str, bool]:
         """The rules that depend on the data alone: ties, signs of scores, grades, identical ids."""

@@ -38,6 +38,17 @@ class ReportedValue:
         """Whether ``score`` rounds to the reported digits: low <= score < high."""
         return self.low <= score < self.high
 
+    def shows(self, value: float, decimals: int | None = None) -> bool:
+        """Whether a tool whose mean is ``value`` and which gives ``decimals`` decimals (None: every digit of a
+        double) could have given this reported value: it is ``value`` rounded to the tool's digits, then perhaps to
+        fewer. A value with more decimals than the tool gives is not its own (0.505831 is no 5-decimal value)."""
+        if decimals is None:
+            return self.contains(value)
+        if self.decimals > decimals:
+            return False
+        printed = float(f"{value:.{decimals}f}")
+        return f"{printed:.{self.decimals}f}" == f"{self.value:.{self.decimals}f}"
+
     @property
     def half_width(self) -> float:
         return (self.high - self.low) / 2

@@ -19,6 +19,8 @@ from metrics.check import find_conventions
 from metrics.profiles import PROFILES
 from tests.engine.test_attributions import _labels, _lightgbm_ndcg, collection
 from tests.engine.test_profiles import (
+    BY_NAME,
+    _beir_evaluate,
     _lightgbm_map,
     _sentence_transformers,
     _signed,
@@ -111,6 +113,14 @@ def _torchmetrics(qrels, run, measure: Measure, since_1_7_4: bool = True):
         labels, scores, measure.k, since_1_7_4)[key])
 
 
+def _beir_value(qrels, run, measure: Measure):
+    """What EvaluateRetrieval.evaluate returns (its means rounded with round(x, 5))."""
+    key = {"ndcg": "ndcg_cut", "map": "map_cut", "P": "P"}.get(measure.kind)
+    if key is None or measure.k is None:
+        return None
+    return _beir_evaluate(qrels, run, measure.k)[f"{key}_{measure.k}"]
+
+
 def _sentence_transformers_value(qrels, run, measure: Measure, docid_ties: bool):
     key = {"ndcg": "ndcg", "map": "map", "P": "precision", "RR": "mrr"}.get(measure.kind)
     if key is None or measure.k is None:
@@ -132,8 +142,11 @@ PEERS = {
     "scikit-learn ndcg_score": _scikit_learn,
     "LightGBM ndcg@k": _lightgbm,
     "LightGBM map@k": _lightgbm,
+    "XGBoost ndcg": _xgboost_value,
     "XGBoost ndcg@k": _xgboost_value,
+    "XGBoost map": _xgboost_value,
     "XGBoost map@k": _xgboost_value,
+    "BEIR EvaluateRetrieval.evaluate": lambda q, r, m: _beir_value(q, r, m),
     "torchmetrics retrieval_normalized_dcg": _torchmetrics,
     "torchmetrics 1.7.4+": _torchmetrics,
     "torchmetrics before 1.7.4": lambda q, r, m: _torchmetrics(q, r, m, since_1_7_4=False),
@@ -190,7 +203,16 @@ SCENARIOS = [
     ("sentence-transformers 6.2", Measure("ndcg", 10), dict(seed=121, every_query_relevant=True)),
     ("sentence-transformers 5.1 and earlier", Measure("map", 10), dict(seed=122, every_query_relevant=True)),
     ("ir_measures nDCG(dcg='exp-log2') (gdeval)", Measure("ndcg_burges", 10), dict(seed=123, numeric=True)),
+    # Rankings of up to 60 documents: XGBoost's uncut map and ndcg read the top 32.
+    ("XGBoost ndcg", Measure("ndcg", None), dict(seed=124, nonnegative=True, max_docs=60)),
+    ("XGBoost map", Measure("map", None), dict(seed=125, nonnegative=True, binary=True, max_docs=60)),
+    ("BEIR EvaluateRetrieval.evaluate", Measure("ndcg", 10), dict(seed=126)),
 ]
+
+#: The decimals a scenario's value is asked at: the tool's own when it rounds (BEIR: 5), else 6 (gdeval: 4).
+def _asked(peer: str, value: float) -> str:
+    decimals = 4 if "gdeval" in peer else BY_NAME[peer].decimals or 6
+    return f"{value:.{decimals}f}"
 
 
 #: Options of a credit that the peers here apply anyway (ranx's means always fill the missing queries).
@@ -210,11 +232,11 @@ def test_the_finder_credits_the_peer_and_no_tool_falsely(peer, measure, data):
     qrels, run = _data(**data)
     value = PEERS[peer](qrels, run, measure)
     tolerance = 5.1e-6 if "gdeval" in peer else 1e-9  # gdeval prints 5 decimals per query
-    finding = find_conventions(qrels, run, measure.finder, f"{value:.4f}" if "gdeval" in peer else f"{value:.6f}")
+    finding = find_conventions(qrels, run, measure.finder, _asked(peer, value))
     assert finding.matches, (peer, value)
     credited = [match for match in finding.matches if peer in map(lambda c: profile_of(c)[0], match.credits)]
     assert credited, f"{peer} gives {value:.6f} but is not credited: {[m.credits for m in finding.matches]}"
-    assert any(abs(match.value - value) <= tolerance for match in credited)
+    assert any(abs(BY_NAME[peer].shown(match.value) - value) <= tolerance for match in credited)
     for match in finding.matches:
         for credit in match.credits:
             name, options = profile_of(credit)
@@ -223,7 +245,8 @@ def test_the_finder_credits_the_peer_and_no_tool_falsely(peer, measure, data):
             theirs = PEERS[name](qrels, run, measure)
             if theirs is None:
                 continue
-            assert theirs == pytest.approx(match.value, abs=5.1e-6 if "gdeval" in credit else 1e-9), (
+            shown = BY_NAME[name].shown(match.value)  # BEIR's round(mean, 5)
+            assert theirs == pytest.approx(shown, abs=5.1e-6 if "gdeval" in credit else 1e-9), (
                 f"{credit} is credited with {match.value} ({match.description}) but gives {theirs}")
 
 
@@ -353,3 +376,118 @@ def test_cwl_eval_is_credited_for_its_own_numbers():
         value = ir_measures.cwl_eval.calc_aggregate([parsed], qrels, run)[parsed]
         matches = find_conventions(qrels, run, name, f"{value:.6f}").matches
         assert any(profile in match.credits and abs(match.value - value) <= 1e-9 for match in matches), name
+
+
+# ---- what a tool prints, how deep it reads, which threshold it takes, why it is not named (issue 41) ----------
+
+
+def _dl20(run_name: str = "BM25", depth: int | None = None):
+    """TREC DL 2020's passage qrels and one of its runs (real ties), the run's judged queries only."""
+    from metrics.io.read import read_qrels_path, read_run_path
+    from tests.support.paths import REPO
+
+    folder = REPO.parent / "shared" / "real" / "dl20"
+    if not folder.is_dir():
+        folder = REPO.parents[1] / "shared" / "real" / "dl20"
+    if not folder.is_dir():
+        pytest.skip("the real TREC DL 2020 files are not here")
+    qrels = read_qrels_path(str(folder / "dl20-passage.qrels")).to_dict()
+    run = read_run_path(str(folder / f"dl20.{run_name}.run")).to_dict()
+    run = {q: dict(list(docs.items())[:depth]) for q, docs in run.items() if q in qrels}
+    return qrels, run
+
+
+def _credited(finding, profile: str) -> list:
+    return [match for match in finding.matches if profile in (profile_of(c)[0] for c in match.credits)]
+
+
+def test_a_tool_is_named_only_for_the_digits_it_gives():
+    # BEIR returns round(mean, 5) and logs it to 4 decimals; trec_eval prints %.4f; pytrec_eval returns the double.
+    qrels, run = _data(126)
+    mean = _pytrec_eval(qrels, run, Measure("ndcg", 10))
+    beir = _beir_value(qrels, run, Measure("ndcg", 10))
+    assert beir == round(mean, 5)
+    for asked, named, not_named in ((f"{mean:.6f}", "pytrec_eval", "BEIR EvaluateRetrieval.evaluate"),
+                                    (f"{beir:.5f}", "BEIR EvaluateRetrieval.evaluate", "trec_eval 10.0"),
+                                    (f"{beir:.4f}", "BEIR EvaluateRetrieval.evaluate", None),
+                                    (f"{mean:.4f}", "trec_eval 10.0", None)):
+        finding = find_conventions(qrels, run, "nDCG@10", asked)
+        assert _credited(finding, named), (asked, named, [m.credits for m in finding.matches])
+        if not_named is not None:
+            assert not _credited(finding, not_named), (asked, not_named)
+            line = next(line for m in finding.matches for line in m.excluded if line.startswith(not_named + ":"))
+            assert "decimals" in line, line
+    # A 5-decimal value BEIR's rounding cannot give, though it lies within the 5-decimal interval of no mean here.
+    off = f"{beir + 1e-5:.5f}"
+    assert not _credited(find_conventions(qrels, run, "nDCG@10", off), "BEIR EvaluateRetrieval.evaluate")
+
+
+def test_xgboosts_uncut_map_is_named_for_its_own_value_on_a_real_run():
+    # DL 2020's BM25 run (1,000 documents a query, real ties) with labels grade >= 2 (XGBoost's map takes 0/1).
+    qrels, run = _dl20()
+    binary = {q: {d: int(g >= 2) for d, g in js.items()} for q, js in qrels.items()}
+    own = _xgboost(binary, run, "map")  # reads the top 32
+    deep = _xgboost(binary, run, "map@100")
+    assert abs(own - deep) > 1e-3
+    finding = find_conventions(binary, run, "AP", f"{own:.6f}")
+    credited = _credited(finding, "XGBoost map")
+    assert credited and all(match.read_to == 32 for match in credited), [m.credits for m in finding.matches]
+    assert all("(read to rank 32)" in match.description for match in credited)
+    finding = find_conventions(binary, run, "AP", f"{deep:.6f}")
+    assert not any("XGBoost" in credit for match in finding.matches for credit in match.credits)
+    assert any(line.startswith("XGBoost map: not named on this line: its map reads only the top 32 ranks")
+               for match in finding.matches for line in match.excluded), [m.excluded for m in finding.matches]
+
+
+def test_the_ms_marco_script_is_named_for_a_reference_file_of_grade_2():
+    # The script reads its reference file, whatever grades made it: here the documents graded >= 2.
+    qrels, run = _dl20()
+    reference = {q: {d for d, g in js.items() if g >= 2} for q, js in qrels.items()}
+    reference = {q: docs for q, docs in reference.items() if docs}
+    total = sum(next((1 / r for r, d in enumerate(list(docs)[:10], 1) if d in reference[q]), 0.0)
+                for q, docs in run.items() if q in reference)
+    value = total / len(reference)
+    finding = find_conventions({q: qrels[q] for q in reference}, run, "RR@10", f"{value:.6f}")
+    credits = [credit for match in finding.matches for credit in match.credits]
+    assert "MS MARCO eval script MRR@10 with a reference file of the documents graded >= 2" in credits, credits
+
+
+def test_a_tool_left_out_by_a_condition_says_which_and_why(tmp_path):
+    import io
+
+    from metrics.check.__main__ import main
+    from metrics.export import qrels_to_trec, run_to_trec
+
+    qrels, run = _data(127, nonnegative=True)
+    one = next(q for q in run)
+    run[one] = dict(list(run[one].items())[:1])  # scikit-learn's ndcg_score refuses a ranking of one document
+    import metrics
+    from tests.engine.test_profiles import ours
+
+    value = metrics.aggregate(ours(qrels, run, ["ndcg_cut.5"], "scikit-learn ndcg_score"))["ndcg_cut_5"]
+    finding = find_conventions(qrels, run, "nDCG@5", f"{value:.6f}")
+    lines = [line for match in finding.matches for line in match.excluded]
+    assert f"scikit-learn ndcg_score: not named: query {one} has 1 document (every ranking has at least two " \
+           "documents (scikit-learn's ndcg_score refuses one))" in lines, lines
+    (tmp_path / "qrels").write_text(qrels_to_trec(qrels))
+    (tmp_path / "run").write_text(run_to_trec({q: list(docs.items()) for q, docs in run.items()}))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--measure", "nDCG@5", "--value", f"{value:.6f}", "--explain", str(tmp_path / "qrels"),
+                 str(tmp_path / "run")], out=out, err=err) == 0, err.getvalue()
+    assert f"    scikit-learn ndcg_score: not named: query {one} has 1 document" in out.getvalue(), out.getvalue()
+
+
+def test_the_depth_note_gives_the_bound_of_every_level_searched():
+    # DL 2020's BM25 run cut to 20 against AP@100 computed at grade >= 2 on the whole run: the note gives the
+    # bound at grades >= 1, 2 and 3, the producer's grade >= 2 among them, and that bound is above the value.
+    import metrics
+    from metrics.check.depth import finding_shortfalls
+
+    qrels, run = _dl20(depth=None)
+    produced = metrics.aggregate(metrics.evaluate(qrels, run, ["map_cut.100"], relevance_level=2))["map_cut_100"]
+    cut = {q: dict(list(docs.items())[:20]) for q, docs in run.items()}
+    finding = find_conventions(qrels, cut, "AP@100", f"{produced:.4f}")
+    assert not finding.matches
+    shortfalls = finding_shortfalls(qrels, cut, finding)
+    assert [s.relevant_grade for s in shortfalls] == [1, 2, 3]
+    assert shortfalls[1].best_value >= produced

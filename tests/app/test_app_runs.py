@@ -131,7 +131,21 @@ def test_the_finder_writes_out_how_each_match_differs_from_trec_eval_in_full():
     # The whole explanation, as text that wraps, down to its last sentence.
     assert explained.startswith("- **gain=exponential** (0.4138): Gain of a graded judgment: gain = 2^grade - 1")
     # The tools come from their profiles (the literal text keeps "@" inert with a word joiner).
-    assert explained.replace("\u2060", "").endswith("LightGBM ndcg@k, XGBoost ndcg@k.")
+    assert explained.replace("\u2060", "").endswith("LightGBM ndcg@k, XGBoost ndcg, XGBoost ndcg@k.")
+
+
+def test_the_finder_says_which_tool_is_not_named_and_why():
+    # The run retrieves a document named as its query: BEIR drops it (ignore_identical_ids); trec_eval prints 4
+    # decimals, so a 5-decimal value is not its.
+    at = open_runs_page()
+    run = JAM_RUN + b"jam Q0 jam 5 0.5 mine\n"
+    at = open_tab(upload(at, ("qrels", JAM_QRELS), ("run", run)), "Check a reported score")
+    at.text_input(key="check_measure").input("nDCG@10").run()
+    at.text_input(key="check_value").input("0.40337").run()
+    assert_no_failure(at)
+    lines = "\n".join(as_shown(m.value) for m in at.markdown if "not named" in m.value)
+    assert "- BEIR EvaluateRetrieval.evaluate: not named: query jam retrieves a document of its own id" in lines
+    assert "- trec_eval 10.0: not named: it gives 4 decimals, so 0.4034 here, which 0.40337 is not" in lines
 
 
 def test_the_finder_shows_the_nearest_values_when_nothing_matches():

@@ -416,28 +416,111 @@ def test_lightgbm_map_at_k_divides_by_the_relevant_documents_it_was_given():
     assert _lightgbm_map([np.array([1.0, 0.0])], [np.array([0.9, 0.8])], 10) == 1.0
 
 
-def _xgboost(qrels, run, metric: str) -> float:
+def _xgboost(qrels, run, metric: str, **params) -> float:
     xgboost = pytest.importorskip("xgboost", reason="XGBoost does not install here")
     labels, scores = zip(*(_labels(qrels[q], run[q]) for q in run))
     label = np.concatenate(labels)
     data = xgboost.DMatrix(np.zeros((label.shape[0], 1)), label=label, base_margin=np.concatenate(scores))
     data.set_group([len(g) for g in labels])
-    booster = xgboost.train({"objective": "rank:ndcg", "eval_metric": metric, "base_score": 0.0}, data,
+    booster = xgboost.train({"objective": "rank:ndcg", "eval_metric": metric, "base_score": 0.0, **params}, data,
                             num_boost_round=0)  # predictions are the margins given, as C floats
     return float(booster.eval(data).rsplit(":", 1)[1])
 
 
 def test_xgboost_profile():
-    qrels, run = collection(43, 100, nonnegative=True)
+    # Rankings of up to 120 documents: XGBoost's uncut map and ndcg read the top 32 (its profiles' depth).
+    qrels, run = collection(43, 60, max_docs=120, nonnegative=True)
+    assert max(map(len, run.values())) > 100
     binary = {q: {d: min(g, 1) for d, g in js.items()} for q, js in qrels.items()}
-    for k, empty in ((5, "one"), (10, "zero"), (None, "one")):
+    for k, empty in ((5, "one"), (10, "zero"), (100, "one"), (None, "one"), (None, "zero")):
         suffix = "" if empty == "one" else "-"
-        spec, key, name = (("ndcg", "map"),) * 3 if k is None else (
-            (f"ndcg_cut.{k}", f"map_cut.{k}"), (f"ndcg_cut_{k}", f"map_cut_{k}"), (f"ndcg@{k}", f"map@{k}"))
-        mine = metrics.aggregate(ours(qrels, run, [spec[0]], "XGBoost ndcg@k", empty_ideal=empty))[key[0]]
+        if k is None:
+            profiles, spec, key, name = ("XGBoost ndcg", "XGBoost map"), ("ndcg_cut.32", "map_cut.32"), (
+                "ndcg_cut_32", "map_cut_32"), ("ndcg", "map")
+            assert BY_NAME[profiles[0]].depth == BY_NAME[profiles[1]].depth == 32
+        else:
+            profiles, spec, key, name = ("XGBoost ndcg@k", "XGBoost map@k"), (f"ndcg_cut.{k}", f"map_cut.{k}"), (
+                f"ndcg_cut_{k}", f"map_cut_{k}"), (f"ndcg@{k}", f"map@{k}")
+        mine = metrics.aggregate(ours(qrels, run, [spec[0]], profiles[0], empty_ideal=empty))[key[0]]
         assert mine == pytest.approx(_xgboost(qrels, run, name[0] + suffix), abs=1e-9)
-        mine = metrics.aggregate(ours(binary, run, [spec[1]], "XGBoost map@k", empty_ideal=empty))[key[1]]
+        mine = metrics.aggregate(ours(binary, run, [spec[1]], profiles[1], empty_ideal=empty))[key[1]]
         assert mine == pytest.approx(_xgboost(binary, run, name[1] + suffix), abs=1e-9)
+    # The depth is hidden: the whole ranking's values differ, and no objective or pair parameter moves it.
+    whole = metrics.aggregate(ours(binary, run, ["map"], "XGBoost map"))["map"]
+    assert abs(whole - _xgboost(binary, run, "map")) > 1e-3
+    assert _xgboost(binary, run, "map@100") == pytest.approx(whole, abs=1e-9)  # no ranking is longer than 100
+    for params in ({"objective": "rank:pairwise"}, {"objective": "rank:map"}, {"lambdarank_num_pair_per_sample": 8},
+                   {"lambdarank_pair_method": "mean"}):
+        assert _xgboost(binary, run, "map", **params) == _xgboost(binary, run, "map"), params
+        assert _xgboost(qrels, run, "ndcg", **params) == _xgboost(qrels, run, "ndcg"), params
+
+
+def test_xgboost_and_lightgbm_return_doubles():
+    # Booster.eval prints 17 significant digits (max_digits10): XGBoost gives every digit of its double, as
+    # LightGBM's record_evaluation does; their profiles round nothing.
+    xgboost = pytest.importorskip("xgboost", reason="XGBoost does not install here")
+    qrels, run = collection(43, 30, nonnegative=True)
+    labels, scores = zip(*(_labels(qrels[q], run[q]) for q in run))
+    data = xgboost.DMatrix(np.zeros((sum(map(len, labels)), 1)), label=np.concatenate(labels),
+                           base_margin=np.concatenate(scores))
+    data.set_group([len(g) for g in labels])
+    text = xgboost.train({"objective": "rank:ndcg", "eval_metric": "ndcg@10", "base_score": 0.0}, data,
+                         num_boost_round=0).eval(data).rsplit(":", 1)[1]
+    assert len(text.lstrip("0.")) >= 16, text
+    assert all(BY_NAME[name].decimals is None for name in (
+        "XGBoost ndcg", "XGBoost map@k", "LightGBM ndcg@k", "LightGBM map@k", "pytrec_eval", "ir_measures", "ranx",
+        "scikit-learn ndcg_score", "cwl_eval", "MS MARCO eval script MRR@10", "sentence-transformers 6.2",
+        "torchmetrics 1.7.4+"))
+    assert BY_NAME["trec_eval 9.0.8"].decimals == BY_NAME["trec_eval 10.0"].decimals == 4  # printf("%.4f")
+    assert BY_NAME["BEIR EvaluateRetrieval.evaluate"].decimals == BY_NAME["BEIR mrr, R_cap"].decimals == 5
+
+
+def _one_long_ranking(length: int = 1300):
+    """One query with ``length`` documents, relevant ones near the end too, every score above 0 and apart."""
+    rng = np.random.default_rng(1)
+    labels = (rng.random(length) < 0.05).astype(int)
+    labels[-5:] = 1
+    qrels = {"q": {f"d{i}": int(labels[i]) for i in range(length)}}
+    run = {"q": {f"d{i}": float(length + 1 - i) for i in range(length)}}
+    return qrels, run, labels, np.array(list(run["q"].values()))
+
+
+def test_cwl_eval_reads_the_top_1000_ranks():
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("cwl", reason="cwl_eval does not install here")
+    qrels, run, _, _ = _one_long_ranking()
+    theirs = ir_measures.cwl_eval.calc_aggregate([ir_measures.AP, ir_measures.RR], qrels, run)
+    assert BY_NAME["cwl_eval"].depth == 1000
+    mine = ours(qrels, run, ["map_cut.1000", "RR@1000", "map"], "cwl_eval")["q"]
+    assert mine["map_cut_1000"] == pytest.approx(theirs[ir_measures.AP], abs=TOLERANCE)
+    assert mine["RR@1000"] == pytest.approx(theirs[ir_measures.RR], abs=TOLERANCE)
+    assert abs(mine["map"] - theirs[ir_measures.AP]) > 1e-4  # the whole ranking's AP is not cwl_eval's
+
+
+def test_the_other_tools_uncut_measures_read_every_rank():
+    # On one ranking of 1,300 documents: pytrec_eval, scikit-learn (k=None) and torchmetrics (top_k=None) give the
+    # whole ranking's value, so their profiles have no depth (ranx's k=0 reads every rank too; its recorded values
+    # in tests/data/ranx cover the profile test's lists).
+    import pytrec_eval
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    qrels, run, labels, scores = _one_long_ranking()
+    whole = {spec: metrics.evaluate(qrels, run, [spec])["q"][spec] for spec in ("map", "ndcg", "recip_rank")}
+    assert abs(whole["map"] - metrics.evaluate(qrels, run, ["map"], depth=1000)["q"]["map"]) > 1e-3
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg"}).evaluate(run)["q"]
+    assert reference["map"] == pytest.approx(whole["map"], abs=TOLERANCE)
+    assert sklearn_metrics.ndcg_score([labels], [scores]) == pytest.approx(whole["ndcg"], abs=TOLERANCE)
+    try:
+        import torch
+        from torchmetrics.functional import retrieval
+    except ImportError:
+        torch = None
+    if torch is not None:
+        preds, target = torch.tensor(scores), torch.tensor(labels > 0)
+        assert retrieval.retrieval_average_precision(preds, target).item() == pytest.approx(whole["map"], abs=1e-6)
+        assert retrieval.retrieval_normalized_dcg(preds, torch.tensor(labels)).item() == pytest.approx(
+            whole["ndcg"], abs=2e-6)  # float32 sums over 1,300 ranks
+    assert all(profile.depth is None for profile in PROFILES
+               if profile.tool in ("pytrec_eval", "scikit-learn", "torchmetrics", "trec_eval"))
 
 
 # ---- transcriptions of tools that do not install here -----------------------------------------------------------
@@ -558,32 +641,56 @@ def _sentence_transformers(relevant: set[str], scores: dict[str, float], k: int,
             "map": sum_precisions / min(k, len(relevant))}
 
 
+@pytest.mark.parametrize("level", [1, 2])
 @pytest.mark.parametrize("profile", ["sentence-transformers 6.2", "sentence-transformers 5.1 and earlier"])
-def test_sentence_transformers_transcription(profile):
+def test_sentence_transformers_transcription(profile, level):
+    # relevant_docs is the user's: made of the documents graded >= level, it is the engine's threshold.
     qrels, run = collection(45)
-    qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}  # relevant_in_every_query
+    qrels = {q: js for q, js in qrels.items() if any(g >= level for g in js.values())}  # relevant_in_every_query
     run = {q: s for q, s in run.items() if q in qrels}
     k = 10
     specs = {"accuracy": f"Success@{k}", "precision": f"P@{k}", "recall": f"R@{k}", "mrr": f"RR@{k}",
              "ndcg": f"nDCG@{k}", "map": f"AP@{k}"}
-    mine = ours(qrels, run, list(specs.values()), profile)
+    mine = ours(qrels, run, list(specs.values()), profile, relevance_level=level)
     for q, scores in run.items():
-        relevant = {d for d, g in qrels[q].items() if g >= 1}
+        relevant = {d for d, g in qrels[q].items() if g >= level}
         expected = _sentence_transformers(relevant, scores, k, docid_ties=profile.endswith("6.2"))
         for metric, spec in specs.items():
             assert mine[q][spec] == pytest.approx(expected[metric], abs=TOLERANCE), (q, spec)
 
 
-def test_ms_marco_transcription():
+@pytest.mark.parametrize("level", [1, 2])
+def test_ms_marco_transcription(level):
     # ms_marco_eval.py: MRR@10 from the ranks as written, summed over the run's queries and divided by the
-    # number of judged queries (a judged query missing from the run adds 0).
+    # number of queries of the reference file (a judged query missing from the run adds 0). The reference file is
+    # the user's: made of the documents graded >= level, it is the engine's threshold.
     qrels, run = collection(46)
-    qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}
+    reference = {q: {d for d, g in js.items() if g >= level} for q, js in qrels.items()}
+    reference = {q: docs for q, docs in reference.items() if docs}  # load_reference: a line per relevant document
+    qrels = {q: js for q, js in qrels.items() if q in reference}
     run = {q: dict(sorted(s.items(), key=lambda item: -item[1])) for q, s in list(run.items())[5:] if q in qrels}
-    total = sum(next((1 / r for r, d in enumerate(list(s)[:10], 1) if qrels[q].get(d, 0) >= 1), 0.0)
+    total = sum(next((1 / r for r, d in enumerate(list(s)[:10], 1) if d in reference[q]), 0.0)
                 for q, s in run.items())
-    mine = metrics.aggregate(ours(qrels, run, ["RR@10"], "MS MARCO eval script MRR@10"))["RR@10"]
-    assert mine == pytest.approx(total / len(qrels), abs=TOLERANCE)
+    mine = metrics.aggregate(ours(qrels, run, ["RR@10"], "MS MARCO eval script MRR@10", relevance_level=level))
+    assert mine["RR@10"] == pytest.approx(total / len(reference), abs=TOLERANCE)
+    expected = "with a reference file of the documents graded >= 2" if level == 2 else ""
+    assert BY_NAME["MS MARCO eval script MRR@10"].options_for({"relevance_level": level}) == (
+        (expected,) if expected else ())
+
+
+def _beir_evaluate(qrels, run, k: int) -> dict[str, float]:
+    """EvaluateRetrieval.evaluate (beir 2.2.0, evaluation.py) for one k: identical ids dropped, pytrec_eval's
+    per-query values summed over the queries it returns, each mean rounded with round(x, 5)."""
+    import pytrec_eval
+
+    results = {q: {d: s for d, s in docs.items() if d != q} for q, docs in run.items()}
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}", f"map_cut.{k}", f"recall.{k}", f"P.{k}"}
+                                            ).evaluate(results)
+    sums = {key: 0.0 for key in (f"ndcg_cut_{k}", f"map_cut_{k}", f"recall_{k}", f"P_{k}")}
+    for query_id in scores:
+        for key in sums:
+            sums[key] += scores[query_id][key]
+    return {key: round(total / len(scores), 5) for key, total in sums.items()}
 
 
 def test_beir_transcription():
@@ -595,10 +702,12 @@ def test_beir_transcription():
     qrels = {q: js for q, js in qrels.items() if any(g >= 1 for g in js.values())}
     run = {q: s for q, s in list(run.items())[3:] if q in qrels}
     scores = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map_cut.10", "recall.10", "P.10"}).evaluate(run)
-    mine = metrics.aggregate(ours(qrels, run, ["ndcg_cut.10", "map_cut.10", "recall.10", "P.10"],
-                                  "BEIR EvaluateRetrieval.evaluate"))
+    profile = BY_NAME["BEIR EvaluateRetrieval.evaluate"]
+    mine = metrics.aggregate(ours(qrels, run, ["ndcg_cut.10", "map_cut.10", "recall.10", "P.10"], profile.name))
+    rounded = _beir_evaluate(qrels, run, 10)
     for key in ("ndcg_cut_10", "map_cut_10", "recall_10", "P_10"):
         assert mine[key] == pytest.approx(sum(s[key] for s in scores.values()) / len(scores), abs=TOLERANCE)
+        assert profile.shown(mine[key]) == rounded[key]  # what BEIR returns: round(mean, 5)
     mrr = cap = 0.0
     for q, docs in run.items():
         top = sorted(docs.items(), key=lambda item: item[1], reverse=True)[:10]
@@ -608,6 +717,7 @@ def test_beir_transcription():
     mine = metrics.aggregate(ours(qrels, run, ["RR@10", "relative_P.10"], "BEIR mrr, R_cap"))
     assert mine["RR@10"] == pytest.approx(mrr / len(qrels), abs=TOLERANCE)
     assert mine["relative_P_10"] == pytest.approx(cap / len(qrels), abs=TOLERANCE)
+    assert BY_NAME["BEIR mrr, R_cap"].shown(mine["RR@10"]) == round(mrr / len(qrels), 5)
 
 
 def test_profiles_are_plain_data():

@@ -61,6 +61,7 @@ def finder(collection: data.Collection, conventions) -> None:
         "used by": [", ".join(c.credits) or "—" for c in rows],
     }), hide_index=True, width="stretch", column_config={"value": st.column_config.NumberColumn(format=TABLE_FORMAT)})
     differences(rows)
+    not_named(rows)
     st.caption("Searched: " + "; ".join(f"{n} ∈ {{{', '.join(map(str, v))}}}" for n, v in finding.searched.items()))
 
 
@@ -75,6 +76,15 @@ def depth_notes(shortfalls) -> None:
         f"relevant beyond (grade >= {shortfall.relevant_grade})": [shortfall.beyond[qid]
                                                                      for qid in sorted(shortfalls[0].beyond)]
         for shortfall in shortfalls}}), hide_index=True, key="check_depth_table", height=200)
+
+
+def not_named(rows) -> None:
+    """One line per tool whose conventions give a listed value but which is not named, and the condition that
+    fails on these files (metrics.check.finder: Candidate.excluded)."""
+    lines = list(dict.fromkeys(line for c in rows for line in c.excluded))
+    if lines:
+        st.markdown("**Tools not named, and why**")
+        st.markdown("\n".join(f"- {literal(line)}" for line in lines))
 
 
 #: Explanations shown at once under the finder's table; the rest wait in an expander.
