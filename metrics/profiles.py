@@ -95,8 +95,9 @@ class Profile:
 
 #: Conditions on the data under which some profiles are exact (the finder checks them before naming a tool).
 RULES: dict[str, str] = {
-    "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's sort gives "
-                       "ties no defined order)",
+    "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's CPU sort and "
+                       "topk are unstable beyond 16 documents: repeatable for one input, but topk's order of tied "
+                       "documents changes with k and differs from argsort's, so no one tie order gives them)",
     "positive_scores": "every retrieved document scores above 0 (ir_measures' Compat puts one scored <= 0 below "
                        "the unretrieved relevant documents of its grade in the ideal ranking)",
     "relevant_ties_in_qrels_order": "relevant documents of one grade with equal scores are listed in the qrels in "

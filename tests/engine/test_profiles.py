@@ -597,6 +597,19 @@ def test_torchmetrics_transcription(since_1_7_4):
     assert len(changed) > 5
 
 
+def test_torch_orders_tied_scores_by_k_so_no_tie_order_gives_torchmetrics():
+    """The rule no_float32_ties: torch's CPU argsort and topk are unstable beyond 16 tied scores and repeatable for
+    one input, but topk (precision, AP, RR) orders a tie group differently for each k, and unlike argsort
+    (hit_rate, recall): no one ranking gives torchmetrics' values on tied lists."""
+    torch = pytest.importorskip("torch")
+    tied = torch.zeros(100)
+    assert torch.argsort(torch.zeros(16), descending=True).tolist() == list(range(16))  # insertion sort: stable
+    assert tied.topk(10).indices.tolist() == tied.topk(10).indices.tolist()
+    tops = {k: tied.topk(k).indices[:10].tolist() for k in (10, 20, 50)}
+    assert len({tuple(top) for top in tops.values()}) == 3
+    assert torch.argsort(tied, descending=True)[:10].tolist() not in tops.values()
+
+
 def _sentence_transformers(relevant: set[str], scores: dict[str, float], k: int, docid_ties: bool):
     """InformationRetrievalEvaluator.compute_metrics for one query (6.2.0, information_retrieval.py; 5.1.2,
     InformationRetrievalEvaluator.py): 6.2 sorts by (-score, corpus_id), 5.1 by score with a stable sort."""
