@@ -21,7 +21,7 @@ from .profiles import tools_using
 Gain = Literal["linear", "exponential", "binary"]
 IdealFrom = Literal["judgments", "retrieved"]
 APDenominator = Literal["R", "min_R_k", "retrieved_relevant", "min_retrieved_relevant_k"]
-TieOrder = Literal["trec_eval", "as_given", "docid_ascending"]
+TieOrder = Literal["trec_eval", "as_given", "docid_ascending", "ranx", "ranx_resorted"]
 Unjudged = Literal["nonrelevant", "removed"]
 PrecisionShortList = Literal["k", "retrieved"]
 MissingQueries = Literal["skip", "zero"]
@@ -156,12 +156,14 @@ class Choice:
     (:func:`metrics.profiles.tools_using`) and the papers that define it (``references``).
 
     builds: the trec_eval builds (:data:`TREC_EVAL_BUILDS`) whose output needs this value, on the conventions
-    where the builds differ; :func:`trec_eval_conventions` reads them."""
+    where the builds differ; :func:`trec_eval_conventions` reads them. one_tool: the value is one tool's
+    implementation (ranx's unstable sort), not a choice an evaluation states: the multiverse does not vary it."""
 
     value: str
     meaning: str
     references: tuple[Attribution, ...] = ()
     builds: tuple[str, ...] = ()
+    one_tool: bool = False
     convention: str = ""  # the field it is a value of (set by its ConventionInfo)
 
     @property
@@ -314,13 +316,16 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
             Choice("trec_eval", "score descending, then doc id descending (byte order)"),
             Choice("as_given", "score descending, ties keep the input order"),
             Choice("docid_ascending", "score descending, then doc id ascending"),
-        ),
-        notes=(
-            "ranx keeps the input order of tied documents only in lists of up to 15 documents (numba's insertion "
-            "sort) and orders them arbitrarily beyond, so no tie order reproduces ranx on longer tied lists.",
+            Choice("ranx", "as ranx's Run sorts a query: numba's quicksort of the scores in input order (ties "
+                           "keep the input order in lists of up to 15 documents, a fixed shuffle beyond)",
+                   one_tool=True),
+            Choice("ranx_resorted", "as ranx's evaluate(..., make_comparable=True) orders them: the same quicksort "
+                                    "run again on the sorted list", one_tool=True),
         ),
         description=("how documents with equal scores are ordered: ``trec_eval`` (doc id descending, byte "
-                     "order), ``as_given`` (input order), ``docid_ascending``."),
+                     "order), ``as_given`` (input order), ``docid_ascending``, ``ranx`` (numba's unstable "
+                     "quicksort of each query's scores in input order, as ranx's ``Run`` does), ``ranx_resorted`` "
+                     "(that quicksort once more on its own output: ranx's ``make_comparable=True``)."),
         url_param="ties",
         orders_only=True,
     ),

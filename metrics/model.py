@@ -49,7 +49,9 @@ def order_documents(
     query).
 
     ``trec_eval`` breaks ties by doc id descending in byte order (Python compares ``str`` by code point, which is
-    UTF-8 byte order), ``docid_ascending`` the other way, and ``as_given`` keeps the mapping's insertion order.
+    UTF-8 byte order), ``docid_ascending`` the other way, ``as_given`` keeps the mapping's insertion order, and
+    ``ranx`` orders them as numba's quicksort of the scores in insertion order leaves them (ranx's ``Run``), and
+    ``ranx_resorted`` as that quicksort leaves them when run again on its own output (``make_comparable=True``).
     With ``score_precision="float32"`` (trec_eval 9 and pytrec_eval) scores are compared after rounding to 32-bit
     floats, so 0.1 and 0.1 + 1e-9 tie; ``float64`` compares them as given (trec_eval 10).
     """
@@ -93,7 +95,9 @@ def in_ranking_order(
 ) -> tuple[np.ndarray, ...]:
     """``columns`` (arrays with one value per line) permuted into trec_eval's ranking order: by ``groups``
     ascending (the query of each line), then ``scores`` descending, then equal scores by ``tie_order``: doc id
-    descending in byte order (``trec_eval``), ascending (``docid_ascending``), or the input order (``as_given``).
+    descending in byte order (``trec_eval``), ascending (``docid_ascending``), the input order (``as_given``), or
+    as numba's quicksort of each group's scores in input order leaves them (``ranx``: :func:`numba_quicksort`;
+    ``ranx_resorted``: that quicksort twice).
 
     The one tie sort of the project: the explorer's lists, the bulk path and the convention finder all go through
     it. ``scores`` are compared as given (round them with :func:`compared_scores` first). ``sort_ties`` orders
@@ -121,6 +125,9 @@ def in_ranking_order(
         del sorted_groups, sorted_scores
     if tie_order == "as_given" or not tied_with_next.any():
         return columns
+    if tie_order in ("ranx", "ranx_resorted"):
+        passes = 1 if tie_order == "ranx" else 2
+        return _numba_quicksort_order(groups, scores, order, tied_with_next, given_columns, passes)
     in_tie = np.zeros(n, dtype=bool)
     in_tie[:-1] |= tied_with_next
     in_tie[1:] |= tied_with_next
@@ -144,9 +151,92 @@ def in_ranking_order(
 
 
 def _check_tie_order(tie_order: str) -> None:
-    if tie_order not in ("trec_eval", "as_given", "docid_ascending"):
-        raise ValueError(f"Argument `tie_order` has to be 'trec_eval', 'as_given' or 'docid_ascending', "
-                         f"got {tie_order!r}")
+    if tie_order not in ("trec_eval", "as_given", "docid_ascending", "ranx", "ranx_resorted"):
+        raise ValueError(f"Argument `tie_order` has to be 'trec_eval', 'as_given', 'docid_ascending', 'ranx' or "
+                         f"'ranx_resorted', got {tie_order!r}")
+
+
+#: numba's quicksort leaves partitions of fewer than this many elements to its (stable) insertion sort.
+_NUMBA_SMALL_QUICKSORT = 16
+
+
+def _numba_quicksort_order(groups: np.ndarray, scores: np.ndarray, order: np.ndarray | None,
+                           tied_with_next: np.ndarray, columns: tuple[np.ndarray, ...],
+                           passes: int = 1) -> tuple[np.ndarray, ...]:
+    """``columns`` in ranx's ranking order: each group's lines in input order sorted as ranx's ``Run`` sorts a
+    query (``np.argsort`` of the negated scores, compiled by numba: :func:`numba_quicksort`), ``passes`` times
+    (``evaluate(..., make_comparable=True)`` sorts the sorted run once more). ``order`` is the stable sort by
+    (group, score descending), None where the input is in that order; ``tied_with_next`` marks the positions of
+    that order tied with the next. Only groups of 16 lines or more with a tie can differ from it."""
+    n = groups.shape[0]
+    permutation = np.arange(n) if order is None else order.copy()
+    sorted_groups = groups[permutation]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_groups[1:] != sorted_groups[:-1])))
+    ends = np.append(starts[1:], n)
+    tie_counts = np.add.reduceat(np.append(tied_with_next, False).astype(np.int64), starts)
+    for start, end, ties in zip(starts.tolist(), ends.tolist(), tie_counts.tolist()):
+        if end - start < _NUMBA_SMALL_QUICKSORT or not ties:
+            continue
+        lines = np.sort(permutation[start:end])  # the group's lines in input order
+        for _ in range(passes):
+            lines = lines[numba_quicksort((-scores[lines]).tolist())]
+        permutation[start:end] = lines
+    return tuple(column[permutation] for column in columns)
+
+
+def numba_quicksort(keys: Sequence[float]) -> list[int]:
+    """The permutation numba's ``np.argsort`` (``kind="quicksort"``, numba/misc/quicksort.py) returns for ``keys``:
+    a quicksort with the median of the first, middle and last keys as pivot, partitions of fewer than 16 keys
+    left to an insertion sort. Not stable beyond 15 keys, but the same for the same keys in the same order.
+
+    A transcription of ``run_quicksort1`` and its ``partition`` and ``insertion_sort``, step for step (the order
+    in which partitions are taken from the stack cannot change the result: they are disjoint).
+    """
+    A = keys
+    R = list(range(len(A)))
+    stack = [(0, len(A) - 1)] if len(A) >= 2 else []
+    while stack:
+        low, high = stack.pop()
+        while high - low >= _NUMBA_SMALL_QUICKSORT - 1:
+            mid = (low + high) >> 1
+            # median of three {low, middle, high}
+            if A[R[mid]] < A[R[low]]:
+                R[low], R[mid] = R[mid], R[low]
+            if A[R[high]] < A[R[mid]]:
+                R[high], R[mid] = R[mid], R[high]
+            if A[R[mid]] < A[R[low]]:
+                R[low], R[mid] = R[mid], R[low]
+            pivot = A[R[mid]]
+            R[high], R[mid] = R[mid], R[high]  # the pivot waits at the end
+            i, j = low, high - 1
+            while True:
+                while i < high and A[R[i]] < pivot:
+                    i += 1
+                while j >= low and pivot < A[R[j]]:
+                    j -= 1
+                if i >= j:
+                    break
+                R[i], R[j] = R[j], R[i]
+                i += 1
+                j -= 1
+            R[i], R[high] = R[high], R[i]
+            if high - i > i - low:  # the larger side waits on the stack
+                if high > i:
+                    stack.append((i + 1, high))
+                high = i - 1
+            else:
+                if i > low:
+                    stack.append((low, i - 1))
+                low = i + 1
+        for i in range(low + 1, high + 1):  # insertion sort of R[low:high + 1], stable
+            k = R[i]
+            v = A[k]
+            j = i
+            while j > low and v < A[R[j - 1]]:
+                R[j] = R[j - 1]
+                j -= 1
+            R[j] = k
+    return R
 
 
 def _sort_within_groups(values: np.ndarray, group: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ A tool gives a number only when *all* its conventions for that measure hold at o
 a line of the convention finder, a value in ``--help`` or a row of the docs only through its profile here: the
 finder names a tool when one combination that gives the line's value is the tool's whole setting for that
 measure, and the conditions of :data:`RULES` the profile lists hold on the data. What no convention expresses is
-either a rule (ranx's unstable sort beyond 15 tied documents: ranx is named only where it cannot matter) or a
+either a rule (torch's tie order, which changes with k: torchmetrics is named only where it cannot matter) or a
 profile marked ``reproducible=False``, which is documented and never named.
 
 A setting is a value (the tool always does that), a :class:`Switch` (an option of the tool chooses, e.g.
@@ -111,10 +111,9 @@ class Profile:
 
 #: Conditions on the data under which some profiles are exact (the finder checks them before naming a tool).
 RULES: dict[str, str] = {
-    "ties_within_15": "no ranking of more than 15 documents has tied scores (ranx orders ties by numba's argsort, "
-                      "stable only on lists of up to 15 documents)",
-    "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's sort gives "
-                       "ties no defined order)",
+    "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's CPU sort and "
+                       "topk are unstable beyond 16 documents: repeatable for one input, but topk's order of tied "
+                       "documents changes with k and differs from argsort's, so no one tie order gives them)",
     "positive_scores": "every retrieved document scores above 0 (ir_measures' Compat puts one scored <= 0 below "
                        "the unretrieved relevant documents of its grade in the ideal ranking)",
     "relevant_ties_in_qrels_order": "relevant documents of one grade with equal scores are listed in the qrels in "
@@ -125,6 +124,8 @@ RULES: dict[str, str] = {
                                          "fails on one without a non-relevant one)",
     "relevant_in_every_query": "every query counted has a relevant document (sentence-transformers evaluates only "
                                "those; the MS MARCO script's reference file lists only those)",
+    "same_queries": "the run holds exactly the queries of the qrels (ranx's evaluate refuses others unless "
+                    "make_comparable=True)",
     "binary_grades": "no grade exceeds 1 (ranx's rbp multiplies by the grade itself; the engine scales grades by "
                      "the query's largest)",
     "no_identical_ids": "no document has its query's id (BEIR drops those by default: ignore_identical_ids)",
@@ -179,15 +180,29 @@ _DCG_TREC = {"gain": "linear", "ideal_from": "judgments", "discount": "log2", "t
              "empty_ideal": "zero"}
 
 
-def _ranx(name: str, measures: tuple[str, ...], **settings: object) -> Profile:
-    return Profile(
-        "ranx", name, measures,
-        {"relevance_level": ANY_LEVEL, **_DCG_TREC, "ap_denominator": "R", "precision_short_list": "k",
-         "tie_order": "as_given", "score_precision": "float64", "unjudged": "nonrelevant",
-         "nonpositive_scores": "retrieved",
-         "missing_queries": Switch({"zero": "make_comparable=True"})} | settings,
-        f"{PROFILE_TESTS}::test_ranx_profile", level_option="-l{level}", rules=("ties_within_15",),
-        tested="0.3.21")
+def _ranx_pair(name: str, measures: tuple[str, ...], settings: Mapping[str, object], rules: tuple[str, ...] = (),
+               level_option: str = "", note: str = "") -> tuple[Profile, Profile]:
+    """ranx as its users call it: ``evaluate(qrels, run, ...)``, where the run must hold the qrels' queries and
+    each query's documents are in the order ``Run`` sorted them (tie_order ``ranx``), and with
+    ``make_comparable=True``, which fills the missing queries with empty rankings and sorts the run again
+    (``ranx_resorted``)."""
+    test = f"{PROFILE_TESTS}::test_ranx_profile"
+    common = {"score_precision": "float64", "unjudged": "nonrelevant", "nonpositive_scores": "retrieved"}
+    return (
+        Profile("ranx", name, measures, {**settings, "tie_order": "ranx", **common, "missing_queries": ANY}, test,
+                level_option=level_option, rules=("same_queries", *rules), tested="0.3.21",
+                note=note or "Run(dict) or Run.from_file: each query's documents in input order, sorted by numba's "
+                             "quicksort"),
+        Profile("ranx", f"{name} make_comparable=True", measures,
+                {**settings, "tie_order": "ranx_resorted", **common, "missing_queries": "zero"}, test,
+                level_option=level_option, rules=rules, tested="0.3.21",
+                note=note or "make_comparable=True sorts the sorted run once more"),
+    )
+
+
+def _ranx(name: str, measures: tuple[str, ...], **settings: object) -> tuple[Profile, Profile]:
+    return _ranx_pair(name, measures, {"relevance_level": ANY_LEVEL, **_DCG_TREC, "ap_denominator": "R",
+                                       "precision_short_list": "k"} | settings, level_option="-l{level}")
 
 
 def _torchmetrics(name: str, measures: tuple[str, ...], tested: str, **settings: object) -> Profile:
@@ -293,16 +308,12 @@ PROFILES: tuple[Profile, ...] = (
           ("ir_measures", "ir_measures (pyndeval)", "rel={level}", "zero", "0.4.3",
            "its pyndeval provider: a judged query the run lacks scores 0 (nNRBP: pyndeval's NaN where no subtopic "
            "has a relevant document, 0 here)"))),
-    _ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
-                   "Rprec", "F", "dcg", "dcg_cut")),
-    _ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),
-    _ranx("ranx dcg_burges", ("dcg", "dcg_cut"), gain="exponential"),
-    Profile("ranx", "ranx rbp", ("rbp",),
-            {"gain": Switch({"linear": "", "binary": ""}), "tie_order": "as_given", "score_precision": "float64",
-             "unjudged": "nonrelevant",
-             "nonpositive_scores": "retrieved", "missing_queries": Switch({"zero": "make_comparable=True"})},
-            f"{PROFILE_TESTS}::test_ranx_profile", rules=("ties_within_15", "binary_grades"), tested="0.3.21",
-            note="rbp.p multiplies p^(r-1) by the grade itself: on graded judgments no setting gives it"),
+    *_ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
+                    "Rprec", "F", "dcg", "dcg_cut")),
+    *_ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),
+    *_ranx("ranx dcg_burges", ("dcg", "dcg_cut"), gain="exponential"),
+    *_ranx_pair("ranx rbp", ("rbp",), {"gain": Switch({"linear": "", "binary": ""})}, rules=("binary_grades",),
+                note="rbp.p multiplies p^(r-1) by the grade itself: on graded judgments no setting gives it"),
     Profile("scikit-learn", "scikit-learn ndcg_score", ("ndcg", "ndcg_cut"),
             {"gain": "linear", "ideal_from": "retrieved", "discount": "log2", "tied_gains": "averaged",
              "empty_ideal": "zero", "tie_order": ANY, "score_precision": "float64", "unjudged": "nonrelevant",

@@ -531,6 +531,7 @@ class _PreparedRun:
                 "no query of the run has judgments in the qrels; check that both files use the same query ids"
             )
         missing = [qid for qid in qrels if qid not in run]
+        self.same_queries = not missing and len(run_qids) == len(run)
         self.qids = run_qids + missing
         self.num_run_queries = len(run_qids)
         self.num_queries = len(self.qids)
@@ -642,17 +643,13 @@ class _PreparedRun:
     def _data_rules(self) -> dict[str, bool]:
         """The rules that depend on the data alone: ties, signs of scores, grades, identical ids."""
         query = self.query_index
-        order = np.lexsort((self.scores, query))
-        same_query = query[order][1:] == query[order][:-1]
-        tied64 = same_query & (self.scores[order][1:] == self.scores[order][:-1])
         floats = self.scores.astype(np.float32)
         order32 = np.lexsort((floats, query))
         tied32 = (query[order32][1:] == query[order32][:-1]) & (floats[order32][1:] == floats[order32][:-1])
-        long_query = self.counts[query[order][1:]] > 15
         qids = self.qids
         return {
-            "ties_within_15": not bool((tied64 & long_query).any()),
             "no_float32_ties": not bool(tied32.any()),
+            "same_queries": self.same_queries,
             "positive_scores": bool((self.scores > 0).all()),
             "binary_grades": bool((self.judgment_grades <= 1).all()),
             "no_identical_ids": not any(doc == qids[row] for doc, row in zip(self.docs, query.tolist())),
@@ -793,6 +790,10 @@ class _PreparedRun:
         for tie_order in ("trec_eval", "docid_ascending"):
             (orders[tie_order],) = in_ranking_order(sorted_queries, sorted_scores, tie_order,
                                                     ties_by_keys(codes_in_score_order), as_given)
+        # ranx's quicksort reads each query's scores in input order, not the sorted ones.
+        for tie_order in ("ranx", "ranx_resorted"):
+            (orders[tie_order],) = in_ranking_order(self.query_index, scores, tie_order,
+                                                    ties_by_keys(self._doc_codes), positions)
         return orders
 
     def _doc_codes(self, positions: np.ndarray) -> np.ndarray:

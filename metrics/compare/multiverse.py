@@ -332,7 +332,7 @@ def plausible_values(measure: Measure, qrels_grades: np.ndarray, base: Conventio
             given = reading(qrels_grades, base.relevance_level)  # a level another level reads alike is one setting
             ordered = (base.relevance_level, *(v for v in values if v != given))
         else:
-            values = tuple(choice.value for choice in info.choices)
+            values = tuple(choice.value for choice in info.choices if not choice.one_tool)
             ordered = (getattr(base, name), *(v for v in values if v != getattr(base, name)))
         if len(ordered) > 1:
             dimensions.append((name, ordered))

@@ -198,3 +198,22 @@ def test_in_ranking_order_is_query_then_score_descending_then_the_tie_order(tie_
     one_query = {docs[i]: float(scores[i]) for i in range(n) if groups[i] == groups[0]}
     alone = [docs[i] for i in expected if groups[i] == groups[0]]
     assert order_documents(one_query, tie_order, score_precision="float64") == alone
+
+
+def test_numba_quicksort_is_numbas_argsort():
+    """The transcription gives numba's own np.argsort on tie groups of every length, and differs from a stable sort
+    beyond 15 keys (the tie order ranx, metrics.model.numba_quicksort)."""
+    numba = pytest.importorskip("numba")
+    from metrics.model import numba_quicksort
+
+    argsort = numba.njit(lambda keys: np.argsort(keys))
+    rng = np.random.default_rng(41)
+    unstable = 0
+    for size in [*range(0, 40), *rng.integers(40, 1500, 60).tolist()]:
+        keys = -rng.integers(0, max(1, size // int(rng.integers(1, 40))), size).astype(np.float64) / 4
+        mine = numba_quicksort(keys.tolist())
+        assert mine == argsort(keys).tolist(), size
+        unstable += mine != np.argsort(keys, kind="stable").tolist()
+        if size <= 15:
+            assert mine == np.argsort(keys, kind="stable").tolist()
+    assert unstable > 50
