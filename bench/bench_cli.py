@@ -9,6 +9,12 @@ Before timing, the ``all`` values are checked: ``metrics.bulk.evaluate_files`` (
 process) must equal pytrec_eval's means to 1e-9, and the command line's printed lines must equal pytrec_eval's means
 printed as trec_eval prints them.
 
+Beside them, in the same interleaved run, the parse floor (``bench/floor.py``): pyarrow's multi-threaded CSV reader
+on the same two files with the engine's reading options, importing nothing else; every tool's wall time is also
+reported as a multiple of it. ``--trec-eval BINARY`` adds a trec_eval binary (its output checked equal to ours).
+The package's bytecode is compiled first, as an installed package has it: with ``PYTHONDONTWRITEBYTECODE`` set and
+no ``__pycache__``, every start would compile the engine's sources again (about 0.15 s).
+
 ``msmarco_gz`` is the MS MARCO-scale run gzipped (pytrec_eval reads it through ``gzip.open``).
 ``lopsided`` (2,000 one-document queries and one 1,000,000-document query) is there for peak memory: a batch
 padded to the longest ranking would need 2,001 x 1,000,000 cells (15 GB).
@@ -26,6 +32,7 @@ Usage: ``python bench/bench_cli.py [--repeats 3] [--sets msmarco_space,msmarco_t
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -63,6 +70,16 @@ def cli_command(qrels: Path, run: Path) -> list[str]:
 
 def pytrec_eval_command(qrels: Path, run: Path) -> list[str]:
     return [sys.executable, str(HERE / "pipelines.py"), "pytrec_eval", str(qrels), str(run)]
+
+
+def floor_command(qrels: Path, run: Path) -> list[str]:
+    """pyarrow's CSV reader on the two files, nothing else (``bench/floor.py``)."""
+    return [sys.executable, str(HERE / "floor.py"), str(qrels), str(run)]
+
+
+def trec_eval_command(binary: str, qrels: Path, run: Path) -> list[str]:
+    measures = [arg for name in MEASURES for arg in ("-m", name)]
+    return [binary, *measures, str(qrels), str(run)]
 
 
 def measure_process(command: list[str]) -> tuple[float, float, float, str]:
@@ -147,7 +164,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sets", default="msmarco_space,msmarco_tab,trecdl,lopsided")
+    parser.add_argument("--trec-eval", metavar="BINARY",
+                        help="a trec_eval binary to time beside the others (its output is checked against ours)")
     args = parser.parse_args()
+    compileall.compile_dir(ROOT / "metrics", quiet=1)
     sets = data_sets()
     rows = []
     for name in args.sets.split(","):
@@ -156,17 +176,25 @@ def main() -> None:
             continue
         qrels, run = sets[name]
         check_agreement(name, qrels, run)
-        samples: dict[str, list[tuple[float, float, float]]] = {"ours": [], "pytrec_eval": []}
-        commands = {"ours": cli_command(qrels, run), "pytrec_eval": pytrec_eval_command(qrels, run)}
+        commands = {"ours": cli_command(qrels, run), "pytrec_eval": pytrec_eval_command(qrels, run),
+                    "floor": floor_command(qrels, run)}
+        if args.trec_eval:
+            commands["trec_eval"] = trec_eval_command(args.trec_eval, qrels, run)
+            assert measure_process(commands["trec_eval"])[3] == measure_process(commands["ours"])[3], (
+                f"{name}: trec_eval prints other lines than ours")
+        samples: dict[str, list[tuple[float, float, float]]] = {tool: [] for tool in commands}
+        loads = [os.getloadavg()[0]]
         for repeat in range(args.repeats):
-            order = ["ours", "pytrec_eval"] if repeat % 2 == 0 else ["pytrec_eval", "ours"]
+            order = list(commands) if repeat % 2 == 0 else list(commands)[::-1]
             for tool in order:
                 samples[tool].append(measure_process(commands[tool])[:3])
+            loads.append(os.getloadavg()[0])
         medians = {tool: [statistics.median(column) for column in zip(*values)] for tool, values in samples.items()}
-        rows.append((name, medians["ours"], medians["pytrec_eval"]))
-        ours, peer = medians["ours"], medians["pytrec_eval"]
+        rows.append((name, medians, (min(loads), max(loads))))
+        ours, peer, floor = medians["ours"], medians["pytrec_eval"], medians["floor"]
         print(f"{name}: ours {ours[0]:.2f} s {ours[2]:.0f} MB | pytrec_eval {peer[0]:.2f} s {peer[2]:.0f} MB "
-              f"| wall x{ours[0] / peer[0]:.2f} user CPU x{ours[1] / peer[1]:.2f} memory x{ours[2] / peer[2]:.2f}",
+              f"| floor {floor[0]:.2f} s {floor[2]:.0f} MB | wall x{ours[0] / peer[0]:.2f} user CPU "
+              f"x{ours[1] / peer[1]:.2f} memory x{ours[2] / peer[2]:.2f} | ours x{ours[0] / floor[0]:.2f} the floor",
               flush=True)
     if not rows:
         return
@@ -174,10 +202,23 @@ def main() -> None:
     print("| data set | ours wall | pytrec_eval wall | wall ratio | user CPU ratio | ours peak RSS | "
           "pytrec_eval peak RSS | memory ratio |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, ours, peer in rows:
+    for name, medians, _ in rows:
+        ours, peer = medians["ours"], medians["pytrec_eval"]
         print(f"| {name} | {ours[0]:.2f} s | {peer[0]:.2f} s | {ours[0] / peer[0]:.2f} | {ours[1] / peer[1]:.2f} | "
               f"{ours[2]:.0f} MB | {peer[2]:.0f} MB | {ours[2] / peer[2]:.2f} |")
-    print(f"\n{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}")
+    print()
+    print("Against the parse floor (pyarrow's multi-threaded CSV reader on the same two files, bench/floor.py):")
+    print()
+    tools = [tool for tool in rows[0][1] if tool != "floor"]
+    print("| data set | floor wall | floor user CPU | floor peak RSS | "
+          + " | ".join(f"{tool} / floor (wall)" for tool in tools) + " | load |")
+    print("|---|---|---|---|" + "---|" * len(tools) + "---|")
+    for name, medians, (low, high) in rows:
+        floor = medians["floor"]
+        print(f"| {name} | {floor[0]:.2f} s | {floor[1]:.2f} s | {floor[2]:.0f} MB | "
+              + " | ".join(f"{medians[tool][0] / floor[0]:.2f}" for tool in tools) + f" | {low:.1f}-{high:.1f} |")
+    print(f"\n{args.repeats} interleaved repeats, medians; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}"
+          + ("" if args.trec_eval else "; no trec_eval binary given (--trec-eval)"))
 
 
 if __name__ == "__main__":

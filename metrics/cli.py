@@ -228,6 +228,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse would print the usage and exit; we want one line
         raise UsageError(message)
 
+    def format_help(self) -> str:
+        # The measure and convention reference is generated when help is shown, not on every evaluation.
+        if self.epilog is None:
+            self.epilog = help_epilog()
+        return super().format_help()
+
 
 def option_name(convention: str) -> str:
     """The long option of a convention: ``ap_denominator`` -> ``--ap-denominator``."""
@@ -255,7 +261,6 @@ def build_parser() -> argparse.ArgumentParser:
             "runs is. '-' (standard input) can be given once."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=help_epilog(),
         allow_abbrev=False,
     )
     parser.add_argument("qrels", metavar="QRELS",

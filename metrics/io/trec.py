@@ -82,6 +82,7 @@ _BOM = b"\xef\xbb\xbf"
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(rb"[+-]?\d+")
 _NORMALISE_CHUNK = 1 << 24
+_SCAN_STEP = 1 << 18  # bytes per slice of the clean-file scan: small enough for the CPU's cache
 #: Files at least this large are parsed speculatively while they are checked (see _fast_parse).
 _SPECULATE_ABOVE = 8 << 20
 _PARSER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="trec-parse")
@@ -629,21 +630,24 @@ def _scan(buffer) -> tuple[bytes | None, bool]:
     if data[0] == ord("#"):
         return None, True
     clean = data[0] != code and data[-1] != code
-    for start in range(0, data.shape[0], _NORMALISE_CHUNK):
-        # One byte of overlap so that pairs across chunk boundaries are seen.
-        chunk = data[start:start + _NORMALISE_CHUNK + 1]
+    # In slices that stay in the CPU's cache, with one byte of overlap so that pairs across slices are seen.
+    for start in range(0, data.shape[0], _SCAN_STEP):
+        chunk = data[start:start + _SCAN_STEP + 1]
         is_newline = chunk == 10
-        if (is_newline[:-1] & (chunk[1:] == 35)).any():
+        comment = chunk[1:] == 35
+        comment &= is_newline[:-1]
+        if comment.any():
             return None, True
         if not clean:
             continue
-        is_separator = chunk == code
-        if ((is_separator[1:] & (is_separator[:-1] | is_newline[:-1])).any()
-                or (is_newline[1:] & is_separator[:-1]).any()):
+        # An empty field: two blanks in a row (a separator, a newline or a control byte) other than a blank line.
+        blank = chunk <= 32
+        pairs = blank[1:] & blank[:-1]
+        if pairs.any() and np.count_nonzero(pairs) != np.count_nonzero(is_newline[1:] & is_newline[:-1]):
             clean = False
             continue
         # CR, VT, FF or other control characters: leave them to the careful path.
-        expected = np.count_nonzero(is_newline) + (np.count_nonzero(is_separator) if code == 9 else 0)
+        expected = np.count_nonzero(is_newline) + (np.count_nonzero(chunk == code) if code == 9 else 0)
         if np.count_nonzero(chunk < 32) != expected:
             clean = False
     del data
@@ -748,7 +752,7 @@ _BLANK[[32, 9, 10, 13, 11, 12]] = True
 
 def _first_nonblank(data: np.ndarray) -> int | None:
     """Index of the first byte that is not whitespace, in growing slices (a file of blank lines costs one pass)."""
-    start, step = 0, 1 << 16
+    start, step = 0, 1 << 8  # the first byte is nearly always the one: a file of blanks grows the slices
     while start < data.shape[0]:
         piece = data[start:start + step]
         found = np.flatnonzero(~_BLANK[piece])
@@ -1035,6 +1039,17 @@ def from_numpy(values: np.ndarray) -> pa.Array:
 
 def value_codes(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """The int32 code of each value (codes follow first appearance) and the distinct values in that order."""
+    n = len(values)
+    if n > 1:
+        # The lines of a query are nearly always together: compare neighbours, and hash only when a value comes back.
+        changes = np.flatnonzero(to_numpy(pc.not_equal(values[1:], values[:-1]))) + 1
+        distinct = values.take(from_numpy(np.concatenate([[0], changes]).astype(np.int64)))
+        if isinstance(distinct, pa.ChunkedArray):
+            distinct = distinct.combine_chunks()
+        if len(pc.unique(distinct)) == len(distinct):
+            codes = np.zeros(n, dtype=np.int32)
+            codes[changes] = 1
+            return np.cumsum(codes, dtype=np.int32), distinct
     encoded = pc.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         if encoded.num_chunks == 0:
@@ -1068,6 +1083,9 @@ def docno_keys(docno: pa.Array | pa.ChunkedArray, *, hashed: bool = False,
     return keys, exact and longest <= 8
 
 
+#: The mask that keeps the first n bytes of a big-endian 64-bit word, for n = 0..8.
+_WORD_MASKS = np.array([(0xFFFFFFFFFFFFFFFF << (8 * (8 - n))) & 0xFFFFFFFFFFFFFFFF for n in range(9)], dtype=np.uint64)
+
 #: Strings of more 8-byte words than this are hashed one by one (see :func:`_string_keys`).
 _SHORT_WORDS = 16
 _HASH_MULTIPLIER = np.uint64(0x100000001B3)
@@ -1089,19 +1107,20 @@ def _string_keys(strings: pa.Array, longest: int, exact: bool) -> np.ndarray:
     first, last = int(offsets[0]), int(offsets[-1])
     starts = offsets[:-1] - first
     lengths = offsets[1:] - offsets[:-1]
-    # Every string's bytes read 8 at a time through a sliding view over the data, zero-padded by one word.
+    # Every string's bytes read 8 at a time: a big-endian 64-bit word at every byte offset of the data (zero-padded
+    # by one word), so a word is one gather of 8 bytes, and the bytes past the string's end are masked off.
     padded = np.zeros(last - first + 16, dtype=np.uint8)
     padded[:last - first] = data[first:last]
-    windows = np.lib.stride_tricks.as_strided(padded, shape=(last - first + 8, 8), strides=(1, 1), writeable=False)
-    byte_index = np.arange(8, dtype=np.int32)
+    windows = np.ndarray(shape=(last - first + 8,), dtype=">u8", buffer=padded, strides=(1,))
 
-    def words_at(rows: np.ndarray, word_start: int) -> np.ndarray:
-        block = windows[starts[rows] + word_start]
-        block *= byte_index < (lengths[rows] - word_start)[:, None]
-        return block.view(">u8").ravel().astype(np.uint64)
+    def words_at(rows: np.ndarray | None, word_start: int) -> np.ndarray:
+        at, left = (starts, lengths) if rows is None else (starts[rows], lengths[rows])
+        word = windows[at + word_start if word_start else at].astype(np.uint64)
+        word &= _WORD_MASKS.take(np.clip(left - word_start, 0, 8))
+        return word
 
     if exact:
-        return words_at(np.arange(n), 0)
+        return words_at(None, 0)
     keys = np.zeros(n, dtype=np.uint64)
     words = (lengths.astype(np.int64) + 7) // 8
     order = np.argsort(-words, kind="stable")  # longest first: the strings that have word i are a prefix
