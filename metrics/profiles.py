@@ -111,9 +111,11 @@ class Profile:
 
 #: Conditions on the data under which some profiles are exact (the finder checks them before naming a tool).
 RULES: dict[str, str] = {
-    "no_float32_ties": "no two documents of a ranking have equal scores as 32-bit floats (torch's CPU sort and "
-                       "topk are unstable beyond 16 documents: repeatable for one input, but topk's order of tied "
-                       "documents changes with k and differs from argsort's, so no one tie order gives them)",
+    "no_float32_ties_across_grades": "no two documents of a ranking with different grades (unjudged counting as "
+                                     "0) have equal scores as 32-bit floats (torch's CPU sort and topk are unstable "
+                                     "beyond 16 documents: repeatable for one input, but topk's order of tied "
+                                     "documents changes with k and differs from argsort's, so no one tie order "
+                                     "gives them; tied documents of one grade are interchangeable)",
     "positive_scores": "every retrieved document scores above 0 (ir_measures' Compat puts one scored <= 0 below "
                        "the unretrieved relevant documents of its grade in the ideal ranking)",
     "relevant_ties_in_qrels_order": "relevant documents of one grade with equal scores are listed in the qrels in "
@@ -207,7 +209,7 @@ def _ranx(name: str, measures: tuple[str, ...], **settings: object) -> tuple[Pro
 
 def _torchmetrics(name: str, measures: tuple[str, ...], tested: str, **settings: object) -> Profile:
     # nDCG averages the gains of tied documents: their order cannot matter.
-    rules = () if settings.get("tied_gains") == "averaged" else ("no_float32_ties",)
+    rules = () if settings.get("tied_gains") == "averaged" else ("no_float32_ties_across_grades",)
     return Profile(
         "torchmetrics", name, measures,
         {"relevance_level": 1, **_DCG_TREC, "ap_denominator": "R", "precision_short_list": "k",

@@ -599,19 +599,10 @@ class _PreparedRun:
     def rule_fact(self, rule: str, conventions: Conventions, measure: Measure) -> str:
         """A fact of these files that breaks :data:`metrics.profiles.RULES` ``rule``: the query and documents."""
         query, qids = self.query_index, self.qids
-        if rule in ("ties_within_15", "no_float32_ties"):
-            scores = self.scores if rule == "ties_within_15" else self.scores.astype(np.float32).astype(np.float64)
-            order = np.lexsort((scores, query))
-            keys = np.stack((query[order], scores[order]))
-            starts = np.flatnonzero(np.concatenate(([True], (keys[:, 1:] != keys[:, :-1]).any(axis=0))))
-            sizes = np.diff(np.append(starts, order.size))
-            if rule == "ties_within_15":
-                sizes = np.where(self.counts[query[order][starts]] > 15, sizes, 0)
-            group = int(np.argmax(sizes))
-            line = int(order[starts[group]])
-            kind = "" if rule == "ties_within_15" else " as 32-bit floats"
-            return (f"query {qids[query[line]]} has {int(sizes[group])} documents tied at {scores[line]:g}{kind} "
-                    f"(of {int(self.counts[query[line]])})")
+        if rule == "no_float32_ties_across_grades":
+            line, size = self._float32_tie_across_grades()
+            return (f"query {qids[query[line]]} has {size} documents of different grades tied at "
+                    f"{np.float32(self.scores[line]):g} as 32-bit floats (of {int(self.counts[query[line]])})")
         if rule == "positive_scores":
             line = int(np.argmin(self.scores))
             return f"query {qids[query[line]]} scores document {self.docs[line]} {self.scores[line]:g}"
@@ -640,15 +631,30 @@ class _PreparedRun:
             return "two relevant documents of one grade tie in score and the qrels list them out of doc id order"
         return "it does not hold on these files"
 
+    def _float32_tie_across_grades(self) -> tuple[int, int]:
+        """(a line, the size of its group) of the largest group of one query's documents tied as 32-bit floats
+        whose grades differ (unjudged and negative grades as 0), or (-1, 0) when there is none."""
+        query = self.query_index
+        if not query.size:
+            return -1, 0
+        floats = self.scores.astype(np.float32)
+        order = np.lexsort((floats, query))
+        label = np.where(self.grades > 0, self.grades, 0.0)[order]
+        query, floats = query[order], floats[order]
+        starts = np.flatnonzero(np.concatenate(([True], (query[1:] != query[:-1]) | (floats[1:] != floats[:-1]))))
+        mixed = np.minimum.reduceat(label, starts) != np.maximum.reduceat(label, starts)
+        sizes = np.where(mixed, np.diff(np.append(starts, order.size)), 0)
+        if not sizes.max():
+            return -1, 0
+        group = int(np.argmax(sizes))
+        return int(order[starts[group]]), int(sizes[group])
+
     def _data_rules(self) -> dict[str, bool]:
         """The rules that depend on the data alone: ties, signs of scores, grades, identical ids."""
         query = self.query_index
-        floats = self.scores.astype(np.float32)
-        order32 = np.lexsort((floats, query))
-        tied32 = (query[order32][1:] == query[order32][:-1]) & (floats[order32][1:] == floats[order32][:-1])
         qids = self.qids
         return {
-            "no_float32_ties": not bool(tied32.any()),
+            "no_float32_ties_across_grades": self._float32_tie_across_grades()[1] == 0,
             "same_queries": self.same_queries,
             "positive_scores": bool((self.scores > 0).all()),
             "binary_grades": bool((self.judgment_grades <= 1).all()),

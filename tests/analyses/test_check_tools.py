@@ -25,6 +25,7 @@ from tests.engine.test_profiles import (
     _long_ties,
     _sentence_transformers,
     _signed,
+    _torchmetrics_itself,
     _torchmetrics_query,
     _xgboost,
 )
@@ -526,3 +527,46 @@ def test_the_depth_note_gives_the_bound_of_every_level_searched():
     shortfalls = finding_shortfalls(qrels, cut, finding)
     assert [s.relevant_grade for s in shortfalls] == [1, 2, 3]
     assert shortfalls[1].best_value >= produced
+
+
+def _tied_within_grades(seed: int):
+    """Rankings of up to 40 documents where every tie (as 32-bit floats) joins documents of one grade: pairs of the
+    same grade share a score, so torch's order of them cannot change any value."""
+    qrels, run = _data(seed, n_queries=30, max_docs=40, nonnegative=True)
+    tied = {}
+    for q, scores in run.items():
+        labels = {d: max(qrels[q].get(d, 0), 0) for d in scores}
+        seen: dict[int, int] = {}
+        tied[q] = {}
+        for d in sorted(scores, key=scores.get, reverse=True):
+            seen[labels[d]] = seen.get(labels[d], 0) + 1
+            tied[q][d] = 100.0 * labels[d] + 50.0 - seen[labels[d]] // 2  # two of a grade per score
+    return qrels, tied
+
+
+@pytest.mark.parametrize("measure", [Measure("P", 5), Measure("map", 10), Measure("RR", 10), Measure("ndcg", 10)],
+                         ids=lambda m: m.finder)
+def test_torchmetrics_is_credited_when_its_ties_join_documents_of_one_grade_only(measure):
+    qrels, run = _tied_within_grades(132)
+    assert any(len(set(np.float32(list(s.values())))) < len(s) for s in run.values())
+    value = _torchmetrics(qrels, run, measure)
+    finding = find_conventions(qrels, run, measure.finder, f"{value:.6f}")
+    credited = [m for m in finding.matches if any(profile_of(c)[0].startswith("torchmetrics") for c in m.credits)]
+    assert credited and all(abs(m.value - value) <= 1e-6 for m in credited), [m.credits for m in finding.matches]
+    pytest.importorskip("torchmetrics")
+    key = {"ndcg": "nDCG", "map": "AP", "P": "P", "RR": "RR"}[measure.kind]
+    itself = [_torchmetrics_itself(*_labels(qrels[q], run[q]), measure.k)[key] for q in run]
+    assert sum(itself) / len(itself) == pytest.approx(value, abs=1e-6)  # torch's own unstable sort, same value
+
+
+def test_torchmetrics_is_not_named_where_a_tie_joins_grades_and_the_finder_says_which():
+    qrels, run = _tied_within_grades(133)
+    q = next(q for q, scores in run.items() if len({max(qrels[q].get(d, 0), 0) for d in scores}) > 1)
+    top = max(run[q], key=run[q].get)
+    other = next(d for d in run[q] if max(qrels[q].get(d, 0), 0) != max(qrels[q].get(top, 0), 0))
+    run[q][other] = run[q][top]  # one tie across two grades
+    value = _pytrec_eval(qrels, run, Measure("P", 5))
+    finding = find_conventions(qrels, run, "P@5", f"{value:.6f}")
+    assert not any(profile_of(c)[0].startswith("torchmetrics") for m in finding.matches for c in m.credits)
+    lines = [line for m in finding.matches for line in m.excluded if line.startswith("torchmetrics")]
+    assert lines and all("documents of different grades tied at" in line for line in lines), lines

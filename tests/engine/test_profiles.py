@@ -681,8 +681,8 @@ def test_torchmetrics_transcription(since_1_7_4):
 
 
 def test_torch_orders_tied_scores_by_k_so_no_tie_order_gives_torchmetrics():
-    """The rule no_float32_ties: torch's CPU argsort and topk are unstable beyond 16 tied scores and repeatable for
-    one input, but topk (precision, AP, RR) orders a tie group differently for each k, and unlike argsort
+    """The rule no_float32_ties_across_grades: torch's CPU argsort and topk are unstable beyond 16 tied scores and
+    repeatable for one input, but topk (precision, AP, RR) orders a tie group differently for each k, and unlike argsort
     (hit_rate, recall): no one ranking gives torchmetrics' values on tied lists."""
     torch = pytest.importorskip("torch")
     tied = torch.zeros(100)
