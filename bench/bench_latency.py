@@ -9,12 +9,18 @@ loading. It never waits for a fixed time.
 Interactions, each repeated and alternated with the peer's k change: on the explorer (/), change k, edit a grade,
 move a document, open the swap heatmaps, change a convention; on the run page (/runs), with the built-in collection
 loaded and a reported value typed in the finder, change k (the "Judge the holes" tab's cut-off) and change the
-relevance threshold; on the ANN page (/ann), change k.
+relevance threshold; on the run page with TREC DL 2020 (a session of its own), the big switches: switch the
+collection on in a new session (all five runs evaluated and the per-query results drawn; also in a new session
+whose tab has drawn the built-in samples first, so the browser has the code of every element already), open the
+preflight lint panel, and type a reported value into the finder ("Check a reported score"); on the ANN page (/ann),
+change k.
 
 Two ratios per interaction: against the peer's k change (the issue's denominator for every interaction), and, for
 the explorer's interactions that are not a k change, against the same interaction on the peer with the one control
 it needs (bench/minimal_page.py's ``with``: an editable grid, move buttons, a gain box, a lazy tab with a heatmap),
-timed alternately in the same run: what Streamlit itself takes for that kind of interaction.
+timed alternately in the same run: what Streamlit itself takes for that kind of interaction. The big switches are
+held to 2x the peer's k change plus the engine time of what they show, measured in this process before the servers
+start (the engine functions the page calls, on the same files, measures and conventions, no cache in between).
 
     python bench/bench_latency.py [--repeats 7] [--only ann,runs]
 """
@@ -35,6 +41,12 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
+from metrics import Conventions  # noqa: E402
+from metrics.bulk import evaluate_tables  # noqa: E402
+from metrics.check import find_conventions  # noqa: E402
+from metrics.check.lint import lint_runs, read_run_lines  # noqa: E402
+from metrics.io.read import read_qrels, read_run  # noqa: E402
+from metrics.real import DL20  # noqa: E402
 from tests.browser.support import (  # noqa: E402  (the page objects of the browser tests, reused)
     FIRST_COLUMN_X,
     HEADER_HEIGHT,
@@ -46,6 +58,7 @@ from tests.browser.support import (  # noqa: E402  (the page objects of the brow
     chromium_browser,
     running_streamlit,
 )
+from ui.runs.data import DEFAULT_MEASURES  # noqa: E402  (what the run page evaluates unless told otherwise)
 
 MINIMAL_PAGE = "bench/minimal_page.py"
 #: The targets of issue 22: the explorer within 1.5x of the minimal page, the run and ANN pages within 2x.
@@ -281,6 +294,98 @@ class Runs:
         return timed(self.page, lambda: box.press("Enter"), RUNS_AFTER, self.page.script_runs_finished())
 
 
+class Dl20:
+    """The run page's big switches on TREC DL 2020, each repeat in a new session (the page loaded again), as a new
+    visitor meets them: nothing the session computed before helps, only what the server shares between sessions."""
+
+    SWITCH_TEXT = "Use TREC DL 2020 passage instead"
+    #: The finder's reported values, alternated (nDCG@10 of BM25 is 0.4796 at -l 2; 0.5 is matched by others).
+    VALUES = ("0.5", "0.48")
+
+    def __init__(self, page: RunsPage) -> None:
+        self.page = page
+        self.value = self.VALUES[1]
+
+    def switch_on(self) -> float:
+        """TREC DL 2020 switched on in a new session (the page loaded untimed): five runs evaluated, the per-query
+        results drawn."""
+        page = self.page
+        page.open()
+        switch = page.page.locator(".st-key-runs_use_dl20").get_by_text(self.SWITCH_TEXT, exact=False)
+        return timed(page, switch.click, RUNS_AFTER, page.script_runs_finished())
+
+    def switch_from_samples(self) -> float:
+        """The same switch in a new session whose tab has drawn the run page's elements once (the built-in samples
+        switched on untimed): what is left of ``switch_on`` once the browser has the code of every element the
+        results need (Streamlit loads each element's code when a page first draws one)."""
+        page = self.page
+        page.open()
+        page.use_built_in_collection()
+        switch = page.page.locator(".st-key-runs_use_dl20").get_by_text(self.SWITCH_TEXT, exact=False)
+        return timed(page, switch.click, RUNS_AFTER, page.script_runs_finished())
+
+    def open_lint(self) -> float:
+        """The preflight lint panel opened (every run's report drawn), then closed again untimed."""
+        page = self.page
+        summary = page.page.locator(".st-key-runs_lint_open summary").first
+        summary.scroll_into_view_if_needed()
+        seconds = timed(page, summary.click, RUNS_AFTER, page.script_runs_finished())
+        page.rerun_after(summary.click)
+        return seconds
+
+    def find(self) -> float:
+        """A reported nDCG@10 of BM25 typed into the finder (the tab opened untimed, and left afterwards)."""
+        page = self.page
+        page.open_tab("Check a reported score")
+        box = page.page.locator(".st-key-check_value input")
+        self.value = self.VALUES[1] if self.value == self.VALUES[0] else self.VALUES[0]
+        box.fill(self.value)
+        seconds = timed(page, lambda: box.press("Enter"), RUNS_AFTER, page.script_runs_finished())
+        page.open_tab("Per-query results")
+        return seconds
+
+
+def engine_seconds(repeats: int = 3) -> dict[str, float]:
+    """The engine time of what each big switch shows, median of ``repeats``, in this process with no cache: the
+    six files read and the five runs evaluated (the switch), the runs read as written and linted (the lint panel),
+    the convention finder for one value (the finder; the median over the values typed)."""
+    conventions = Conventions(relevance_level=DL20.conventions.relevance_level)
+
+    def switch() -> object:
+        qrels = read_qrels(DL20.path(), name="qrels")
+        return [evaluate_tables(qrels, read_run(DL20.path(name), name=name), DEFAULT_MEASURES, conventions)
+                for name in DL20.run_names]
+
+    qrels = DL20.qrels().to_dict()
+    bm25 = DL20.run(DL20.run_names[0]).to_dict()
+
+    def lint() -> object:
+        return lint_runs(qrels, [read_run_lines(DL20.path(name).read_bytes(), name=name) for name in DL20.run_names],
+                         DEFAULT_MEASURES, conventions)
+
+    def find(value: str) -> Callable[[], object]:
+        return lambda: find_conventions(qrels, bm25, "nDCG@10", value, base=Conventions())
+
+    def median(work: Callable[[], object]) -> float:
+        samples = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            work()
+            samples.append(time.perf_counter() - start)
+        return statistics.median(samples)
+
+    switched = median(switch)
+    return {SWITCH: switched, SWITCH_WARM: switched, LINT: median(lint),
+            FINDER: statistics.median(median(find(value)) for value in Dl20.VALUES)}
+
+
+SWITCH = "runs: switch on TREC DL 2020"
+SWITCH_WARM = "runs: switch on TREC DL 2020, elements drawn"
+LINT = "runs: open the lint panel (DL 2020)"
+FINDER = "runs: a value in the finder (DL 2020)"
+BIG_SWITCHES = (SWITCH, SWITCH_WARM, LINT, FINDER)
+
+
 class Ann(AppPage):
     def open(self) -> Ann:
         self.page.goto(self.base_url + "/ann")
@@ -317,6 +422,10 @@ def main() -> None:
                         "'explorer', or with one of several: 'ann,runs' (the peer is always timed)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
+    only = tuple(args.only.split(","))
+    engine = engine_seconds() if any(name.startswith(only) for name in BIG_SWITCHES) else {}
+    for name, seconds in engine.items():
+        print(f"engine time of {name!r}: {seconds * 1000:.0f} ms (median of 3, in this process, no cache)")
     timings: dict[str, list[float]] = {}
     failures: dict[str, int] = {}
 
@@ -332,9 +441,10 @@ def main() -> None:
         explorer = Explorer(ExplorerPage(context.new_page(), app_url))
         runs = Runs(RunsPage(context.new_page(), app_url))
         ann = Ann(context.new_page(), app_url).open()
+        dl20 = Dl20(RunsPage(context.new_page(), app_url))
         same = {name: (PeerExplorer(ExplorerPage(context.new_page(), peer_url), extra), act)
-                for name, (extra, act) in SAME_ON_THE_PEER.items() if name.startswith(tuple(args.only.split(",")))}
-        for page in (peer, explorer.page, runs.page, ann, *(variant.page for variant, _ in same.values())):
+                for name, (extra, act) in SAME_ON_THE_PEER.items() if name.startswith(only)}
+        for page in (peer, explorer.page, runs.page, dl20.page, ann, *(variant.page for variant, _ in same.values())):
             page.page.set_default_timeout(STUCK_MS)
         interactions: list[tuple[str, AppPage, Callable[[int], float]]] = [
             ("explorer: change k", explorer.page, lambda r: explorer.change_k()),
@@ -345,9 +455,13 @@ def main() -> None:
             ("explorer: change a convention", explorer.page, explorer.change_convention),
             ("runs: change k (value in the finder)", runs.page, lambda r: runs.change_k()),
             ("runs: change the relevance threshold", runs.page, lambda r: runs.change_level()),
+            (SWITCH, dl20.page, lambda r: dl20.switch_on()),
+            (SWITCH_WARM, dl20.page, lambda r: dl20.switch_from_samples()),
+            (LINT, dl20.page, lambda r: dl20.open_lint()),
+            (FINDER, dl20.page, lambda r: dl20.find()),
             ("ann: change k", ann, lambda r: ann.change_k()),
         ]
-        interactions = [entry for entry in interactions if entry[0].startswith(tuple(args.only.split(",")))]
+        interactions = [entry for entry in interactions if entry[0].startswith(only)]
         # Two untimed passes learn each state's cards and warm every cache a first visit fills.
         for repeat in range(args.repeats + 2):
             for name, page, interaction in interactions:
@@ -381,13 +495,22 @@ def main() -> None:
           " vs k: the minimal page's k change; vs same: the same interaction on the minimal page)")
     for name, values in timings.items():
         median = statistics.median(values)
-        target = TARGETS.get(name.split(":")[0])
+        target = None if name in BIG_SWITCHES else TARGETS.get(name.split(":")[0])  # theirs: see the table below
         same_name = name.replace("explorer:", "minimal page:")
         versus_same = (f"{median / statistics.median(timings[same_name]):7.2f}x"
                        if name.startswith("explorer:") and same_name in timings else " " * 8)
         print(f"{name:42s} {median * 1000:6.0f} ms {median / peer_median:6.2f}x {versus_same} "
               + (f"{target:6.1f}x" if target else "")
               + (f"   ({failures[name]} repeats stuck, left out)" if name in failures else ""))
+    if engine:
+        print(f"\n{'big switch':42s} {'median':>8s} {'engine':>9s} {'limit':>9s} {'vs limit':>9s}   (limit: 2x the "
+              "minimal page's k change plus the engine time of what the switch shows)")
+        for name, seconds in engine.items():
+            if name in timings:
+                median = statistics.median(timings[name])
+                limit = 2 * peer_median + seconds
+                print(f"{name:42s} {median * 1000:6.0f} ms {seconds * 1000:6.0f} ms {limit * 1000:6.0f} ms "
+                      f"{median / limit:8.2f}x")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """TREC DL 2020 on both pages through AppTest: the run page's collection at -l 2 with its attribution, the lint
-panel computed only once opened, the finder's depth note, and a real query opened in the explorer."""
+panel computed only once opened, the finder's depth note, what a second session gets from the first without
+computing it again, and a real query opened in the explorer."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from metrics.real import DL20
 from tests.app.support import assert_no_failure, count_calls, open_app, open_runs_page, open_tab
 from ui.common import state
 from ui.common.text import shown as as_shown
-from ui.runs import lint
+from ui.runs import data, lint
 
 
 def _dl20(at):
@@ -81,6 +82,51 @@ def test_the_finder_on_dl20_bm25_says_the_run_stops_at_rank_100():
     notes = [as_shown(info.value) for info in at.info]
     assert any(note.startswith("The run stops at rank 100, but AP reads every rank") and
                "Grade >= 2: 1053 judged relevant documents lie beyond what the run holds" in note for note in notes)
+
+
+def _switched_linted_and_checked(at):
+    """DL 2020 on, the lint panel opened, and a reported nDCG@10 of BM25 typed into the finder: the big switches."""
+    at = _dl20(at)
+    at.session_state["runs_lint_open"] = True
+    at = open_tab(at.run(), "Check a reported score")
+    at.text_input(key="check_value").input("0.48").run()
+    assert_no_failure(at)
+    return at
+
+
+def test_a_second_session_gets_the_evaluation_the_lint_and_the_finding_of_the_first_without_computing_them(
+        monkeypatch):
+    calls = count_calls(monkeypatch, {"evaluate": (data, "evaluate_tables"), "lint": (lint, "lint_runs"),
+                                      "finder": (data, "find_conventions")})
+    first = _switched_linted_and_checked(open_runs_page())
+    assert calls == {"evaluate": len(DL20.run_names), "lint": 1, "finder": 1}
+    second = _switched_linted_and_checked(open_runs_page())
+    assert calls == {"evaluate": len(DL20.run_names), "lint": 1, "finder": 1}  # nothing computed again
+    for at in (first, second):
+        assert (_lint_reports(at)["BM25"][0].keys() ==
+                {"run shallower than a measure's depth", "grades that suggest a relevance level"})
+        assert any("combination(s) reproduce 0.48" in as_shown(success.value) for success in at.success)
+    means = [open_tab(at, "Per-query results").dataframe[0].value for at in (first, second)]
+    assert means[0].equals(means[1]) and round(means[1].iloc[0]["map"], 4) == 0.2685
+
+    # Another session's choices are its own: its threshold is evaluated (and linted) for it, the first keeps -l 2.
+    second.number_input(key="runs_level").set_value(1).run()
+    assert calls["evaluate"] == 2 * len(DL20.run_names) and calls["lint"] == 2
+    assert round(second.dataframe[0].value.iloc[0]["map"], 4) == 0.3027
+    assert round(first.run().dataframe[0].value.iloc[0]["map"], 4) == 0.2685
+
+
+def test_judgments_added_on_dl20_are_evaluated_for_their_session_only():
+    qrels, bm25 = DL20.qrels().to_dict(), DL20.run("BM25").to_dict()
+    qid = sorted(qrels)[0]
+    unjudged = next(doc for doc in sorted(bm25[qid], key=bm25[qid].get, reverse=True) if doc not in qrels[qid])
+    mine, other = _dl20(open_runs_page()), _dl20(open_runs_page())
+    mine.session_state[data.ADDED] = {"qrels": data.DL20_KEY[0], "grades": {(qid, unjudged): 3}}
+    mine.run()
+    assert_no_failure(mine)
+    assert not mine.session_state["added_collection"].built_in  # the judged collection is this session's own
+    assert round(mine.dataframe[0].value.iloc[0]["map"], 4) != 0.2685  # one more relevant document counted
+    assert round(other.run().dataframe[0].value.iloc[0]["map"], 4) == 0.2685
 
 
 def test_the_explorer_opens_a_dl20_query_at_level_2():

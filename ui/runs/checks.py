@@ -8,8 +8,7 @@ import streamlit as st
 from metrics import InputError
 from metrics.check.granularity import check_granularity
 from metrics.check.table import check_table, read_table, utf8_text
-from metrics.check.variants import find_with_variants, read_query_subset
-from metrics.conventions import Conventions
+from metrics.check.variants import read_query_subset
 from ui.common import tables
 from ui.common.numbers import number_box
 from ui.common.text import literal
@@ -37,10 +36,9 @@ def variants(collection: data.Collection, run_name: str, measure: str, value: st
         if upload is not None:
             if upload.size > MAX_SUBSET_BYTES:
                 raise InputError(f"{upload.name} is {upload.size / 2**20:.1f} MiB; a query list is at most 1 MiB")
-            subset = read_query_subset(utf8_text(upload.getvalue(), upload.name, "query subset"))
-        qrels, run = collection.as_dicts(run_name)
+            subset = tuple(read_query_subset(utf8_text(upload.getvalue(), upload.name, "query subset")))
         with st.spinner("Trying what papers vary besides conventions…"):
-            found = find_with_variants(qrels, run, measure, value, base=Conventions(depth=depth), subset=subset)[1:]
+            found = data.variants(collection, run_name, measure, value, depth, subset)
     except (InputError, ValueError, UnicodeDecodeError) as error:
         st.error(literal(error))
         return

@@ -1,12 +1,14 @@
 """The "Evaluate a run" page's data: uploads (or the built-in collection), settings, and cached evaluation.
 
 Parsed files are kept per session, keyed by the upload's id, so a rerun never parses a file twice; evaluation is
-cached by (files, measures, conventions).
+cached by (files, measures, conventions). A built-in collection never changes, so what is computed on it is shared
+by every session (``st.cache_resource`` for the collection itself, ``st.cache_data`` keyed on its key for results,
+each with a bound on its entries); an upload's results stay in its session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -15,6 +17,7 @@ from metrics import CONVENTION_INFO, Conventions, InputError, parse_measures, re
 from metrics.bulk import evaluate_tables
 from metrics.check import find_conventions
 from metrics.check.depth import finding_shortfalls
+from metrics.check.variants import find_with_variants
 from metrics.export import qrels_to_trec
 from metrics.io.frames import qrels_from_mapping, run_from_mapping
 from metrics.io.trec import QrelsTable, RunTable, load_bytes
@@ -48,6 +51,11 @@ class Collection:
     note: str = ""  # what the collection is and where it comes from (the real collection's attribution)
 
     @property
+    def built_in(self) -> bool:
+        """Whether this is a built-in collection as shipped (judgments added on the page make it a user's own)."""
+        return self.key in BUILT_IN_KEYS
+
+    @property
     def qrels_key(self) -> object:
         """What identifies the qrels file (its upload, or the built-in collection)."""
         return self.key[0]
@@ -60,10 +68,19 @@ class Collection:
         return self.dicts["qrels"], self.dicts[run_name]
 
 
+def _with_dicts(collection: Collection) -> Collection:
+    """``collection`` with its pytrec_eval-shaped dicts built now: a collection shared by every session is never
+    changed after it is made (each session only reads it)."""
+    for name in collection.runs:
+        collection.as_dicts(name)
+    return collection
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
 def _built_in() -> Collection:
     """Every sample as one query of a small collection, with two runs: the samples as ranked, and an oracle
     reranking of the same documents (grade first), to try the comparison and the finder. Built straight into the
-    data model's tables (no file in between)."""
+    data model's tables (no file in between), once per process."""
     qrels: dict[str, dict[str, int]] = {}
     ranked: dict[str, dict[str, float]] = {}
     oracle: dict[str, dict[str, float]] = {}
@@ -75,28 +92,35 @@ def _built_in() -> Collection:
             ranked[qid] = dict(scores)
             by_grade = sorted(scores, key=lambda doc: (-sample_qrels[qid].get(doc, -1), -scores[doc]))
             oracle[qid] = {doc: float(len(by_grade) - rank) for rank, doc in enumerate(by_grade)}
-    return Collection(
+    return _with_dicts(Collection(
         qrels_from_mapping(qrels, name="samples.qrels"),
         {"samples": run_from_mapping(ranked, name="samples.run"),
          "oracle rerank": run_from_mapping(oracle, name="oracle.run")},
-        key=("built-in",),
+        key=SAMPLES_KEY,
         qrels_name="the built-in samples' qrels",
         qrels_text=lambda: qrels_to_trec(qrels).encode(),
-    )
+    ))
 
 
+SAMPLES_KEY = ("built-in",)
 DL20_KEY = ("dl20",)
+#: The keys of the built-in collections, whose results every session shares.
+BUILT_IN_KEYS = (SAMPLES_KEY, DL20_KEY)
+#: How many result sets of the built-in collections each shared cache keeps (measures and conventions vary).
+SHARED_ENTRIES = 16
 
 
+@st.cache_resource(show_spinner=False, max_entries=1)
 def _dl20() -> Collection:
-    """TREC DL 2020 passage, shipped with the package: real judgments and five real top-100 runs."""
-    return Collection(
+    """TREC DL 2020 passage, shipped with the package: real judgments and five real top-100 runs, once per
+    process."""
+    return _with_dicts(Collection(
         DL20.qrels(), {name: DL20.run(name) for name in DL20.run_names}, key=DL20_KEY,
         qrels_name="TREC DL 2020 passage qrels",
         qrels_text=lambda: bytes(load_bytes(DL20.path(), kind="qrels")[1]),
         run_texts={name: (lambda name=name: DL20.path(name).read_bytes()) for name in DL20.run_names},
         note=f"{DL20.description} {DL20.attribution}",
-    )
+    ))
 
 
 def _dl20_switched() -> None:
@@ -228,15 +252,31 @@ def explorer_k(measures: list[str], chosen_key: str | None = None) -> int:
 
 
 def evaluate_all(collection: Collection, measures: list[str], conventions: Conventions) -> dict:
-    """{run name: (qids, {measure key: per-query array}, {measure key: mean})}, cached for the session."""
+    """{run name: (qids, {measure key: per-query array}, {measure key: mean})}, cached for the session (an upload)
+    or for every session (a built-in collection)."""
+    if collection.built_in:
+        return _evaluate_shared(collection, tuple(measures), conventions)
     cache = st.session_state.setdefault("run_results", {})
     key = (collection.key, tuple(measures), conventions)
     if key not in cache:
         with st.spinner("Evaluating…"):
             cache.clear()  # keep one result set: whole runs are large
-            cache[key] = {name: evaluate_tables(collection.qrels, run, measures, conventions)
-                          for name, run in collection.runs.items()}
+            cache[key] = _evaluate(collection, measures, conventions)
     return cache[key]
+
+
+def _evaluate(collection: Collection, measures: Sequence[str], conventions: Conventions) -> dict:
+    return {name: evaluate_tables(collection.qrels, run, list(measures), conventions)
+            for name, run in collection.runs.items()}
+
+
+#: How the shared caches key what they are given: a collection by its files, conventions by every field.
+SHARED_HASH = {Collection: lambda collection: collection.key, Conventions: repr}
+
+
+@st.cache_data(show_spinner="Evaluating…", max_entries=SHARED_ENTRIES, hash_funcs=SHARED_HASH)
+def _evaluate_shared(collection: Collection, measures: tuple[str, ...], conventions: Conventions) -> dict:
+    return _evaluate(collection, measures, conventions)
 
 
 def coverage_notes(collection: Collection, results: dict) -> None:
@@ -261,7 +301,7 @@ def _few(qids: list[str]) -> str:
     return ", ".join(qids[:8]) + ("…" if len(qids) > 8 else "")
 
 
-@st.cache_data(show_spinner=False, max_entries=16, hash_funcs={Collection: lambda c: c.key})
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=SHARED_HASH)
 def _find_cached(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
     qrels, run = collection.as_dicts(run_name)
     return find_conventions(qrels, run, measure, value, base=Conventions(depth=depth))
@@ -271,7 +311,7 @@ def find(collection: Collection, run_name: str, measure: str, value: str, depth:
     return _find_cached(collection, run_name, measure.strip(), value.strip(), depth)
 
 
-@st.cache_data(show_spinner=False, max_entries=16, hash_funcs={Collection: lambda c: c.key})
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=SHARED_HASH)
 def _shortfalls_cached(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
     qrels, run = collection.as_dicts(run_name)
     finding = _find_cached(collection, run_name, measure, value, depth)
@@ -281,6 +321,20 @@ def _shortfalls_cached(collection: Collection, run_name: str, measure: str, valu
 def shortfalls(collection: Collection, run_name: str, measure: str, value: str, depth: int | None):
     """How the run falls short of the measure's depth (:func:`metrics.check.depth.finding_shortfalls`)."""
     return _shortfalls_cached(collection, run_name, measure.strip(), value.strip(), depth)
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=SHARED_HASH)
+def _variants_cached(collection: Collection, run_name: str, measure: str, value: str, depth: int | None,
+                     subset: tuple[str, ...] | None):
+    qrels, run = collection.as_dicts(run_name)
+    return find_with_variants(qrels, run, measure, value, base=Conventions(depth=depth), subset=subset)[1:]
+
+
+def variants(collection: Collection, run_name: str, measure: str, value: str, depth: int | None,
+             subset: tuple[str, ...] | None):
+    """The variants papers use besides conventions that reproduce the value
+    (:func:`metrics.check.variants.find_with_variants`, without the plain finding)."""
+    return _variants_cached(collection, run_name, measure.strip(), value.strip(), depth, subset)
 
 
 # ---- judgments added on the page ("Judge the holes") ------------------------------------------------------------
