@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,11 +203,11 @@ def lint_runs(qrels: Qrels, runs: Sequence[RunLines], measures: Sequence[str] = 
     cleaned = [_clean(lines) for lines in runs]
     lints = []
     for index, (lines, run) in enumerate(zip(runs, cleaned)):
-        _AS_READ.clear()  # one run's means as read, shared by its checks
+        _AS_READ.means = {}  # one run's means as read, shared by its checks
         subject = _Subject(qrels, lines, run, parsed, conventions, index, cleaned, runs)
         lints.append(RunLint(lines.name, tuple(_RUN_CHECK[name](subject) for name in CHECKS if name in checks),
                              tuple(m.key for m in parsed)))
-    _AS_READ.clear()
+    _AS_READ.means = {}
     return lints
 
 
@@ -458,15 +459,19 @@ def _qids(qids) -> tuple[str, ...]:
     return tuple(dict.fromkeys(qids))
 
 
-#: The means of the run being linted as read, by conventions (cleared for each run by lint_runs).
-_AS_READ: dict[tuple[int, Conventions], dict[str, float]] = {}
+#: The means of the run being linted as read, by run, measures and conventions, emptied for each run by lint_runs:
+#: one dict per thread, so two sessions of the app linting at once never read each other's means.
+_AS_READ = threading.local()
 
 
 def _means(qrels: Qrels, run: Run, measures: Sequence[Measure], conventions: Conventions) -> dict[str, float]:
-    key = (id(run), conventions)
-    if key not in _AS_READ:
-        _AS_READ[key] = _evaluate_means(qrels, run, measures, conventions)
-    return _AS_READ[key]
+    memo = getattr(_AS_READ, "means", None)
+    if memo is None:
+        memo = _AS_READ.means = {}
+    key = (id(run), tuple(m.key for m in measures), conventions)
+    if key not in memo:
+        memo[key] = _evaluate_means(qrels, run, measures, conventions)
+    return memo[key]
 
 
 def _evaluate_means(qrels: Qrels, run: Run, measures: Sequence[Measure], conventions: Conventions
