@@ -18,7 +18,7 @@ the engine, so the conventions, the registry and the finder can all read it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -67,6 +67,9 @@ class Profile:
     #: The deepest rank its uncut measures read, whatever the ranking's length (XGBoost's map and ndcg stop at 32,
     #: cwl_eval at its --max_depth of 1000): there the uncut measure is the measure cut at this depth.
     depth: int | None = None
+    #: The decimals of each query's value when the tool rounds those before it averages them (gdeval prints
+    #: "%.5f" per query, which ir_measures averages); None: it averages the doubles.
+    query_decimals: int | None = None
 
     def accepted(self, convention: str) -> Container[object] | None:
         """The values the tool, with some option, uses for ``convention`` (only conventions it lists); None when any
@@ -106,7 +109,16 @@ class Profile:
     @property
     def precision_text(self) -> str:
         """How many digits the tool gives: ``4 decimals`` or ``full double precision``."""
-        return "full double precision" if self.decimals is None else f"{self.decimals} decimals"
+        text = "full double precision" if self.decimals is None else f"{self.decimals} decimals"
+        return text if self.query_decimals is None else f"the mean of each query's value to {self.query_decimals} " \
+                                                         f"decimals, with {text}"
+
+    def mean_of(self, values: Sequence[float], mean: float, aggregate: Callable[[list[float]], float]) -> float:
+        """The tool's mean of the per-query ``values`` whose exact mean is ``mean``: ``aggregate`` (the measure's
+        mean) of the values rounded first where the tool rounds each query's value."""
+        if self.query_decimals is None:
+            return mean
+        return aggregate([float(f"{value:.{self.query_decimals}f}") for value in values])
 
 
 #: Conditions on the data under which some profiles are exact (the finder checks them before naming a tool).
@@ -252,12 +264,12 @@ PROFILES: tuple[Profile, ...] = (
     Profile("ir_measures", "ir_measures nDCG(dcg='exp-log2') (gdeval)", ("ndcg_cut",),
             {**_DCG_TREC, "gain": "exponential", "tie_order": "trec_eval", "score_precision": "float64",
              "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},
-            f"{PROFILE_TESTS}::test_gdeval_profile", tested="0.4.3"),
+            f"{PROFILE_TESTS}::test_gdeval_profile", tested="0.4.3", query_decimals=5),
     Profile("gdeval", "gdeval ERR@k (through ir_measures)", ("ERR",),
             {"tie_order": "trec_eval", "score_precision": "float64", "unjudged": "nonrelevant",
              "nonpositive_scores": "retrieved",
              "missing_queries": "zero"},
-            f"{PROFILE_TESTS}::test_gdeval_profile", tested="ir_measures 0.4.3"),
+            f"{PROFILE_TESTS}::test_gdeval_profile", tested="ir_measures 0.4.3", query_decimals=5),
     Profile("ir_measures", "ir_measures RR@k (msmarco)", ("recip_rank_cut",),
             {"relevance_level": ANY_LEVEL, "tie_order": "docid_ascending", "score_precision": "float64",
              "unjudged": "nonrelevant", "nonpositive_scores": "retrieved", "missing_queries": "zero"},

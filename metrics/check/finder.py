@@ -331,12 +331,16 @@ def _find(parsed: Measure, reported: ReportedValue, data: _PreparedRun, base: Co
         qids = data.qids[: column.size]
         no_difference = _no_difference(conventions, members, options, dimensions)
         credited, excluded = _credits(members, [*dimensions, *fixed], plain, data, no_difference, shallow, read_to)
-        matches = reported.contains(aggregated) or any(reported.shows(aggregated, p.decimals) for p, _ in credited)
+        # A tool that rounds each query's value averages those: its own mean (gdeval's per-query %.5f).
+        means = {p.name: p.mean_of(ordered.tolist(), aggregated,
+                                   lambda rounded: aggregate_columns({plain.key: np.array(rounded)})[plain.key])
+                 for p, _ in credited}
+        matches = reported.contains(aggregated) or any(reported.shows(means[p.name], p.decimals) for p, _ in credited)
         if matches:  # a tool that rounds its mean is named only where its digits give the reported value
-            excluded.extend(f"{p.name}: not named: it gives {p.precision_text}, so {p.shown(aggregated):g} here, "
+            excluded.extend(f"{p.name}: not named: it gives {p.precision_text}, so {p.shown(means[p.name]):g} here, "
                             f"which {reported.text} is not" for p, _ in credited
-                            if not reported.shows(aggregated, p.decimals))
-            credited = [(p, credit) for p, credit in credited if reported.shows(aggregated, p.decimals)]
+                            if not reported.shows(means[p.name], p.decimals))
+            credited = [(p, credit) for p, credit in credited if reported.shows(means[p.name], p.decimals)]
         found = {p.tool for p, _ in credited}
         tools = tuple(tool for tool in TOOL_FAMILIES if tool in found)
         credits = tuple(dict.fromkeys(credit for _, credit in credited))
