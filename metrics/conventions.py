@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 from .profiles import tools_using
 
-Gain = Literal["linear", "exponential", "binary"]
+Gain = Literal["linear", "exponential", "binary", "thresholded"]
 IdealFrom = Literal["judgments", "retrieved"]
 APDenominator = Literal["R", "min_R_k", "retrieved_relevant", "min_retrieved_relevant_k"]
 TieOrder = Literal["trec_eval", "as_given", "docid_ascending", "ranx", "ranx_resorted"]
@@ -232,9 +232,12 @@ ALL_CONVENTIONS: tuple[ConventionInfo, ...] = (
             Choice("linear", "gain = grade (Järvelin & Kekäläinen)"),
             Choice("exponential", "gain = 2^grade - 1 (Burges et al.)"),
             Choice("binary", "gain = 1 if relevant, else 0"),
+            Choice("thresholded", "gain = grade if relevant (at least the relevance threshold), else 0: ranx's "
+                                  "ndcg with rel_lvl", one_tool=True),
         ),
         description=("the gain of a judged document with grade g >= 0 in DCG: ``linear`` g (trec_eval), "
-                     "``exponential`` 2^g - 1 (Burges et al.), ``binary`` 1 if relevant else 0."),
+                     "``exponential`` 2^g - 1 (Burges et al.), ``binary`` 1 if relevant else 0, ``thresholded`` g "
+                     "if relevant else 0 (ranx's rel_lvl)."),
         url_param="gain",
     ),
     ConventionInfo(

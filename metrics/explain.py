@@ -263,6 +263,8 @@ class _View:
             return float(grade)
         if kind == "exponential":
             return float(np.exp2(float(grade)) - 1.0)
+        if kind == "thresholded":
+            return float(grade) if grade >= self.level else 0.0
         return 1.0 if grade >= self.level else 0.0
 
     def gain_text(self, grade: int) -> str:
@@ -271,6 +273,8 @@ class _View:
             return str(grade)
         if kind == "exponential":
             return f"(2^{grade}-1)"
+        if kind == "thresholded":
+            return str(grade)
         return "1"
 
     def notes(self, name: str) -> list[str]:
@@ -283,7 +287,7 @@ class _View:
         if self.removed:
             shown = _abbreviate([f"{doc} (rank {rank})" for rank, doc in self.removed], ", ")
             lines.append(f"Unjudged documents are removed and the ranks close up (trec_eval -J): {shown}.")
-        graded = name == "ndcg_cut" and conv.gain != "binary"
+        graded = name == "ndcg_cut" and conv.gain not in ("binary", "thresholded")
         # nDCG's own lines below say how the level acts on its gains.
         if self.level != 1 and name != "ndcg_cut":
             lines.append(f"Relevant means grade ≥ {self.level} (relevance level {self.level}, "
@@ -296,6 +300,9 @@ class _View:
                 lines.append("Gain is 2^grade - 1 (exponential gain), so higher grades weigh much more.")
             elif conv.gain == "binary":
                 lines.append(f"Gain is 1 for a relevant document (grade ≥ {self.level}) and 0 otherwise (binary gain).")
+            elif conv.gain == "thresholded":
+                lines.append(f"Gain is the grade for a relevant document (grade ≥ {self.level}) and 0 otherwise "
+                             "(thresholded gain, ranx's rel_lvl).")
             if conv.ideal_from == "retrieved":
                 lines.append("The ideal ranking re-sorts the retrieved documents only, not every judged document.")
         if name == "recip_rank":
@@ -426,7 +433,8 @@ def _uncut_average_precision(view: _View, k: int) -> tuple[str, str]:
 
 def _ndcg(view: _View, k: int) -> tuple[str, str]:
     conv = view.conv
-    numerator = {"linear": "g_r", "exponential": "2^{g_r} - 1", "binary": r"\mathrm{rel}_r"}[conv.gain]
+    numerator = {"linear": "g_r", "exponential": "2^{g_r} - 1", "binary": r"\mathrm{rel}_r",
+                 "thresholded": r"g_r \mathrm{rel}_r"}[conv.gain]
     ideal_source = "judged" if conv.ideal_from == "judgments" else "retrieved"
     formula = _lines(
         r"\mathrm{nDCG@}k &= \frac{\mathrm{DCG@}k}{\mathrm{IDCG@}k}",

@@ -322,8 +322,9 @@ PROFILES: tuple[Profile, ...] = (
           ("ir_measures", "ir_measures (pyndeval)", "rel={level}", "zero", "0.4.3",
            "its pyndeval provider: a judged query the run lacks scores 0 (nNRBP: pyndeval's NaN where no subtopic "
            "has a relevant document, 0 here)"))),
+    # ranx's rel_lvl drops the grades below it from the gains too (thresholded gain; at level 1, the grade itself).
     *_ranx("ranx", ("P", "recall", "success", "recip_rank", "recip_rank_cut", "map", "map_cut", "ndcg", "ndcg_cut",
-                    "Rprec", "F", "dcg", "dcg_cut")),
+                    "Rprec", "F", "dcg", "dcg_cut"), gain=Switch({"linear": "", "thresholded": ""})),
     *_ranx("ranx ndcg_burges", ("ndcg", "ndcg_cut"), gain="exponential"),
     *_ranx("ranx dcg_burges", ("dcg", "dcg_cut"), gain="exponential"),
     *_ranx_pair("ranx rbp", ("rbp",), {"gain": Switch({"linear": "", "binary": ""})}, rules=("binary_grades",),

@@ -424,7 +424,7 @@ def _level_matters(measure: Measure, gain: str) -> bool:
     """Whether the relevance level can change ``measure`` (nDCG only reads it through binary gain)."""
     if "relevance_level" in measure.info.conventions:
         return True
-    return measure.gain_map is None and gain == "binary"
+    return measure.gain_map is None and gain in ("binary", "thresholded")
 
 
 def _explain(name: str, value: object, options: Sequence[Option]) -> str:

@@ -116,6 +116,8 @@ class Context:
             return grades.astype(np.float64, copy=False)
         if kind == "exponential":
             return np.exp2(grades) - 1.0
+        if kind == "thresholded":
+            return np.where(grades >= self.level, grades, 0.0).astype(np.float64)
         return (grades >= self.level).astype(np.float64)
 
     @cached_property

@@ -36,10 +36,13 @@ def _gain(query: QueryState, old: str, new: str, conventions: Conventions) -> st
     shown = "the only grade here is " + str(grades[0]) if len(grades) == 1 else "the grades here are 0 and 1"
     if not grades:
         shown = "no document here has a grade"
-    if "binary" not in (old, new):
+    if {old, new} <= {"linear", "exponential"}:
         return f"{shown}, and 2^g - 1 equals g for 0 and 1: the gains are the same"
-    if conventions.relevance_level == 1:
+    level = conventions.relevance_level
+    if level == 1:
         return f"{shown} and the relevance threshold is 1, so a grade's gain is the grade itself under both"
+    if {old, new} <= {"binary", "thresholded"}:
+        return f"{shown} and none reaches the relevance threshold {level}, so every gain is 0 under both"
     return None
 
 
