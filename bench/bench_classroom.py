@@ -478,9 +478,15 @@ def main() -> None:
                         help="seconds after which an interaction without its state is an error (default 60)")
     parser.add_argument("--app-dir", type=Path, default=REPO,
                         help="the checkout whose app.py is measured (default this one), for a before-and-after")
+    parser.add_argument("--peer-post-script-gc", action="store_true",
+                        help="run the minimal page with Streamlit's default full collection after every script run "
+                             "(runner.postScriptGC), which this checkout's .streamlit/config.toml turns off for both")
     args = parser.parse_args()
     print(f"machine: {machine()}\napp: {args.app_dir.resolve()}")
-    with running_streamlit("app.py", args.app_dir) as app_url, running_streamlit(MINIMAL_PAGE) as peer_url:
+    peer_options = {"runner.postScriptGC": "true"} if args.peer_post_script_gc else None
+    print(f"minimal page: {'a full collection after every run' if peer_options else 'the same server config'}")
+    with running_streamlit("app.py", args.app_dir) as app_url, \
+            running_streamlit(MINIMAL_PAGE, options=peer_options) as peer_url:
         rounds = asyncio.run(run(args, app_url, peer_url))
     print(f"\n{'round':6s} {'app p50':>9s} {'minimal p50':>12s} {'ratio':>6s} {'app p95':>9s} {'minimal p95':>12s} "
           f"{'ratio':>6s} {'goal':>5s} {'errors':>7s}   (card changes: k and the move button)")
