@@ -177,10 +177,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_streamlit(script: str = "app.py", folder: Path = REPO, log_path: Path | None = None) -> Iterator[str]:
+def running_streamlit(script: str = "app.py", folder: Path = REPO, log_path: Path | None = None,
+                      options: dict[str, str] | None = None) -> Iterator[str]:
     """``streamlit run script`` in ``folder`` on a free localhost port; yields its base URL once the server answers
     its health check, and stops it afterwards. Its output goes to ``log_path``, kept only when something failed.
-    Used by the browser tests (the app) and bench/bench_latency.py (the app of any checkout, and its minimal peer)."""
+    ``options`` are configuration options on the command line (``{"runner.postScriptGC": "true"}``), over
+    ``folder``'s .streamlit/config.toml. Used by the browser tests (the app) and bench/ (the app of any checkout, and
+    its minimal peer)."""
     port = free_port()
     log_path = log_path or ARTIFACTS / f"streamlit-{port}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -193,6 +196,7 @@ def running_streamlit(script: str = "app.py", folder: Path = REPO, log_path: Pat
         "--server.fileWatcherType", "none",
         "--server.runOnSave", "false",
         "--browser.gatherUsageStats", "false",
+        *(argument for name, value in (options or {}).items() for argument in (f"--{name}", value)),
     ]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
