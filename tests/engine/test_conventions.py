@@ -256,7 +256,8 @@ def test_defaults_are_trec_eval_and_describe_names_the_differences():
 @pytest.mark.parametrize(
     "changes,message",
     [
-        ({"gain": "exp"}, "Argument `gain` has to be one of 'linear', 'exponential', 'binary', 'thresholded', but got 'exp'"),
+        ({"gain": "exp"},
+         "Argument `gain` has to be one of 'linear', 'exponential', 'binary', 'thresholded', but got 'exp'"),
         ({"relevance_level": -1}, "Argument `relevance_level` has to be >= 0"),
         ({"relevance_level": 1.5}, "Argument `relevance_level` has to be an integer, but got 1.5"),
         ({"relevance_level": True}, "Argument `relevance_level` has to be an integer, but got True"),
