@@ -305,6 +305,9 @@ def _find(parsed: Measure, reported: ReportedValue, data: _PreparedRun, base: Co
         if "relevance_level" in chosen and chosen["relevance_level"] != 1 and not _level_matters(
                 plain, chosen.get("gain", reference.gain)):
             continue
+        if chosen.get("gain") == "thresholded" and chosen.get("relevance_level", reference.relevance_level) <= 1:
+            continue  # at level 1 the thresholded gain is the grade itself: linear's combination already
+
         combinations += 1
         conventions = reference.replace(**chosen)
         batch_id = data.batch_id(conventions)

@@ -9,6 +9,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from metrics import order_documents
 from metrics.online import sessions_needed
 from metrics.online.models import default_position_bias
 from metrics.profiles import PROFILES
@@ -221,7 +222,10 @@ def test_three_tools_give_three_numbers_on_the_tie_and_two_without_it():
     assert (facts["distinct"], facts["distinct_after"]) == (3, 2)
     # What the reveal says of each tool is its profile's setting.
     trec, ranx, sklearn = (next(p for p in PROFILES if p.name == name) for name in catalog.TIE_TOOLS)
-    assert trec.settings["tie_order"] == "trec_eval" and ranx.settings["tie_order"] == "as_given"
+    assert trec.settings["tie_order"] == "trec_eval" and ranx.settings["tie_order"] == "ranx"
+    listing = scenes["before"].lists[0]
+    scores = dict(zip(listing.docs, listing.scores))
+    assert order_documents(scores, "ranx") == order_documents(scores, "as_given")  # a short list: as given
     assert (sklearn.settings["tied_gains"], sklearn.settings["ideal_from"]) == ("averaged", "retrieved")
 
 

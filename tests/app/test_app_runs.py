@@ -229,7 +229,8 @@ def test_convention_options_are_short_names_with_the_chosen_meaning_written_unde
     at.toggle(key="runs_use_samples").set_value(True).run()
     at = open_run_conventions(at)
     gain = at.sidebar.selectbox(key="runs_convention_gain")
-    assert gain.options == ["linear", "exponential", "binary"]  # fit a 240 px sidebar; no "linear — gain = …" cut
+    # Short names fit a 240 px sidebar; no "linear — gain = …" cut.
+    assert gain.options == ["linear", "exponential", "binary", "thresholded"]
     assert "gain = grade (Järvelin & Kekäläinen)" in [c.value for c in at.sidebar.caption]
     gain.select("exponential").run()
     assert "gain = 2^grade - 1 (Burges et al.)" in [c.value for c in at.sidebar.caption]

@@ -535,7 +535,8 @@ TOOLS_LESSON = Lesson(
                            load_sample("dunk-in-coffee").judgments, (0.8, 0.8, 0.6, 0.5)),), 4),
     Question("biscotti (relevant) and scone (not relevant) have the same score. Which does trec_eval rank first?",
              "{trec_first}: trec_eval breaks a tie by document id, descending. That one choice already splits the "
-             "tools: nDCG@{k} is {trec} in {trec_tool}, {ranx} in {ranx_tool}, which keeps the run's own order, "
+             "tools: nDCG@{k} is {trec} in {trec_tool}, {ranx} in {ranx_tool}, which here keeps the run's own "
+             "order (on a list this short, numba's quicksort is a stable insertion sort), "
              "and {sklearn} in {sklearn_tool}, which averages the gains of tied documents and builds its ideal "
              "from the retrieved documents only.",
              ("biscotti", "scone"),
