@@ -233,7 +233,8 @@ def tie_table(qids: Sequence[str], queries: Sequence[TiedQuery], measures: str |
                          "use missing_ranking='empty'")
     parsed = as_measures(measures)
     keys = [m.key for m in parsed]
-    ordered = [queries[i] for i in sorted(range(len(qids)), key=lambda i: qids[i])]
+    order = sorted(range(len(qids)), key=lambda i: qids[i])
+    ordered = [queries[i] for i in order]
     found = _Found(keys, len(ordered))
     # Queries whose ties change nothing (most of a run) are scored together, in one batch per kind of list.
     simple = [p for p, query in enumerate(ordered) if query.orders() == 1]
@@ -248,7 +249,7 @@ def tie_table(qids: Sequence[str], queries: Sequence[TiedQuery], measures: str |
     closed = _sorted_and_closed(ordered, tied, parsed, keys, conv, found)
     # What is still missing, from every order, as far as the budgets allow.
     _score_every_order(found.missing(tied), ordered, parsed, conv, closed, found)
-    return TieTable([qids[i] for i in sorted(range(len(qids)), key=lambda i: qids[i])], parsed,
+    return TieTable([qids[i] for i in order], parsed,
                     found.parts["value"], found.parts["low"], found.parts["high"], found.parts["expected"],
                     [query.orders() for query in ordered], found.how)
 
@@ -260,7 +261,7 @@ def _sorted_and_closed(queries: Sequence[TiedQuery], tied: Sequence[int], measur
     tie-averaged gains of nDCG and RBP in one more batch); returns the closed forms, by position."""
     if not tied:
         return {}
-    straddling = [p for p in tied if queries[p].straddles(conventions.depth)]
+    straddling = {p for p in tied if queries[p].straddles(conventions.depth)}
     sorts = [_sorted_rows(queries[p], measures) for p in tied]
     scored = score_many([(queries[p], sort.rows) for p, sort in zip(tied, sorts)], measures, conventions)
     starts = np.cumsum([0] + [sort.rows.shape[0] for sort in sorts[:-1]])
@@ -276,8 +277,8 @@ def _sorted_and_closed(queries: Sequence[TiedQuery], tied: Sequence[int], measur
         found.parts["high"][key][at] = np.where(usable, np.maximum(first, second), np.nan)
     for part in ("low", "high"):
         for key in keys:
-            found.parts[part][key][straddling] = np.nan
-    closing = [p for p in tied if not queries[p].straddles(conventions.depth)]
+            found.parts[part][key][sorted(straddling)] = np.nan
+    closing = [p for p in tied if p not in straddling]
     averaged = [m for m in measures if m.name in AVERAGED_GAINS and not (m.name == "rbp" and m.gain_map)]
     mean_gains = score_many([(queries[p], queries[p].labels[None, :]) for p in closing], averaged,
                             averaged_conventions(conventions)) if averaged and closing else {}

@@ -61,7 +61,7 @@ def _tie_order(query: QueryState, old: str, new: str, conventions: Conventions) 
 
 
 def _score_precision(query: QueryState, old: str, new: str, conventions: Conventions) -> str | None:
-    if _no_ties(query, conventions, "float32") and _no_ties(query, conventions, "float64"):
+    if _no_ties(query, conventions, "float32"):  # scores apart as 32-bit floats are apart as 64-bit ones too
         return ("no two scores of this list are equal, as 32-bit or as 64-bit numbers, so their precision cannot "
                 "change the order")
     return None
@@ -89,7 +89,8 @@ def _ap_denominator(query: QueryState, old: str, new: str, conventions: Conventi
 
 
 def _ideal_from(query: QueryState, old: str, new: str, conventions: Conventions) -> str | None:
-    missing = [doc for doc, grade in query.judgments.items() if grade > 0 and doc not in set(query.ranking)]
+    ranked = set(query.ranking)
+    missing = [doc for doc, grade in query.judgments.items() if grade > 0 and doc not in ranked]
     if not missing:
         return ("every judged document with a grade above 0 is in the list, so the ideal ranking built from the "
                 "judgments and the one built from the list are the same")
